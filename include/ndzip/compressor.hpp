@@ -1,0 +1,77 @@
+#pragma once
+// ndzip::compressor: a reusable codec for one grid shape on one execution-space instance.
+// It owns all scratch memory, so compress()/decompress() allocate nothing once it is built.
+
+#include <cstddef>
+#include <cstdint>
+
+#include <Kokkos_Core.hpp>
+
+#include "ndzip/error.hpp"
+#include "ndzip/extent.hpp"
+#include "ndzip/format.hpp"
+#include "ndzip/view_checks.hpp"
+
+namespace ndzip {
+
+template <class T, int Dims, class ExecSpace = Kokkos::DefaultExecutionSpace>
+class compressor {
+ public:
+  using value_type = T;
+  using execution_space = ExecSpace;
+  using memory_space = typename ExecSpace::memory_space;
+  using bits_type = typename profile<T, Dims>::bits_type;
+  static constexpr int dimensions = Dims;
+
+  // Allocates scratch for grids of this extent (slowest dimension first) in ExecSpace's memory.
+  // Throws std::invalid_argument if the grid cannot be represented in the ndzip format.
+  compressor(const ExecSpace& exec, const extent<Dims>& grid);
+
+  const extent<Dims>& grid() const { return m_grid; }
+  const ExecSpace& execution_space_instance() const { return m_exec; }
+  std::size_t size_bound() const { return compressed_size_bound<T>(m_grid); }
+
+  // Compresses `values` (a contiguous View of this grid's extents; LayoutLeft extents are
+  // read reversed) into `stream` (a contiguous rank-1 View of bytes) and returns the stream
+  // size in bytes. The stream size is known on return; the kernels that write the stream are
+  // queued on the execution-space instance (fence it before reading the bytes on the host).
+  // Throws ndzip::capacity_error, before writing anything, if the stream View is too small.
+  template <class ValuesView, class StreamView>
+  std::size_t compress(const ValuesView& values, const StreamView& stream) {
+    check_values_view<T, Dims, memory_space>(values, m_grid);
+    check_stream_view<memory_space>(stream);
+    return compress_raw(values.data(), reinterpret_cast<std::byte*>(stream.data()), stream.size());
+  }
+
+  // Decompresses `stream` into `values`; returns the number of stream bytes consumed (a stream
+  // View longer than the stream is accepted). The stream is untrusted: anything inconsistent
+  // with this grid throws ndzip::stream_error, and the contents of `values` are then unspecified.
+  // Returns once the output is complete (the instance is fenced to read the validation result).
+  template <class StreamView, class ValuesView>
+  std::size_t decompress(const StreamView& stream, const ValuesView& values) {
+    check_stream_view<memory_space>(stream);
+    check_values_view<T, Dims, memory_space>(values, m_grid);
+    static_assert(!std::is_const_v<typename ValuesView::value_type>,
+                  "ndzip::decompress needs a writable values View");
+    return decompress_raw(reinterpret_cast<const std::byte*>(stream.data()), stream.size(),
+                          values.data());
+  }
+
+  // The same on raw pointers into memory_space: `values` holds grid().size() elements in C
+  // order; `stream` must be aligned to the word size (sizeof(T)).
+  std::size_t compress_raw(const T* values, std::byte* stream, std::size_t stream_capacity);
+  std::size_t decompress_raw(const std::byte* stream, std::size_t stream_size, T* values);
+
+ private:
+  ExecSpace m_exec;
+  extent<Dims> m_grid;
+  // Encoder scratch: every hypercube's block at a fixed worst-case stride, and the block lengths
+  // (in words) that become the offset table after an inclusive scan.
+  Kokkos::View<bits_type*, memory_space> m_blocks;
+  Kokkos::View<std::uint64_t*, memory_space> m_block_ends;
+  // Device-side status: [0] first failure (hypercube index << 8 | failure code) or "none",
+  // [1] block area size in words.
+  Kokkos::View<std::uint64_t[2], memory_space> m_status;
+};
+
+}  // namespace ndzip

@@ -1,0 +1,11 @@
+#pragma once
+// ndzip-kokkos: lossless compression of dense float/double grids in the ndzip stream format.
+
+#include "ndzip/backends.hpp"
+#include "ndzip/compressor.hpp"
+#include "ndzip/error.hpp"
+#include "ndzip/extent.hpp"
+#include "ndzip/format.hpp"
+#include "ndzip/version.hpp"
+#include "ndzip/view_api.hpp"
+#include "ndzip/view_checks.hpp"

@@ -1,0 +1,42 @@
+#pragma once
+// One-shot compression of Kokkos Views. Each call builds a temporary ndzip::compressor (and so
+// allocates its scratch); code that compresses repeatedly should keep a compressor instead.
+
+#include <cstddef>
+#include <type_traits>
+
+#include <Kokkos_Core.hpp>
+
+#include "ndzip/compressor.hpp"
+#include "ndzip/view_checks.hpp"
+
+namespace ndzip {
+
+// Worst-case stream size for a View (same shape rules as compress()).
+template <class ValuesView>
+std::size_t compressed_size_bound(const ValuesView& values) {
+  return compressed_size_bound<std::remove_const_t<typename ValuesView::value_type>>(
+      grid_of(values));
+}
+
+// Compresses `values` into `stream` on `exec`; returns the stream size in bytes. Completes (the
+// instance is fenced) before returning, since the temporary scratch is released at return.
+template <class ExecSpace, class ValuesView, class StreamView>
+std::size_t compress(const ExecSpace& exec, const ValuesView& values, const StreamView& stream) {
+  using T = std::remove_const_t<typename ValuesView::value_type>;
+  compressor<T, static_cast<int>(ValuesView::rank), ExecSpace> codec(exec, grid_of(values));
+  const std::size_t size = codec.compress(values, stream);
+  exec.fence();
+  return size;
+}
+
+// Decompresses `stream` into `values` on `exec`; returns the number of stream bytes consumed.
+// Throws ndzip::stream_error if the stream does not fit the extents of `values`.
+template <class ExecSpace, class StreamView, class ValuesView>
+std::size_t decompress(const ExecSpace& exec, const StreamView& stream, const ValuesView& values) {
+  using T = std::remove_const_t<typename ValuesView::value_type>;
+  compressor<T, static_cast<int>(ValuesView::rank), ExecSpace> codec(exec, grid_of(values));
+  return codec.decompress(stream, values);
+}
+
+}  // namespace ndzip
