@@ -72,6 +72,10 @@ class compressor {
   // Device-side status: [0] first failure (hypercube index << 8 | failure code) or "none",
   // [1] block area size in words.
   Kokkos::View<std::uint64_t[2], memory_space> m_status;
+  typename Kokkos::View<std::uint64_t[2], memory_space>::HostMirror m_status_host;
+
+  void reset_status();
+  void read_status();  // fences the instance
 };
 
 }  // namespace ndzip

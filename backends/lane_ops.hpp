@@ -1,0 +1,22 @@
+#pragma once
+// Selects the lane-ops of an execution space at compile time. core/ only ever names
+// lane_ops_for_t<ExecSpace>; a new backend adds a header and a specialisation here.
+
+#include <Kokkos_Core.hpp>
+
+#include "backends/host/lane_ops.hpp"
+
+namespace ndzip::backend {
+
+// Host execution spaces (Serial, OpenMP, Threads) share the register bit-transpose.
+template <class ExecSpace>
+struct lane_ops_for {
+  static_assert(Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible,
+                "ndzip: no lane-ops for this execution space yet");
+  using type = host_lane_ops;
+};
+
+template <class ExecSpace>
+using lane_ops_for_t = typename lane_ops_for<ExecSpace>::type;
+
+}  // namespace ndzip::backend

@@ -1,0 +1,64 @@
+#pragma once
+// The border: every grid element outside the hypercube-covered region, stored raw after the
+// blocks in row-major order of the grid. border_element() maps a border position to its grid
+// offset in closed form, so the copy is one independent load/store per element.
+
+#include <cstddef>
+
+#include <Kokkos_Core.hpp>
+
+#include "ndzip/format.hpp"
+
+namespace ndzip::core {
+
+// Grid offset of border element `index` (0 <= index < layout.border_size). Along axis a, the
+// first C_a*s positions hold hypercubes in their sub-grid and then border; the rest is a slab
+// that is border in full.
+template <class T, int Dims>
+KOKKOS_INLINE_FUNCTION std::size_t border_element(const stream_layout<T, Dims>& layout,
+                                                  std::size_t index) {
+  constexpr std::size_t s = profile<T, Dims>::side_length;
+  std::size_t offset = 0;
+  for (int a = 0; a < Dims; ++a) {
+    std::size_t inner_size = 1;    // elements in one slice across the faster axes
+    std::size_t inner_cubes = 1;   // hypercube elements in such a slice
+    for (int b = a + 1; b < Dims; ++b) {
+      inner_size *= layout.grid[b];
+      inner_cubes *= layout.hypercubes_per_axis[b] * s;
+    }
+    const std::size_t covered = layout.hypercubes_per_axis[a] * s;
+    const std::size_t border_per_slice = inner_size - inner_cubes;
+    if (index >= covered * border_per_slice) {
+      // In the trailing slab: the rest of the grid from slice `covered` on is border.
+      index -= covered * border_per_slice;
+      return (offset * layout.grid[a] + covered) * inner_size + index;
+    }
+    // Slice i < covered: only its own border counts, so descend into it.
+    const std::size_t slice = index / border_per_slice;
+    index %= border_per_slice;
+    offset = offset * layout.grid[a] + slice;
+  }
+  // Unreachable for valid indices: the innermost axis always ends in its slab.
+  return offset;
+}
+
+enum class border_direction { grid_to_stream, stream_to_grid };
+
+// Copies the border between the grid and the stream's border area on `exec`.
+template <border_direction Direction, class T, int Dims, class ExecSpace, class Bits>
+void copy_border(const ExecSpace& exec, const stream_layout<T, Dims>& layout, Bits* grid,
+                 Bits* border) {
+  if (layout.border_size == 0) return;
+  Kokkos::parallel_for(
+      "ndzip::copy_border",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::size_t>>(exec, 0, layout.border_size),
+      KOKKOS_LAMBDA(std::size_t i) {
+        const std::size_t at = border_element(layout, i);
+        if constexpr (Direction == border_direction::grid_to_stream)
+          border[i] = grid[at];
+        else
+          grid[at] = border[i];
+      });
+}
+
+}  // namespace ndzip::core

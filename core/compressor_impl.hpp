@@ -1,0 +1,155 @@
+#pragma once
+// Definitions of ndzip::compressor's members: the host-side sequence of kernel launches, size
+// checks and error reporting. Included only by the explicit instantiation units.
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include <Kokkos_Core.hpp>
+
+#include "core/border.hpp"
+#include "core/decoder.hpp"
+#include "core/encoder.hpp"
+#include "core/stream_status.hpp"
+#include "ndzip/compressor.hpp"
+
+namespace ndzip {
+
+namespace detail {
+
+template <int Dims>
+std::string describe(const extent<Dims>& grid) {
+  std::string s;
+  for (int a = 0; a < Dims; ++a) s += (a ? "x" : "") + std::to_string(grid[a]);
+  return s;
+}
+
+template <class Bits>
+void check_stream_alignment(const void* stream) {
+  if (reinterpret_cast<std::uintptr_t>(stream) % sizeof(Bits) != 0)
+    throw std::invalid_argument("ndzip: the stream buffer must be aligned to " +
+                                std::to_string(sizeof(Bits)) + " bytes");
+}
+
+}  // namespace detail
+
+template <class T, int Dims, class ExecSpace>
+compressor<T, Dims, ExecSpace>::compressor(const ExecSpace& exec, const extent<Dims>& grid)
+    : m_exec(exec), m_grid(grid) {
+  const stream_layout<T, Dims> layout(grid);
+  if (layout.max_block_area_words() > layout.max_representable_block_area_words)
+    throw std::invalid_argument("ndzip: a grid of " + detail::describe(grid) +
+                                " elements is too large for the ndzip format (its 32-bit offset "
+                                "table cannot address the worst-case block area)");
+  const std::size_t n = layout.hypercube_count;
+  m_blocks = decltype(m_blocks)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::blocks"),
+                                n * profile<T, Dims>::max_block_words);
+  m_block_ends = decltype(m_block_ends)(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::block_ends"), n);
+  m_status = decltype(m_status)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::status"));
+  m_status_host = Kokkos::create_mirror_view(m_status);
+}
+
+template <class T, int Dims, class ExecSpace>
+void compressor<T, Dims, ExecSpace>::reset_status() {
+  auto status = m_status;
+  Kokkos::parallel_for(
+      "ndzip::reset_status", Kokkos::RangePolicy<ExecSpace>(m_exec, 0, 1), KOKKOS_LAMBDA(int) {
+        status(0) = core::no_stream_failure;
+        status(1) = 0;
+      });
+}
+
+template <class T, int Dims, class ExecSpace>
+void compressor<T, Dims, ExecSpace>::read_status() {
+  Kokkos::deep_copy(m_exec, m_status_host, m_status);
+  m_exec.fence();
+}
+
+template <class T, int Dims, class ExecSpace>
+std::size_t compressor<T, Dims, ExecSpace>::compress_raw(const T* values, std::byte* stream,
+                                                        std::size_t stream_capacity) {
+  using kernels = core::kernel_types<T, Dims, ExecSpace>;
+  const stream_layout<T, Dims> layout(m_grid);
+  detail::check_stream_alignment<bits_type>(stream);
+  const auto* grid_bits = reinterpret_cast<const bits_type*>(values);
+  const std::size_t n = layout.hypercube_count;
+
+  std::uint64_t block_area_words = 0;
+  if (n > 0) {
+    const core::encode_hypercubes<T, Dims, ExecSpace> encode{layout, grid_bits, m_blocks.data(),
+                                                             m_block_ends.data()};
+    Kokkos::parallel_for("ndzip::encode_hypercubes", kernels::hypercube_policy(m_exec, n), encode);
+    reset_status();
+    core::scan_block_lengths(m_exec, m_block_ends.data(), n, &m_status(1));
+    read_status();
+    block_area_words = m_status_host(1);
+  }
+  const std::size_t size = layout.stream_bytes(block_area_words);
+  if (size > stream_capacity)
+    throw capacity_error("ndzip: the stream needs " + std::to_string(size) +
+                         " bytes but the output holds only " + std::to_string(stream_capacity) +
+                         " (compressed_size_bound is " + std::to_string(size_bound()) + ")");
+  if (n > 0) {
+    const core::compact_blocks<T, Dims, ExecSpace> compact{layout, m_blocks.data(),
+                                                           m_block_ends.data(), stream};
+    Kokkos::parallel_for("ndzip::compact_blocks", kernels::hypercube_policy(m_exec, n), compact);
+  }
+  auto* border = reinterpret_cast<bits_type*>(stream + layout.header_bytes()) + block_area_words;
+  core::copy_border<core::border_direction::grid_to_stream>(
+      m_exec, layout, const_cast<bits_type*>(grid_bits), border);
+  return size;
+}
+
+template <class T, int Dims, class ExecSpace>
+std::size_t compressor<T, Dims, ExecSpace>::decompress_raw(const std::byte* stream,
+                                                          std::size_t stream_size, T* values) {
+  using profile_type = profile<T, Dims>;
+  using kernels = core::kernel_types<T, Dims, ExecSpace>;
+  const stream_layout<T, Dims> layout(m_grid);
+  detail::check_stream_alignment<bits_type>(stream);
+  const std::size_t n = layout.hypercube_count;
+  auto* grid_bits = reinterpret_cast<bits_type*>(values);
+
+  const std::size_t smallest =
+      layout.stream_bytes(n * static_cast<std::size_t>(profile_type::chunks_per_hypercube));
+  if (stream_size < smallest)
+    throw stream_error("ndzip: invalid stream: " + std::to_string(stream_size) +
+                       " bytes is shorter than the smallest stream of a " +
+                       detail::describe(m_grid) + " grid (" + std::to_string(smallest) +
+                       " bytes); truncated, or decoded with the wrong extents or type");
+
+  std::uint64_t block_area_words = 0;
+  if (n > 0) {
+    reset_status();
+    core::validate_offset_table(m_exec, layout, stream, m_status.data());
+    read_status();
+    if (m_status_host(0) != core::no_stream_failure)
+      throw stream_error(core::describe_stream_failure(m_status_host(0),
+                                                       profile_type::chunks_per_hypercube,
+                                                       profile_type::max_block_words));
+    block_area_words = m_status_host(1);
+  }
+  const std::size_t size = layout.stream_bytes(block_area_words);
+  if (stream_size < size)
+    throw stream_error("ndzip: invalid stream: its offset table needs " + std::to_string(size) +
+                       " bytes but only " + std::to_string(stream_size) +
+                       " are given (truncated?)");
+  if (n > 0) {
+    const core::decode_hypercubes<T, Dims, ExecSpace> decode{layout, stream, grid_bits,
+                                                             m_status.data()};
+    Kokkos::parallel_for("ndzip::decode_hypercubes", kernels::hypercube_policy(m_exec, n), decode);
+  }
+  const auto* border =
+      reinterpret_cast<const bits_type*>(stream + layout.header_bytes()) + block_area_words;
+  core::copy_border<core::border_direction::stream_to_grid>(m_exec, layout, grid_bits,
+                                                            const_cast<bits_type*>(border));
+  read_status();
+  if (n > 0 && m_status_host(0) != core::no_stream_failure)
+    throw stream_error(core::describe_stream_failure(
+        m_status_host(0), profile_type::chunks_per_hypercube, profile_type::max_block_words));
+  return size;
+}
+
+}  // namespace ndzip

@@ -1,0 +1,78 @@
+#pragma once
+// Decompression kernels for an untrusted stream: validate the offset table (V1), then decode
+// every hypercube whose heads account for exactly its block (D1). Kernels never read outside
+// the stream: V1 bounds every block before D1 reads it, and D1 checks the heads before it
+// reads any column.
+
+#include <cstddef>
+#include <cstdint>
+
+#include <Kokkos_Core.hpp>
+
+#include "core/chunk_packing.hpp"
+#include "core/encoder.hpp"
+#include "core/hypercube.hpp"
+#include "core/stream_status.hpp"
+#include "ndzip/format.hpp"
+
+namespace ndzip::core {
+
+// V1: every block holds at least its heads and at most a full block. status[1] receives the
+// last entry (the block area size); the caller checks it against the stream size.
+template <class T, int Dims, class ExecSpace>
+void validate_offset_table(const ExecSpace& exec, const stream_layout<T, Dims>& layout,
+                           const std::byte* stream, std::uint64_t* status) {
+  using profile_type = profile<T, Dims>;
+  const std::size_t count = layout.hypercube_count;
+  Kokkos::parallel_for(
+      "ndzip::validate_offset_table",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, count),
+      KOKKOS_LAMBDA(std::int64_t i) {
+        const auto* table = reinterpret_cast<const std::uint32_t*>(stream);
+        const std::uint64_t begin = i == 0 ? 0 : table[i - 1];
+        const std::uint64_t end = table[i];
+        if (end < begin + profile_type::chunks_per_hypercube)
+          report_stream_failure(status, i, stream_failure::block_shorter_than_heads);
+        else if (end - begin > static_cast<std::uint64_t>(profile_type::max_block_words))
+          report_stream_failure(status, i, stream_failure::block_longer_than_possible);
+        if (i + 1 == static_cast<std::int64_t>(count)) status[1] = end;
+      });
+}
+
+// D1: block -> hypercube in the grid.
+template <class T, int Dims, class ExecSpace>
+struct decode_hypercubes {
+  using base = kernel_types<T, Dims, ExecSpace>;
+  using bits_type = typename base::bits_type;
+  using lane_ops = typename base::lane_ops;
+  using member_type = typename base::member_type;
+  using profile_type = typename base::profile_type;
+
+  stream_layout<T, Dims> layout;
+  const std::byte* stream;
+  bits_type* values;
+  std::uint64_t* status;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    const std::size_t index = member.league_rank();
+    const auto* table = reinterpret_cast<const std::uint32_t*>(stream);
+    const std::uint64_t begin = index == 0 ? 0 : table[index - 1];
+    const std::uint64_t end = table[index];
+    const auto* block = reinterpret_cast<const bits_type*>(stream + layout.header_bytes()) + begin;
+    const int columns = announced_columns<profile_type, lane_ops>(member, block);
+    if (static_cast<std::uint64_t>(columns) + profile_type::chunks_per_hypercube != end - begin) {
+      Kokkos::single(Kokkos::PerTeam(member), [&] {
+        report_stream_failure(status, index, stream_failure::heads_do_not_match_block);
+      });
+      return;
+    }
+    auto* cube = static_cast<bits_type*>(member.team_scratch(0).get_shmem(base::cube_scratch_bytes));
+    unpack_hypercube<profile_type, lane_ops>(member, block, cube);
+    inverse_lorenzo<profile_type>(member, cube);
+    std::size_t origin[Dims];
+    layout.hypercube_origin(index, origin);
+    store_hypercube<profile_type>(member, cube, layout.grid, origin, values);
+  }
+};
+
+}  // namespace ndzip::core

@@ -1,0 +1,111 @@
+#pragma once
+// Compression kernels: encode every hypercube into a worst-case-sized scratch block (K1), scan
+// the block lengths into offset-table entries (K2), then compact the blocks into the stream
+// behind the offset table (K3). The border is copied by core/border.hpp.
+
+#include <cstddef>
+#include <cstdint>
+
+#include <Kokkos_Core.hpp>
+
+#include "backends/lane_ops.hpp"
+#include "core/chunk_packing.hpp"
+#include "core/hypercube.hpp"
+#include "ndzip/format.hpp"
+
+namespace ndzip::core {
+
+template <class T, int Dims, class ExecSpace>
+struct kernel_types {
+  using profile_type = profile<T, Dims>;
+  using bits_type = typename profile_type::bits_type;
+  using lane_ops = backend::lane_ops_for_t<ExecSpace>;
+  using team_policy = Kokkos::TeamPolicy<ExecSpace>;
+  using member_type = typename team_policy::member_type;
+
+  static constexpr std::size_t cube_scratch_bytes = profile_type::hypercube_size * sizeof(bits_type);
+
+  // One team per hypercube, with one hypercube of team scratch.
+  static team_policy hypercube_policy(const ExecSpace& exec, std::size_t hypercubes) {
+    return team_policy(exec, static_cast<int>(hypercubes), lane_ops::team_size,
+                       lane_ops::vector_length)
+        .set_scratch_size(0, Kokkos::PerTeam(cube_scratch_bytes));
+  }
+};
+
+// K1: hypercube -> block at blocks + index * max_block_words; its length into block_ends.
+template <class T, int Dims, class ExecSpace>
+struct encode_hypercubes {
+  using base = kernel_types<T, Dims, ExecSpace>;
+  using bits_type = typename base::bits_type;
+  using member_type = typename base::member_type;
+  using profile_type = typename base::profile_type;
+
+  stream_layout<T, Dims> layout;
+  const bits_type* values;
+  bits_type* blocks;
+  std::uint64_t* block_ends;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    const std::size_t index = member.league_rank();
+    auto* cube = static_cast<bits_type*>(member.team_scratch(0).get_shmem(base::cube_scratch_bytes));
+    std::size_t origin[Dims];
+    layout.hypercube_origin(index, origin);
+    load_hypercube<profile_type>(member, values, layout.grid, origin, cube);
+    member.team_barrier();
+    forward_lorenzo<profile_type>(member, cube);
+    const int length = pack_hypercube<profile_type, typename base::lane_ops>(
+        member, cube, blocks + index * profile_type::max_block_words);
+    Kokkos::single(Kokkos::PerTeam(member), [&] { block_ends[index] = length; });
+  }
+};
+
+// K2: block lengths -> inclusive prefix sums (the offset-table entries); the total goes to
+// *block_area_words.
+template <class ExecSpace>
+void scan_block_lengths(const ExecSpace& exec, std::uint64_t* block_ends, std::size_t count,
+                        std::uint64_t* block_area_words) {
+  Kokkos::parallel_scan(
+      "ndzip::scan_block_lengths",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, count),
+      KOKKOS_LAMBDA(std::int64_t i, std::uint64_t & sum, bool final) {
+        sum += block_ends[i];
+        if (final) {
+          block_ends[i] = sum;
+          if (i + 1 == static_cast<std::int64_t>(count)) *block_area_words = sum;
+        }
+      });
+}
+
+// K3: offset table, header padding and blocks, compacted into the stream.
+template <class T, int Dims, class ExecSpace>
+struct compact_blocks {
+  using base = kernel_types<T, Dims, ExecSpace>;
+  using bits_type = typename base::bits_type;
+  using member_type = typename base::member_type;
+  using profile_type = typename base::profile_type;
+
+  stream_layout<T, Dims> layout;
+  const bits_type* blocks;
+  const std::uint64_t* block_ends;
+  std::byte* stream;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    const std::size_t index = member.league_rank();
+    const std::uint64_t begin = index == 0 ? 0 : block_ends[index - 1];
+    const std::uint64_t end = block_ends[index];
+    const bits_type* block = blocks + index * profile_type::max_block_words;
+    auto* out = reinterpret_cast<bits_type*>(stream + layout.header_bytes()) + begin;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, static_cast<int>(end - begin)),
+                         [&](int j) { out[j] = block[j]; });
+    Kokkos::single(Kokkos::PerTeam(member), [&] {
+      auto* table = reinterpret_cast<std::uint32_t*>(stream);
+      table[index] = static_cast<std::uint32_t>(end);
+      // Double streams with an odd hypercube count pad the table to a whole word with zeros.
+      if (index == 0 && layout.header_bytes() > 4 * layout.hypercube_count)
+        table[layout.hypercube_count] = 0;
+    });
+  }
+};
+
+}  // namespace ndzip::core

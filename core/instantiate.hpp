@@ -1,0 +1,26 @@
+#pragma once
+// Explicit instantiation of ndzip::compressor for one element type, every dimensionality and
+// every execution space Kokkos was built with (one translation unit per element type keeps
+// the build parallel and small).
+
+#include "core/compressor_impl.hpp"
+
+#define NDZIP_INSTANTIATE_FOR_SPACE(T, SPACE)   \
+  template class ndzip::compressor<T, 1, SPACE>; \
+  template class ndzip::compressor<T, 2, SPACE>; \
+  template class ndzip::compressor<T, 3, SPACE>;
+
+#ifdef KOKKOS_ENABLE_SERIAL
+#define NDZIP_INSTANTIATE_SERIAL(T) NDZIP_INSTANTIATE_FOR_SPACE(T, Kokkos::Serial)
+#else
+#define NDZIP_INSTANTIATE_SERIAL(T)
+#endif
+#ifdef KOKKOS_ENABLE_OPENMP
+#define NDZIP_INSTANTIATE_OPENMP(T) NDZIP_INSTANTIATE_FOR_SPACE(T, Kokkos::OpenMP)
+#else
+#define NDZIP_INSTANTIATE_OPENMP(T)
+#endif
+
+#define NDZIP_INSTANTIATE(T) \
+  NDZIP_INSTANTIATE_SERIAL(T) \
+  NDZIP_INSTANTIATE_OPENMP(T)

@@ -1,0 +1,3 @@
+#include "core/instantiate.hpp"
+
+NDZIP_INSTANTIATE(float)
