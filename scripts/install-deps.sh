@@ -4,7 +4,8 @@
 #  - Kokkos 3.4.01 (Serial + OpenMP) built from the `packages/kokkos` folder of Debian's
 #    bookworm `trilinos` source package into the git-ignored prefix .deps/kokkos-host.
 # A user with their own Kokkos skips this and passes -DKokkos_ROOT=... to CMake.
-# Prints nothing but progress; on success the Kokkos prefix is in .deps/kokkos-host.
+# With NDZIP_SKIP_KOKKOS=1 (set by the other scripts when Kokkos_ROOT is given) only the Debian
+# packages are installed.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -15,7 +16,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 
-packages=(build-essential cmake ninja-build pkg-config doctest-dev libxxhash-dev libssl-dev dpkg-dev xz-utils)
+packages=(build-essential cmake ninja-build doctest-dev libxxhash-dev libssl-dev dpkg-dev python3)
 
 missing=()
 for p in "${packages[@]}"; do
@@ -74,6 +75,11 @@ fetch_kokkos_source() {
   mv "$found" "$kokkos_src"
   rm -rf "$deps/trilinos/extract"
 }
+
+if [ -n "${NDZIP_SKIP_KOKKOS:-}" ]; then
+  echo "install-deps: using the Kokkos given by Kokkos_ROOT"
+  exit 0
+fi
 
 if [ ! -f "$kokkos_prefix/lib/cmake/Kokkos/KokkosConfig.cmake" ] && [ ! -f "$kokkos_prefix/lib64/cmake/Kokkos/KokkosConfig.cmake" ]; then
   fetch_kokkos_source
