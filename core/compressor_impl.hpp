@@ -37,6 +37,15 @@ void check_stream_alignment(const void* stream) {
 template <class T, int Dims, class ExecSpace>
 compressor<T, Dims, ExecSpace>::compressor(const ExecSpace& exec, const extent<Dims>& grid)
     : m_exec(exec), m_grid(grid) {
+  // Sizes are computed in std::size_t; refuse grids whose byte sizes would not fit.
+  constexpr std::size_t max_elements = ~std::size_t{0} / 4 / sizeof(T);
+  std::size_t elements = 1;
+  for (int a = 0; a < Dims; ++a) {
+    if (grid[a] != 0 && elements > max_elements / grid[a])
+      throw std::invalid_argument("ndzip: a grid of " + detail::describe(grid) +
+                                  " elements is too large to address");
+    elements *= grid[a];
+  }
   const stream_layout<T, Dims> layout(grid);
   if (layout.max_block_area_words() > layout.max_representable_block_area_words)
     throw std::invalid_argument("ndzip: a grid of " + detail::describe(grid) +
