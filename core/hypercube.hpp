@@ -4,6 +4,7 @@
 // profile, so one template serves float/double and 1/2/3-D.
 
 #include <cstddef>
+#include <utility>
 
 #include <Kokkos_Core.hpp>
 
@@ -17,17 +18,23 @@ namespace ndzip::core {
 template <class Profile>
 inline constexpr int hypercube_row_length = Profile::side_length < 64 ? Profile::side_length : 64;
 
+// Distance in a hypercube's linear order between neighbours along `axis`: side_length^(D-1-axis).
+template <class Profile>
+KOKKOS_INLINE_FUNCTION constexpr int axis_stride(int axis) {
+  int stride = 1;
+  for (int b = axis + 1; b < Profile::dimensions; ++b) stride *= Profile::side_length;
+  return stride;
+}
+
 // Offset in the grid (in elements) of the hypercube-local linear position `local`.
 template <class Profile, int Dims = Profile::dimensions>
 KOKKOS_INLINE_FUNCTION std::size_t grid_offset(const extent<Dims>& grid,
                                                const std::size_t (&origin)[Dims], int local) {
   constexpr int s = Profile::side_length;
   std::size_t offset = 0;
-  for (int a = 0; a < Dims; ++a) {
-    int stride = 1;  // s^(Dims-1-a), the hypercube-local stride of axis a
-    for (int b = a + 1; b < Dims; ++b) stride *= s;
-    offset = offset * grid[a] + origin[a] + static_cast<std::size_t>(local / stride % s);
-  }
+  for (int a = 0; a < Dims; ++a)
+    offset = offset * grid[a] + origin[a] +
+             static_cast<std::size_t>(local / axis_stride<Profile>(a) % s);
   return offset;
 }
 
@@ -67,17 +74,29 @@ KOKKOS_INLINE_FUNCTION void store_hypercube(const Member& member, const Bits* cu
   });
 }
 
-// Calls f(first, stride) for every line of the hypercube along `axis`, spread over the team.
-template <class Profile, class Member, class F>
-KOKKOS_INLINE_FUNCTION void for_each_axis_line(const Member& member, int axis, const F& f) {
+// Calls step(at, stride) for every element position `at` of every line along Axis except the
+// first, walking the lines from their far end (Descending) or from their start. Lines that are
+// neighbours in memory go to the lanes of one thread, so each lane step is a contiguous access.
+template <class Profile, int Axis, bool Descending, class Member, class Step>
+KOKKOS_INLINE_FUNCTION void sweep_axis(const Member& member, const Step& step) {
   constexpr int s = Profile::side_length;
-  int stride = 1;
-  for (int b = axis + 1; b < Profile::dimensions; ++b) stride *= s;
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Profile::hypercube_size / s), [&](int line) {
-    const int outer = line / stride;
-    const int inner = line % stride;
-    f(outer * s * stride + inner, stride);
-  });
+  constexpr int stride = axis_stride<Profile>(Axis);
+  Kokkos::parallel_for(
+      Kokkos::TeamThreadRange(member, Profile::hypercube_size / (s * stride)), [&](int outer) {
+        for (int i = 1; i < s; ++i) {
+          const int at = (outer * s + (Descending ? s - i : i)) * stride;
+          Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, stride),
+                               [&](int inner) { step(at + inner, stride); });
+        }
+      });
+  member.team_barrier();
+}
+
+// Calls sweep_axis for every axis of the profile.
+template <class Profile, bool Descending, class Member, class Step, int... Axes>
+KOKKOS_INLINE_FUNCTION void sweep_axes(const Member& member, const Step& step,
+                                       std::integer_sequence<int, Axes...>) {
+  (sweep_axis<Profile, Axes, Descending>(member, step), ...);
 }
 
 // Forward integer Lorenzo transform: a backward difference along every axis, each line walked
@@ -85,25 +104,17 @@ KOKKOS_INLINE_FUNCTION void for_each_axis_line(const Member& member, int axis, c
 // predicted across the hypercube's faces.
 template <class Profile, class Member, class Bits>
 KOKKOS_INLINE_FUNCTION void forward_lorenzo(const Member& member, Bits* cube) {
-  for (int axis = 0; axis < Profile::dimensions; ++axis) {
-    for_each_axis_line<Profile>(member, axis, [&](int first, int stride) {
-      for (int c = Profile::side_length - 1; c > 0; --c)
-        cube[first + c * stride] -= cube[first + (c - 1) * stride];
-    });
-    member.team_barrier();
-  }
+  sweep_axes<Profile, true>(
+      member, [&](int at, int stride) { cube[at] -= cube[at - stride]; },
+      std::make_integer_sequence<int, Profile::dimensions>{});
 }
 
 // Inverse transform: an inclusive prefix sum along every axis.
 template <class Profile, class Member, class Bits>
 KOKKOS_INLINE_FUNCTION void inverse_lorenzo(const Member& member, Bits* cube) {
-  for (int axis = 0; axis < Profile::dimensions; ++axis) {
-    for_each_axis_line<Profile>(member, axis, [&](int first, int stride) {
-      for (int c = 1; c < Profile::side_length; ++c)
-        cube[first + c * stride] += cube[first + (c - 1) * stride];
-    });
-    member.team_barrier();
-  }
+  sweep_axes<Profile, false>(
+      member, [&](int at, int stride) { cube[at] += cube[at - stride]; },
+      std::make_integer_sequence<int, Profile::dimensions>{});
 }
 
 }  // namespace ndzip::core
