@@ -1,0 +1,222 @@
+#include "codec.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include <Kokkos_Core.hpp>
+#include <ndzip/ndzip.hpp>
+
+namespace ndzip_cli {
+
+namespace {
+
+template <class T>
+struct type_tag {
+  using type = T;
+};
+
+// Calls f(type_tag<T>{}, std::integral_constant<int, Dims>{}) for the array's element type and
+// dimensionality, so that one template serves every combination.
+template <class F>
+auto with_array_type(const array_desc& array, F&& f) {
+  auto with_dims = [&](auto tag) {
+    switch (array.dims) {
+      case 1:
+        return f(tag, std::integral_constant<int, 1>{});
+      case 2:
+        return f(tag, std::integral_constant<int, 2>{});
+      case 3:
+        return f(tag, std::integral_constant<int, 3>{});
+      default:
+        throw std::logic_error("ndzip_cli: array with " + std::to_string(array.dims) +
+                               " dimensions");
+    }
+  };
+  return array.type == element_type::float32 ? with_dims(type_tag<float>{})
+                                             : with_dims(type_tag<double>{});
+}
+
+template <int Dims>
+ndzip::extent<Dims> grid_from(const array_desc& array) {
+  ndzip::extent<Dims> grid;
+  for (int a = 0; a < Dims; ++a) grid[a] = static_cast<std::size_t>(array.extents[a]);
+  return grid;
+}
+
+template <class T, int Dims>
+using array_data_t = std::conditional_t<Dims == 1, T*, std::conditional_t<Dims == 2, T**, T***>>;
+
+// A C-order View over host memory that the tool owns.
+template <class T, int Dims>
+using host_view = Kokkos::View<array_data_t<T, Dims>, Kokkos::LayoutRight, Kokkos::HostSpace,
+                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+template <class T, int Dims>
+host_view<T, Dims> make_host_view(T* data, const ndzip::extent<Dims>& grid) {
+  if constexpr (Dims == 1)
+    return host_view<T, Dims>(data, grid[0]);
+  else if constexpr (Dims == 2)
+    return host_view<T, Dims>(data, grid[0], grid[1]);
+  else
+    return host_view<T, Dims>(data, grid[0], grid[1], grid[2]);
+}
+
+// The codec needs values and streams aligned to the element size. The tool's buffers come from
+// operator new, and a frame's stream starts 48 bytes in, so this holds by construction.
+template <class T>
+void check_aligned(const std::byte* data) {
+  if (reinterpret_cast<std::uintptr_t>(data) % alignof(T) != 0)
+    throw std::logic_error("ndzip_cli: buffer not aligned for its element type");
+}
+
+template <class T>
+T* element_cast(const std::byte* data) {
+  check_aligned<T>(data);
+  return reinterpret_cast<T*>(const_cast<std::byte*>(data));
+}
+
+template <class Exec, class HostView>
+constexpr bool reads_host_memory_v =
+    std::is_same_v<typename Exec::memory_space, typename HostView::memory_space>;
+
+// A View of `host`'s shape in Exec's memory space: `host` itself where that is host memory,
+// otherwise a new allocation, filled with a copy of `host` if `copy`.
+template <class Exec, class HostView>
+auto backend_view(const Exec& exec, const HostView& host, bool copy) {
+  if constexpr (reads_host_memory_v<Exec, HostView>) {
+    return host;
+  } else {
+    Kokkos::View<typename HostView::non_const_data_type, typename HostView::array_layout,
+                 typename Exec::memory_space>
+        view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip-cli"), host.layout());
+    if (copy) Kokkos::deep_copy(exec, view, host);
+    return view;
+  }
+}
+
+// Copies a result from the backend's memory to `host` (nothing to copy if it is the same
+// memory) and waits until it is complete.
+template <class Exec, class HostView, class BackendView>
+void copy_to_host(const Exec& exec, const HostView& host, const BackendView& result) {
+  if constexpr (!reads_host_memory_v<Exec, HostView>) Kokkos::deep_copy(exec, host, result);
+  exec.fence();
+}
+
+template <class T, int Dims, class Exec>
+byte_buffer compress_on(const Exec& exec, const ndzip::extent<Dims>& grid, byte_span values) {
+  const auto host_values = make_host_view<const T>(element_cast<const T>(values.data), grid);
+  const auto values_b = backend_view(exec, host_values, true);
+  ndzip::compressor<T, Dims, Exec> codec(exec, grid);
+
+  byte_buffer stream(codec.size_bound());
+  const host_view<std::byte, 1> host_stream(stream.data(), stream.size());
+  const auto stream_b = backend_view(exec, host_stream, false);
+  const std::size_t size = codec.compress(values_b, stream_b);
+  const auto written = std::make_pair(std::size_t{0}, size);
+  copy_to_host(exec, Kokkos::subview(host_stream, written), Kokkos::subview(stream_b, written));
+  stream.resize(size);
+  return stream;
+}
+
+template <class T, int Dims, class Exec>
+decompressed decompress_on(const Exec& exec, const ndzip::extent<Dims>& grid, byte_span stream) {
+  check_aligned<T>(stream.data);
+  const host_view<const std::byte, 1> host_stream(stream.data, stream.size);
+  const auto stream_b = backend_view(exec, host_stream, true);
+  // Built before the output is allocated: it rejects grids the format cannot hold.
+  ndzip::compressor<T, Dims, Exec> codec(exec, grid);
+
+  decompressed out;
+  out.values.resize(grid.size() * sizeof(T));
+  const auto host_values = make_host_view(element_cast<T>(out.values.data()), grid);
+  const auto values_b = backend_view(exec, host_values, false);
+  out.consumed = codec.decompress(stream_b, values_b);
+  copy_to_host(exec, host_values, values_b);
+  return out;
+}
+
+}  // namespace
+
+struct backend_session::guard {
+  Kokkos::ScopeGuard kokkos;
+
+  static auto settings() {
+#if KOKKOS_VERSION >= 30700
+    return Kokkos::InitializationSettings().set_disable_warnings(true);
+#else
+    Kokkos::InitArguments args;
+    args.disable_warnings = true;
+    return args;
+#endif
+  }
+
+  guard() : kokkos(settings()) {}
+};
+
+backend_session::backend_session() : m_guard(std::make_unique<guard>()) {}
+backend_session::~backend_session() = default;
+
+std::string codec_message(const std::exception& e) {
+  const std::string_view what = e.what();
+  constexpr std::string_view prefix = "ndzip: ";
+  return std::string(what.substr(what.rfind(prefix, 0) == 0 ? prefix.size() : 0));
+}
+
+std::vector<std::string> backend_names() {
+  return ndzip::enabled_backends();
+}
+
+std::string backend_list() {
+  std::string list;
+  for (const auto& name : backend_names()) list += (list.empty() ? "" : ", ") + name;
+  return list;
+}
+
+byte_buffer compress_array(const std::string& backend, const array_desc& array, byte_span values) {
+  if (values.size != byte_size(array))
+    throw std::logic_error("ndzip_cli: compress_array: input size does not match the array");
+  return with_array_type(array, [&](auto tag, auto dims) {
+    using T = typename decltype(tag)::type;
+    constexpr int Dims = decltype(dims)::value;
+    byte_buffer stream;
+    ndzip::with_backend(backend, [&](const auto& exec) {
+      stream = compress_on<T, Dims>(exec, grid_from<Dims>(array), values);
+    });
+    return stream;
+  });
+}
+
+decompressed decompress_array(const std::string& backend, const array_desc& array,
+                              byte_span stream) {
+  byte_size(array);  // throws if the array cannot be addressed
+  return with_array_type(array, [&](auto tag, auto dims) {
+    using T = typename decltype(tag)::type;
+    constexpr int Dims = decltype(dims)::value;
+    decompressed out;
+    ndzip::with_backend(backend, [&](const auto& exec) {
+      out = decompress_on<T, Dims>(exec, grid_from<Dims>(array), stream);
+    });
+    return out;
+  });
+}
+
+size_range stream_size_range(const array_desc& array) {
+  if (element_count(array) >= (std::uint64_t{1} << 48))
+    return {0, std::numeric_limits<std::size_t>::max()};
+  return with_array_type(array, [&](auto tag, auto dims) {
+    using T = typename decltype(tag)::type;
+    constexpr int Dims = decltype(dims)::value;
+    const ndzip::stream_layout<T, Dims> layout(grid_from<Dims>(array));
+    // Every hypercube block holds at least its chunk heads; the border is stored verbatim.
+    const std::size_t min_blocks =
+        layout.hypercube_count * ndzip::profile<T, Dims>::chunks_per_hypercube;
+    return size_range{layout.stream_bytes(min_blocks),
+                      ndzip::compressed_size_bound<T>(layout.grid)};
+  });
+}
+
+}  // namespace ndzip_cli

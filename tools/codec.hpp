@@ -1,0 +1,61 @@
+#pragma once
+// The tool's only contact with the codec library: runs ndzip::compressor on a backend chosen by
+// name for an array whose element type and dimensionality are known only at run time.
+
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "array_desc.hpp"
+#include "bytes.hpp"
+
+namespace ndzip_cli {
+
+// Kokkos is initialized while one of these lives (threads from OMP_NUM_THREADS and Kokkos'
+// environment variables; Kokkos' warnings, which it prints to standard output, are off) and
+// finalized when it is destroyed. Every codec call below must run inside one.
+class backend_session {
+ public:
+  backend_session();
+  ~backend_session();
+  backend_session(const backend_session&) = delete;
+  backend_session& operator=(const backend_session&) = delete;
+
+ private:
+  struct guard;
+  std::unique_ptr<guard> m_guard;
+};
+
+// The message of an exception from the codec library, without the "ndzip: " it starts with.
+std::string codec_message(const std::exception& e);
+
+// The backends this build has (ndzip::enabled_backends()), the default first.
+std::vector<std::string> backend_names();
+// The same as "serial, openmp".
+std::string backend_list();
+
+// Compresses `values`, the byte_size(array) bytes of `array` (aligned for its element type),
+// on `backend`; returns the raw ndzip stream.
+byte_buffer compress_array(const std::string& backend, const array_desc& array, byte_span values);
+
+struct decompressed {
+  byte_buffer values;        // byte_size(array) bytes
+  std::size_t consumed = 0;  // stream bytes the decoder used
+};
+
+// Decompresses the raw ndzip stream `stream` (aligned for the element type) into an `array` on
+// `backend`. Throws ndzip::stream_error if it is not a stream of such an array.
+decompressed decompress_array(const std::string& backend, const array_desc& array,
+                              byte_span stream);
+
+// The smallest and largest stream any `array` compresses to. For arrays of 2^48 elements or
+// more (which the format cannot hold) it is {0, SIZE_MAX}: the codec rejects those itself.
+struct size_range {
+  std::size_t min = 0;
+  std::size_t max = 0;
+};
+size_range stream_size_range(const array_desc& array);
+
+}  // namespace ndzip_cli

@@ -1,0 +1,166 @@
+#include "commands.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include <ndzip/error.hpp>
+
+#include "codec.hpp"
+#include "file_io.hpp"
+#include "frame.hpp"
+
+namespace ndzip_cli {
+
+namespace {
+
+// What a frame's header promises about its stream that parse_frame cannot check alone.
+void check_frame_stream(const std::string& name, const frame_header& header, byte_span stream) {
+  try {
+    verify_checksum(header, stream);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(name + ": " + e.what());
+  }
+  const size_range sizes = stream_size_range(header.array);
+  if (header.stream_length < sizes.min || header.stream_length > sizes.max)
+    throw std::runtime_error(name + ": inconsistent frame: a " + describe(header.array) +
+                             " array compresses to " + std::to_string(sizes.min) + " to " +
+                             std::to_string(sizes.max) + " bytes, but the stream has " +
+                             std::to_string(header.stream_length));
+}
+
+// -t and -n are optional for a framed input, but must agree with the frame when given.
+void check_options_match(const options& opts, const std::string& name, const array_desc& array) {
+  if (opts.type && *opts.type != array.type)
+    throw std::runtime_error(std::string("-t ") + type_name(*opts.type) + " does not match " +
+                             name + ", which holds a " + describe(array) + " array");
+  const bool extents_match =
+      opts.extents.empty() ||
+      (opts.extents.size() == static_cast<std::size_t>(array.dims) &&
+       std::equal(opts.extents.begin(), opts.extents.end(), array.extents.begin()));
+  if (!extents_match) {
+    std::string given;
+    for (const auto n : opts.extents) given += " " + std::to_string(n);
+    throw std::runtime_error("-n" + given + " does not match " + name + ", which holds a " +
+                             describe(array) + " array");
+  }
+}
+
+decompressed decode(const options& opts, const std::string& name, const array_desc& array,
+                    byte_span stream) {
+  try {
+    backend_session session;
+    return decompress_array(opts.backend, array, stream);
+  } catch (const ndzip::error& e) {
+    throw std::runtime_error("cannot decompress " + name + " as a " + describe(array) +
+                             " array: " + codec_message(e));
+  }
+}
+
+}  // namespace
+
+void run_compress(const options& opts) {
+  const std::string& in = opts.files[0];
+  const std::string& out = opts.files[1];
+  const array_desc array = opts.array();
+  const std::size_t expected = byte_size(array);
+  check_output_target(out, opts.force);
+
+  const byte_buffer input = read_input(in);
+  if (input.size() != expected)
+    throw std::runtime_error(input_name(in) + " has " + std::to_string(input.size()) +
+                             " bytes, but a " + describe(array) + " array has " +
+                             std::to_string(expected) + " bytes (" +
+                             std::to_string(element_count(array)) + " elements of " +
+                             std::to_string(element_size(array.type)) + " bytes)");
+  const byte_buffer stream = [&] {
+    backend_session session;
+    return compress_array(opts.backend, array, input);
+  }();
+
+  if (opts.raw) {
+    write_output(out, {stream}, opts.force);
+  } else {
+    const auto header = encode_frame_header(make_frame_header(array, stream));
+    write_output(out, {byte_span(header.data(), header.size()), stream}, opts.force);
+  }
+}
+
+void run_decompress(const options& opts) {
+  const std::string& in = opts.files[0];
+  const std::string& out = opts.files[1];
+  const std::string name = input_name(in);
+  check_output_target(out, opts.force);
+
+  const byte_buffer input = read_input(in);
+  array_desc array;
+  byte_span stream;
+  if (opts.raw) {
+    array = opts.array();
+    stream = input;
+  } else {
+    const frame_header header = [&] {
+      try {
+        return parse_frame(input);
+      } catch (const std::runtime_error& e) {
+        throw std::runtime_error(name + ": " + e.what());
+      }
+    }();
+    stream = frame_stream(input);
+    check_frame_stream(name, header, stream);
+    check_options_match(opts, name, header.array);
+    array = header.array;
+  }
+
+  const decompressed result = decode(opts, name, array, stream);
+  if (result.consumed != stream.size) {
+    const std::string sizes = " (the stream of a " + describe(array) + " array decoded from " +
+                              std::to_string(result.consumed) + " of " +
+                              std::to_string(stream.size) + " bytes)";
+    throw std::runtime_error(
+        opts.raw
+            ? name + " has " + std::to_string(stream.size - result.consumed) +
+                  " bytes of trailing data" + sizes + "; are -t and -n right?"
+            : name + ": inconsistent frame: the stream is shorter than its length field" + sizes);
+  }
+  write_output(out, {result.values}, opts.force);
+}
+
+void run_info(const options& opts) {
+  const std::string& path = opts.files[0];
+  const std::string name = input_name(path);
+  const byte_buffer file = read_input(path);
+  frame_header header;
+  try {
+    header = parse_frame(file);
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(name + ": " + e.what());
+  }
+  const byte_span stream = frame_stream(file);
+  const array_desc& array = header.array;
+  const std::size_t array_bytes = byte_size(array);
+  const std::uint64_t actual = stream_checksum(stream);
+
+  std::printf("file:        %s\n", path == "-" ? "-" : path.c_str());
+  std::printf("format:      ndzip-kokkos frame, version %d\n", int{frame_version});
+  std::printf("type:        %s\n", type_name(array.type));
+  std::printf("dimensions:  %d\n", array.dims);
+  std::printf("extents:     %s (slowest first)\n", extents_string(array).c_str());
+  std::printf("elements:    %zu\n", element_count(array));
+  std::printf("array:       %zu bytes\n", array_bytes);
+  std::printf("stream:      %zu bytes\n", stream.size);
+  std::printf("file size:   %zu bytes\n", file.size());
+  if (actual == header.checksum)
+    std::printf("checksum:    ok (XXH3-64 %s)\n", checksum_string(actual).c_str());
+  else
+    std::printf("checksum:    MISMATCH (stored %s, stream hashes to %s)\n",
+                checksum_string(header.checksum).c_str(), checksum_string(actual).c_str());
+  if (stream.size > 0)
+    std::printf("ratio:       %.3f (array bytes / stream bytes)\n",
+                static_cast<double>(array_bytes) / static_cast<double>(stream.size));
+  std::fflush(stdout);
+  check_frame_stream(name, header, stream);
+}
+
+}  // namespace ndzip_cli

@@ -1,0 +1,14 @@
+#pragma once
+// The three commands. Each throws std::runtime_error (or a subclass) saying what went wrong;
+// OUT is then left untouched.
+
+#include "options.hpp"
+
+namespace ndzip_cli {
+
+void run_compress(const options& opts);
+void run_decompress(const options& opts);
+// Prints the description of the frame to standard output.
+void run_info(const options& opts);
+
+}  // namespace ndzip_cli

@@ -1,0 +1,73 @@
+// ndzip: command-line front end of ndzip-kokkos. Parses the command line, runs one command and
+// turns every failure into "ndzip: error: ..." on standard error and a non-zero exit status
+// (1: data or I/O error, 2: usage error).
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <new>
+#include <string>
+
+#include <ndzip/version.hpp>
+
+#include "codec.hpp"
+#include "commands.hpp"
+#include "options.hpp"
+
+namespace ndzip_cli {
+namespace {
+
+void run(const options& opts) {
+  if (opts.help) {
+    std::fputs(help_text(opts.cmd).c_str(), stdout);
+  } else if (opts.version) {
+    std::printf("ndzip %s\n", ndzip::version_string);
+    std::printf("backends: %s\n", backend_list().c_str());
+  } else if (opts.list_backends) {
+    for (const auto& name : backend_names()) std::printf("%s\n", name.c_str());
+  } else if (opts.cmd == command::compress) {
+    run_compress(opts);
+  } else if (opts.cmd == command::decompress) {
+    run_decompress(opts);
+  } else {
+    run_info(opts);
+  }
+}
+
+void print_error(const std::string& what) {
+  std::fprintf(stderr, "ndzip: error: %s\n", what.c_str());
+}
+
+// Everything main() does; Kokkos, where a command needs it, lives and dies inside run().
+int run_main(int argc, const char* const* argv) {
+  try {
+    run(parse_command_line(argc, argv));
+    errno = 0;
+    if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      print_error(std::string("cannot write standard output: ") +
+                  (errno ? std::strerror(errno) : "write error"));
+      return 1;
+    }
+    return 0;
+  } catch (const usage_error& e) {
+    print_error(e.what());
+    const command cmd = argc > 1 ? command_from_name(argv[1]) : command::none;
+    const std::string topic = cmd == command::none ? "" : std::string(" ") + command_name(cmd);
+    std::fprintf(stderr, "Try 'ndzip%s --help' for more information.\n", topic.c_str());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    print_error("out of memory");
+    return 1;
+  } catch (const std::exception& e) {
+    print_error(codec_message(e));  // messages from the library start with "ndzip: "
+    return 1;
+  }
+}
+
+}  // namespace
+}  // namespace ndzip_cli
+
+int main(int argc, char** argv) {
+  return ndzip_cli::run_main(argc, argv);
+}

@@ -1,0 +1,341 @@
+#!/usr/bin/env bash
+# Checks the behaviour of the ndzip tool with inputs it makes itself: framed round trips, the
+# frame layout, info, standard input/output, and that every kind of bad input or command line
+# fails with the right exit status and message and leaves no output file behind.
+# Usage: cli_behaviour.sh NDZIP_BINARY. Exits non-zero at the first failure.
+set -euo pipefail
+
+if [ $# -ne 1 ]; then
+  echo "usage: $0 NDZIP_BINARY" >&2
+  exit 2
+fi
+ndzip=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+work=$(mktemp -d "${TMPDIR:-/tmp}/ndzip-cli-behaviour.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+check() { echo "check: $*"; }
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# expect STATUS ARGS...: runs ndzip ARGS (stdin from $stdin_file if set, else /dev/null) with
+# stdout in out.txt and stderr in err.txt, and fails unless it exits with STATUS.
+stdin_file=/dev/null
+expect() {
+  local want=$1 status=0
+  shift
+  "$ndzip" "$@" <"$stdin_file" >out.txt 2>err.txt || status=$?
+  [ "$status" = "$want" ] ||
+    fail "'ndzip $*' exited with status $status, expected $want; stderr: $(cat err.txt)"
+}
+# expect_error STATUS MESSAGE ARGS...: as expect, and stderr must hold "ndzip: error:" and MESSAGE.
+expect_error() {
+  local want=$1 message=$2
+  shift 2
+  expect "$want" "$@"
+  grep -qF "ndzip: error:" err.txt || fail "'ndzip $*': no 'ndzip: error:' line: $(cat err.txt)"
+  grep -qF -- "$message" err.txt || fail "'ndzip $*': stderr lacks '$message': $(cat err.txt)"
+}
+stdout_has() { grep -qF -- "$1" out.txt || fail "stdout lacks '$1': $(cat out.txt)"; }
+stderr_empty() { [ ! -s err.txt ] || fail "unexpected stderr: $(cat err.txt)"; }
+# no_output FILE: neither FILE nor a temporary FILE.tmp.* exists (after a failed run).
+no_output() {
+  [ ! -e "$1" ] || fail "$1 exists after a failed run"
+  if compgen -G "$1.tmp.*" >/dev/null; then
+    fail "temporary file left behind: $(compgen -G "$1.tmp.*")"
+  fi
+}
+same() { cmp "$1" "$2" || fail "$1 and $2 differ"; }
+# u8 FILE OFFSET / u64 FILE OFFSET: the byte / little-endian uint64 at OFFSET.
+u8() { od -An -tu1 -j "$2" -N1 "$1" | tr -d ' '; }
+u64() { od --endian=little -An -tu8 -j "$2" -N8 "$1" | tr -d ' '; }
+# poke FILE OFFSET BYTE...: overwrites bytes (decimal values) in place.
+poke() {
+  local file=$1 offset=$2 b
+  shift 2
+  for b in "$@"; do
+    printf %b "\\0$(printf %03o "$b")" | dd of="$file" bs=1 seek="$offset" conv=notrunc status=none
+    offset=$((offset + 1))
+  done
+}
+flip() { poke "$1" "$2" $(($(u8 "$1" "$2") ^ 1)); }
+size_of() { stat -c %s "$1"; }
+random_file() { head -c "$2" /dev/urandom >"$1"; }
+
+mapfile -t backends < <("$ndzip" --list-backends)
+
+# ---------------------------------------------------------------------------------------------
+check "--help, -h, --version and COMMAND --help exit 0 and document every option"
+for arg in --help -h; do
+  expect 0 "$arg"
+  stderr_empty
+  for word in "Usage: ndzip COMMAND" compress decompress info --version --list-backends \
+    "Exit status"; do
+    stdout_has "$word"
+  done
+done
+expect 0 --version
+grep -qE '^ndzip [0-9]+\.[0-9]+\.[0-9]+' out.txt || fail "--version shows no version: $(cat out.txt)"
+for cmd in compress decompress; do
+  expect 0 "$cmd" --help
+  stderr_empty
+  for word in "Usage: ndzip $cmd" "-t, --type" "-n, --extents" "--raw" "-b, --backend" \
+    "-f, --force" "-h, --help" "${backends[@]}"; do
+    stdout_has "$word"
+  done
+done
+expect 0 info --help
+stdout_has "Usage: ndzip info FILE"
+expect 0 compress -t float --help   # help wins over an incomplete command line
+stdout_has "Usage: ndzip compress"
+
+check "--list-backends lists the enabled backends, serial among them"
+[ ${#backends[@]} -ge 1 ] || fail "--list-backends printed nothing"
+printf '%s\n' "${backends[@]}" | grep -qx serial || fail "serial missing from: ${backends[*]}"
+
+# ---------------------------------------------------------------------------------------------
+check "usage errors exit 2 with a message"
+random_file in.f32 20000
+expect_error 2 "no command given"
+expect_error 2 "unknown command ''" ""
+expect_error 2 "unknown command 'frobnicate'" frobnicate
+expect_error 2 "unknown option '--bogus'" compress --bogus -t float -n 5000 in.f32 x
+grep -qF "Try 'ndzip compress --help'" err.txt || fail "no hint to compress --help: $(cat err.txt)"
+expect_error 2 "needs the element type (-t) and the extents (-n)" compress -n 5000 in.f32 x
+expect_error 2 "needs the element type (-t) and the extents (-n)" compress -t float in.f32 x
+expect_error 2 "unknown element type 'int'" compress -t int -n 5000 in.f32 x
+expect_error 2 "at least 1" compress -t float -n 0 in.f32 x
+expect_error 2 "needs 1 to 3 extents" compress -t float -n x5 in.f32 x
+expect_error 2 "needs IN and OUT, got 3" compress -t float -n 10 10 10 10 in.f32 x
+expect_error 2 "needs IN and OUT, got 1" compress -t float -n 5000 in.f32
+expect_error 2 "given twice" compress -t float -t float -n 5000 in.f32 x
+expect_error 2 "does not apply to 'info'" info --raw in.f32
+expect_error 2 "a raw stream does not record them" decompress --raw in.f32 x
+no_output x
+
+check "an unknown backend is a usage error naming the enabled ones"
+expect_error 2 "unknown backend 'nosuch'" compress -b nosuch -t float -n 5000 in.f32 out.nz
+for b in "${backends[@]}"; do
+  grep -qF "$b" err.txt || fail "backend $b not named: $(cat err.txt)"
+done
+no_output out.nz
+
+# ---------------------------------------------------------------------------------------------
+for type in float double; do
+  width=4
+  [ $type = double ] && width=8
+  for shape in "5000" "70 90" "17 18 19" "4096" "64 130" "16 16 33"; do
+    read -r -a n <<<"$shape"
+    count=1
+    for e in "${n[@]}"; do count=$((count * e)); done
+    tag=${type}_${shape// /x}
+    random_file "$tag.raw" $((count * width))
+    head -c $((count * width)) /dev/zero >"$tag.zero"
+    for backend in "${backends[@]}"; do
+      check "framed round trip, $type ${shape// /x}, $backend (random and zero data)"
+      for data in raw zero; do
+        expect 0 compress -b "$backend" -t $type -n "${n[@]}" "$tag.$data" "$tag.$data.$backend.nz"
+        stderr_empty
+        [ ! -s out.txt ] || fail "compress wrote to stdout: $(head -c 200 out.txt)"
+        expect 0 decompress -b "$backend" "$tag.$data.$backend.nz" "$tag.$data.$backend.back"
+        same "$tag.$data.$backend.back" "$tag.$data"
+        same "$tag.$data.$backend.nz" "$tag.$data.${backends[0]}.nz"  # backends agree
+      done
+    done
+
+    check "frame layout, $type ${shape// /x}: header fields, then exactly the --raw stream"
+    frame=$tag.raw.${backends[0]}.nz
+    expect 0 compress --raw -t $type -n "${n[@]}" "$tag.raw" "$tag.raw.stream"
+    [ "$(head -c 4 "$frame")" = NDZK ] || fail "$frame: no magic"
+    [ "$(u8 "$frame" 4)" = 1 ] || fail "$frame: version $(u8 "$frame" 4)"
+    code=1
+    [ $type = double ] && code=2
+    [ "$(u8 "$frame" 5)" = $code ] || fail "$frame: type code $(u8 "$frame" 5)"
+    [ "$(u8 "$frame" 6)" = ${#n[@]} ] || fail "$frame: dims $(u8 "$frame" 6)"
+    [ "$(u8 "$frame" 7)" = 0 ] || fail "$frame: reserved byte $(u8 "$frame" 7)"
+    for a in 0 1 2; do
+      want=${n[a]:-0}
+      got=$(u64 "$frame" $((8 + 8 * a)))
+      [ "$got" = "$want" ] || fail "$frame: extent $a is $got, not $want"
+    done
+    [ "$(u64 "$frame" 32)" = "$(size_of "$tag.raw.stream")" ] || fail "$frame: wrong stream length"
+    [ "$(size_of "$frame")" = $(($(size_of "$tag.raw.stream") + 48)) ] || fail "$frame: wrong size"
+    tail -c +49 "$frame" | cmp - "$tag.raw.stream" ||
+      fail "$frame: stream differs from the --raw output"
+    expect 0 decompress --raw -t $type -n "${n[@]}" "$tag.raw.stream" "$tag.raw.back2"
+    same "$tag.raw.back2" "$tag.raw"
+  done
+done
+
+# ---------------------------------------------------------------------------------------------
+check "info describes a frame"
+expect 0 info float_70x90.zero.serial.nz
+stderr_empty
+stream_bytes=$(($(size_of float_70x90.zero.serial.nz) - 48))
+for line in "type:        float" "dimensions:  2" "extents:     70x90" "elements:    6300" \
+  "array:       25200 bytes" "stream:      $stream_bytes bytes" "checksum:    ok" "ratio:"; do
+  stdout_has "$line"
+done
+ratio=$(sed -n 's/^ratio: *\([0-9.]*\).*/\1/p' out.txt)
+awk -v r="$ratio" 'BEGIN { exit !(r > 1.5) }' || fail "zero data should compress, ratio is '$ratio'"
+expect 0 info double_17x18x19.raw.serial.nz
+for line in "type:        double" "dimensions:  3" "extents:     17x18x19" "elements:    5814" \
+  "checksum:    ok"; do
+  stdout_has "$line"
+done
+
+check "stdin and stdout ('-'), framed and raw"
+stdin_file=double_70x90.raw
+expect 0 compress -t double -n 70 90 - -
+mv out.txt piped.nz
+same piped.nz double_70x90.raw.serial.nz
+stdin_file=piped.nz
+expect 0 decompress - -
+same out.txt double_70x90.raw
+expect 0 info -
+stdout_has "extents:     70x90"
+stdin_file=double_70x90.raw
+expect 0 compress --raw -t double -n 70 90 - piped.stream
+same piped.stream double_70x90.raw.stream
+stdin_file=piped.stream
+expect 0 decompress --raw -t double -n 70 90 - -
+same out.txt double_70x90.raw
+stdin_file=/dev/null
+
+# ---------------------------------------------------------------------------------------------
+check "an existing OUT is kept unless --force"
+echo old >existing
+expect_error 1 "already exists" compress -t float -n 5000 float_5000.raw existing
+[ "$(cat existing)" = old ] || fail "existing file was changed"
+if compgen -G "existing.tmp.*" >/dev/null; then fail "temporary file left behind"; fi
+expect_error 1 "already exists" decompress float_5000.raw.serial.nz existing
+[ "$(cat existing)" = old ] || fail "existing file was changed"
+expect 0 compress --force -t float -n 5000 float_5000.raw existing
+same existing float_5000.raw.serial.nz
+echo old >existing
+expect 0 decompress -f float_5000.raw.serial.nz existing
+same existing float_5000.raw
+
+check "an input of the wrong size is rejected with expected and actual sizes"
+expect_error 1 "has 20000 bytes, but a float 5001 array has 20004 bytes" \
+  compress -t float -n 5001 float_5000.raw out.nz
+no_output out.nz
+expect_error 1 "has 20000 bytes, but a double 5000 array has 40000 bytes" \
+  compress -t double -n 5000 float_5000.raw out.nz
+no_output out.nz
+expect_error 1 "has 20000 bytes" compress -t float -n 70 70 float_5000.raw out.nz
+no_output out.nz
+
+check "unreadable input and unwritable output report the system's reason"
+expect_error 1 "cannot open 'missing.f32': No such file or directory" \
+  compress -t float -n 5000 missing.f32 out.nz
+no_output out.nz
+mkdir -p adir
+expect_error 1 "Is a directory" compress -t float -n 5000 adir out.nz
+no_output out.nz
+expect_error 1 "No such file or directory" compress -t float -n 5000 float_5000.raw nodir/out.nz
+if [ -w /dev/full ]; then
+  status=0
+  "$ndzip" decompress float_5000.raw.serial.nz - >/dev/full 2>err.txt || status=$?
+  [ $status = 1 ] || fail "writing to /dev/full exited with $status"
+  grep -qF "No space left on device" err.txt || fail "no ENOSPC message: $(cat err.txt)"
+fi
+
+# ---------------------------------------------------------------------------------------------
+good=float_70x90.raw.serial.nz
+good_size=$(size_of $good)
+
+check "truncated frames are rejected (decompress and info)"
+head -c $((good_size - 1)) $good >cut.nz
+expect_error 1 "truncated" decompress cut.nz out.raw
+no_output out.raw
+expect_error 1 "truncated" info cut.nz
+head -c 20 $good >cut.nz
+expect_error 1 "truncated header (20 of 48 bytes)" decompress cut.nz out.raw
+no_output out.raw
+: >cut.nz
+expect_error 1 "truncated header (0 of 48 bytes)" decompress cut.nz out.raw
+no_output out.raw
+
+check "trailing data after a frame is rejected"
+{ cat $good; printf 'x'; } >long.nz
+expect_error 1 "1 bytes of trailing data" decompress long.nz out.raw
+no_output out.raw
+expect_error 1 "trailing data" info long.nz
+
+check "a flipped stream byte or checksum byte is detected before decoding"
+for offset in 48 $((48 + good_size / 2)) $((good_size - 1)) 40 47; do
+  cp $good bad.nz
+  flip bad.nz $offset
+  expect_error 1 "checksum mismatch" decompress bad.nz out.raw
+  no_output out.raw
+  expect_error 1 "checksum mismatch" info bad.nz
+  stdout_has "checksum:    MISMATCH"
+done
+
+check "damaged header fields are rejected"
+# offset value(s) message
+while IFS='|' read -r offset values message; do
+  cp $good bad.nz
+  # shellcheck disable=SC2086
+  poke bad.nz "$offset" $values
+  expect_error 1 "$message" decompress bad.nz out.raw
+  no_output out.raw
+  expect_error 1 "$message" info bad.nz
+done <<'CASES'
+0|88|does not start with "NDZK"
+4|2|unsupported frame version 2
+5|3|unknown element type code 3
+6|0|bad dimension count 0
+6|4|bad dimension count 4
+7|1|reserved byte 7 is 1
+16|0 0 0 0 0 0 0 0|extent N1 is 0
+24|5|extent N2 is 5 in a 2-D frame
+8|255 255 255 255 255 255 255 127|too large
+32|0 0 0 0 0 0 0 1|truncated
+CASES
+
+check "extents that do not fit the stream length are rejected (the checksum covers the stream)"
+cp float_4096.zero.serial.nz bad.nz   # one hypercube of zeros: a 516-byte stream
+poke bad.nz 8 1 16                     # N0 = 4097: at least 520 bytes
+expect_error 1 "inconsistent frame: a float 4097 array compresses to 520 to" \
+  decompress bad.nz out.raw
+no_output out.raw
+expect_error 1 "inconsistent frame" info bad.nz
+cp float_70x90.raw.serial.nz bad.nz   # random: one hypercube, 25716 bytes, possible for 100x100
+poke bad.nz 8 100
+poke bad.nz 16 100
+expect 0 info bad.nz
+stdout_has "checksum:    ok"
+expect_error 1 "cannot decompress 'bad.nz' as a float 100x100 array" decompress bad.nz out.raw
+no_output out.raw
+
+check "-t and -n must match the frame when given"
+expect_error 1 "-t double does not match" decompress -t double $good out.raw
+no_output out.raw
+expect_error 1 "-n 70 91 does not match" decompress -n 70 91 $good out.raw
+no_output out.raw
+expect_error 1 "-n 6300 does not match" decompress -n 6300 $good out.raw
+no_output out.raw
+expect 0 decompress -t float -n 70 90 $good out.raw
+same out.raw float_70x90.raw
+rm out.raw
+
+check "raw decompress rejects trailing bytes and reports a short stream"
+stream=float_70x90.raw.stream
+{ cat $stream; printf 'abcd'; } >long.stream
+expect_error 1 "4 bytes of trailing data" decompress --raw -t float -n 70 90 long.stream out.raw
+no_output out.raw
+head -c $(($(size_of $stream) - 4)) $stream >short.stream
+expect_error 1 "cannot decompress 'short.stream' as a float 70x90 array" \
+  decompress --raw -t float -n 70 90 short.stream out.raw
+no_output out.raw
+for backend in "${backends[@]}"; do
+  expect_error 1 "cannot decompress" \
+    decompress --raw -b "$backend" -t double -n 4096 float_4096.raw.stream out.raw
+  no_output out.raw
+done
+
+echo "PASS: cli_behaviour"
