@@ -1,0 +1,55 @@
+// Every enabled backend must write the same stream for the same input (and the stream the
+// test-side model writes), repeatedly: parallel encoders must not depend on scheduling.
+
+#include "codec_support.hpp"
+
+using namespace ndzip_test;
+
+namespace {
+
+template <int D>
+std::vector<ndzip::extent<D>> cross_backend_shapes() {
+  if constexpr (D == 1)
+    return {ndzip::extent<1>(20483), ndzip::extent<1>(65536), ndzip::extent<1>(163917)};
+  else if constexpr (D == 2)
+    return {ndzip::extent<2>(130, 200), ndzip::extent<2>(256, 256), ndzip::extent<2>(520, 390)};
+  else
+    return {ndzip::extent<3>(40, 50, 37), ndzip::extent<3>(64, 64, 48),
+            ndzip::extent<3>(33, 34, 35)};
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("cross-backend streams are identical", C, NDZIP_ALL_CONFIGS) {
+  using T = typename C::value_type;
+  constexpr int D = C::dims;
+  const int noise = C::is_double ? 24 : 8;
+  if (ndzip::enabled_backends().size() < 2)
+    MESSAGE("only one backend is enabled: comparing it with the model and with itself");
+
+  for (const auto& grid : cross_backend_shapes<D>()) {
+    for (const char* family : {"smooth", "checker", "specials", "random"}) {
+      INFO("grid " << describe(grid) << ", family " << std::string(family));
+      const auto input = generate_for<C>(family, noise, grid);
+      const auto expected = model_stream<C>(input, grid);
+      std::vector<std::pair<std::string, std::vector<unsigned char>>> first_streams;
+      for_each_backend([&](const std::string& backend, auto exec) {
+        using Exec = decltype(exec);
+        ndzip::compressor<T, D, Exec> codec(exec, grid);
+        for (int repeat = 0; repeat < 3; ++repeat) {
+          CAPTURE(repeat);
+          const auto stream = compress_with(codec, input);
+          CHECK(mismatch(stream, expected) == "");
+          if (repeat == 0) first_streams.emplace_back(backend, stream);
+        }
+        std::size_t consumed = 0;
+        CHECK(mismatch(decompress_with(codec, expected, &consumed), input) == "");
+        CHECK(consumed == expected.size());
+      });
+      for (const auto& [backend, stream] : first_streams) {
+        INFO(backend << " vs " << first_streams.front().first);
+        CHECK(mismatch(stream, first_streams.front().second) == "");
+      }
+    }
+  }
+}
