@@ -1,7 +1,12 @@
 #pragma once
 // Vertical bit packing of a transformed hypercube into its block, and back. A block is the H
 // chunk heads followed by the non-zero bit-plane columns of every chunk, most significant plane
-// first; a head has bit b set exactly when column b is non-zero.
+// first; a head has bit b set exactly when the column of plane b is non-zero.
+//
+// A chunk's W rows are spread over the lanes of one team thread: lane l holds rows
+// l, l + V, l + 2V, ... (V = LaneOps::vector_length), and after the transposition the columns
+// with the same indices, column i being plane W-1-i. The host has one lane holding every row;
+// a GPU lane group holds one or two rows per lane. Everything lane-specific is in LaneOps.
 
 #include <Kokkos_Core.hpp>
 
@@ -9,76 +14,88 @@
 
 namespace ndzip::core {
 
-// Sum of the column counts the heads of `block` announce, to the whole team.
+template <class Profile, class LaneOps>
+inline constexpr int rows_per_lane = Profile::chunk_size / LaneOps::vector_length;
+
+// Exclusive prefix sums of the column counts that the heads at the start of `block` announce,
+// into chunk_offsets[0..H); returns the total, to the whole team.
 template <class Profile, class LaneOps, class Member, class Bits>
-KOKKOS_INLINE_FUNCTION int announced_columns(const Member& member, const Bits* block) {
-  int columns = 0;
-  Kokkos::parallel_reduce(
-      Kokkos::TeamThreadRange(member, Profile::chunks_per_hypercube),
-      [&](int k, int& sum) { sum += LaneOps::popcount(block[k]); }, columns);
-  return columns;
+KOKKOS_INLINE_FUNCTION int scan_column_counts(const Member& member, const Bits* block,
+                                              int* chunk_offsets) {
+  constexpr int chunks = Profile::chunks_per_hypercube;
+  Kokkos::parallel_scan(Kokkos::TeamThreadRange(member, chunks),
+                        [&](int k, int& offset, bool final) {
+                          if (final) chunk_offsets[k] = offset;
+                          offset += LaneOps::popcount(block[k]);
+                        });
+  member.team_barrier();
+  return chunk_offsets[chunks - 1] + LaneOps::popcount(block[chunks - 1]);
 }
 
 // Packs the Lorenzo residuals in `cube` (folded here) into `block`, which has room for
 // Profile::max_block_words words; `cube` is overwritten with the chunks' columns. Returns the
 // block length in words, to the whole team.
 template <class Profile, class LaneOps, class Member, class Bits>
-KOKKOS_INLINE_FUNCTION int pack_hypercube(const Member& member, Bits* cube, Bits* block) {
+KOKKOS_INLINE_FUNCTION int pack_hypercube(const Member& member, Bits* cube, Bits* block,
+                                          int* chunk_offsets) {
   constexpr int w = Profile::chunk_size;
   constexpr int chunks = Profile::chunks_per_hypercube;
+  constexpr int lanes = LaneOps::vector_length;
+  constexpr int per_lane = rows_per_lane<Profile, LaneOps>;
 
   // Transpose every chunk in place and write its head.
   Kokkos::parallel_for(Kokkos::TeamThreadRange(member, chunks), [&](int k) {
-    Bits* rows = cube + k * w;
-    Bits columns[w];
-    for (int j = 0; j < w; ++j) columns[j] = fold(rows[j]);
-    LaneOps::transpose(columns);
-    Bits head = 0;
-    for (int i = 0; i < w; ++i) {
-      head |= static_cast<Bits>(columns[i] != 0) << (w - 1 - i);
-      rows[i] = columns[i];
-    }
-    block[k] = head;
+    Bits* chunk = cube + k * w;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, lanes), [&](int lane) {
+      Bits words[per_lane];
+      for (int r = 0; r < per_lane; ++r) words[r] = fold(chunk[lane + r * lanes]);
+      LaneOps::transpose(lane, words);
+      const Bits head = LaneOps::nonzero_columns(lane, words);
+      for (int r = 0; r < per_lane; ++r) chunk[lane + r * lanes] = words[r];
+      if (lane == 0) block[k] = head;
+    });
   });
   member.team_barrier();
 
-  // Each chunk's columns go after the columns of all chunks before it.
-  Kokkos::parallel_scan(Kokkos::TeamThreadRange(member, chunks),
-                        [&](int k, int& position, bool final) {
-                          const Bits head = block[k];
-                          if (final) {
-                            Bits* out = block + chunks + position;
-                            const Bits* columns = cube + k * w;
-                            for (int i = 0; i < w; ++i)
-                              if (columns[i] != 0) *out++ = columns[i];
-                          }
-                          position += LaneOps::popcount(head);
-                        });
-  const int length = chunks + announced_columns<Profile, LaneOps>(member, block);
+  // Each chunk's non-zero columns go after those of all chunks before it.
+  const int columns = scan_column_counts<Profile, LaneOps>(member, block, chunk_offsets);
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(member, chunks), [&](int k) {
+    const Bits* chunk = cube + k * w;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, lanes), [&](int lane) {
+      Bits words[per_lane];
+      for (int r = 0; r < per_lane; ++r) words[r] = chunk[lane + r * lanes];
+      LaneOps::compact(lane, words, block[k], block + chunks + chunk_offsets[k]);
+    });
+  });
   member.team_barrier();
-  return length;
+  return chunks + columns;
 }
 
-// Unpacks `block` (whose heads announce exactly the columns it holds; check that first with
-// announced_columns) into folded-back Lorenzo residuals in `cube`.
+// Unpacks a block of `length` words into folded-back Lorenzo residuals in `cube`. Returns false,
+// to the whole team and before reading any column, if the heads announce a different number of
+// columns than the block holds.
 template <class Profile, class LaneOps, class Member, class Bits>
-KOKKOS_INLINE_FUNCTION void unpack_hypercube(const Member& member, const Bits* block, Bits* cube) {
+KOKKOS_INLINE_FUNCTION bool unpack_hypercube(const Member& member, const Bits* block,
+                                             std::uint64_t length, Bits* cube,
+                                             int* chunk_offsets) {
   constexpr int w = Profile::chunk_size;
   constexpr int chunks = Profile::chunks_per_hypercube;
-  Kokkos::parallel_scan(Kokkos::TeamThreadRange(member, chunks),
-                        [&](int k, int& position, bool final) {
-                          const Bits head = block[k];
-                          if (final) {
-                            const Bits* in = block + chunks + position;
-                            Bits rows[w];
-                            for (int i = 0; i < w; ++i)
-                              rows[i] = (head >> (w - 1 - i)) & 1 ? *in++ : Bits{0};
-                            LaneOps::transpose(rows);
-                            for (int j = 0; j < w; ++j) cube[k * w + j] = fold(rows[j]);
-                          }
-                          position += LaneOps::popcount(head);
-                        });
+  constexpr int lanes = LaneOps::vector_length;
+  constexpr int per_lane = rows_per_lane<Profile, LaneOps>;
+
+  const int columns = scan_column_counts<Profile, LaneOps>(member, block, chunk_offsets);
+  if (static_cast<std::uint64_t>(columns) + chunks != length) return false;
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(member, chunks), [&](int k) {
+    Bits* chunk = cube + k * w;
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, lanes), [&](int lane) {
+      Bits words[per_lane];
+      LaneOps::expand(lane, block[k], block + chunks + chunk_offsets[k], words);
+      LaneOps::transpose(lane, words);
+      for (int r = 0; r < per_lane; ++r) chunk[lane + r * lanes] = fold(words[r]);
+    });
+  });
   member.team_barrier();
+  return true;
 }
 
 }  // namespace ndzip::core

@@ -59,19 +59,18 @@ struct decode_hypercubes {
     const std::uint64_t begin = index == 0 ? 0 : table[index - 1];
     const std::uint64_t end = table[index];
     const auto* block = reinterpret_cast<const bits_type*>(stream + layout.header_bytes()) + begin;
-    const int columns = announced_columns<profile_type, lane_ops>(member, block);
-    if (static_cast<std::uint64_t>(columns) + profile_type::chunks_per_hypercube != end - begin) {
+    const auto scratch = base::scratch(member);
+    if (!unpack_hypercube<profile_type, lane_ops>(member, block, end - begin, scratch.cube,
+                                                  scratch.chunk_offsets)) {
       Kokkos::single(Kokkos::PerTeam(member), [&] {
         report_stream_failure(status, index, stream_failure::heads_do_not_match_block);
       });
       return;
     }
-    auto* cube = static_cast<bits_type*>(member.team_scratch(0).get_shmem(base::cube_scratch_bytes));
-    unpack_hypercube<profile_type, lane_ops>(member, block, cube);
-    inverse_lorenzo<profile_type>(member, cube);
+    inverse_lorenzo<profile_type>(member, scratch.cube);
     std::size_t origin[Dims];
     layout.hypercube_origin(index, origin);
-    store_hypercube<profile_type>(member, cube, layout.grid, origin, values);
+    store_hypercube<profile_type>(member, scratch.cube, layout.grid, origin, values);
   }
 };
 

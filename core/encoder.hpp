@@ -23,13 +23,25 @@ struct kernel_types {
   using team_policy = Kokkos::TeamPolicy<ExecSpace>;
   using member_type = typename team_policy::member_type;
 
+  // Team scratch: the hypercube's words, then the column offset of every chunk in its block.
   static constexpr std::size_t cube_scratch_bytes = profile_type::hypercube_size * sizeof(bits_type);
+  static constexpr std::size_t offsets_scratch_bytes = profile_type::chunks_per_hypercube * sizeof(int);
 
-  // One team per hypercube, with one hypercube of team scratch.
+  struct team_scratch {
+    bits_type* cube;
+    int* chunk_offsets;
+  };
+
+  KOKKOS_INLINE_FUNCTION static team_scratch scratch(const member_type& member) {
+    return {static_cast<bits_type*>(member.team_scratch(0).get_shmem(cube_scratch_bytes)),
+            static_cast<int*>(member.team_scratch(0).get_shmem(offsets_scratch_bytes))};
+  }
+
+  // One team per hypercube, with its scratch.
   static team_policy hypercube_policy(const ExecSpace& exec, std::size_t hypercubes) {
     return team_policy(exec, static_cast<int>(hypercubes), lane_ops::team_size,
                        lane_ops::vector_length)
-        .set_scratch_size(0, Kokkos::PerTeam(cube_scratch_bytes));
+        .set_scratch_size(0, Kokkos::PerTeam(cube_scratch_bytes + offsets_scratch_bytes));
   }
 };
 
@@ -48,14 +60,15 @@ struct encode_hypercubes {
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
     const std::size_t index = member.league_rank();
-    auto* cube = static_cast<bits_type*>(member.team_scratch(0).get_shmem(base::cube_scratch_bytes));
+    const auto scratch = base::scratch(member);
     std::size_t origin[Dims];
     layout.hypercube_origin(index, origin);
-    load_hypercube<profile_type>(member, values, layout.grid, origin, cube);
+    load_hypercube<profile_type>(member, values, layout.grid, origin, scratch.cube);
     member.team_barrier();
-    forward_lorenzo<profile_type>(member, cube);
+    forward_lorenzo<profile_type>(member, scratch.cube);
     const int length = pack_hypercube<profile_type, typename base::lane_ops>(
-        member, cube, blocks + index * profile_type::max_block_words);
+        member, scratch.cube, blocks + index * profile_type::max_block_words,
+        scratch.chunk_offsets);
     Kokkos::single(Kokkos::PerTeam(member), [&] { block_ends[index] = length; });
   }
 };

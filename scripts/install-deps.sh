@@ -6,7 +6,19 @@
 # A user with their own Kokkos skips this and passes -DKokkos_ROOT=... to CMake.
 # With NDZIP_SKIP_KOKKOS=1 (set by the other scripts when Kokkos_ROOT is given) only the Debian
 # packages are installed.
+#
+# With --cuda it also installs Debian's CUDA toolkit (11.8, from non-free) and g++-11, and builds
+# the same Kokkos with CUDA (arch AMPERE80, lambdas enabled) into .deps/kokkos-cuda, for the CUDA
+# compile check of scripts/build-cuda.sh (no GPU needed).
 set -euo pipefail
+
+with_cuda=0
+for arg in "$@"; do
+  case "$arg" in
+    --cuda) with_cuda=1 ;;
+    *) echo "install-deps: unknown argument '$arg' (only --cuda)" >&2; exit 2 ;;
+  esac
+done
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 deps="$root/.deps"
@@ -17,6 +29,21 @@ sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 
 packages=(build-essential cmake ninja-build doctest-dev libxxhash-dev libssl-dev dpkg-dev python3)
+if [ "$with_cuda" = 1 ]; then
+  packages+=(nvidia-cuda-toolkit g++-11)
+  # The toolkit is in non-free: enable it (with contrib) for the configured Debian sources.
+  if ! grep -rqsE '^Components:.*non-free( |$)|^deb .*debian.* non-free( |$)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+    echo "install-deps: enabling Debian's contrib and non-free components (CUDA toolkit)"
+    for f in /etc/apt/sources.list.d/*.sources; do
+      [ -f "$f" ] || continue
+      grep -q 'debian' "$f" || continue
+      "${sudo_cmd[@]}" sed -i -E 's/^Components: main$/Components: main contrib non-free/' "$f"
+    done
+    if [ -f /etc/apt/sources.list ]; then
+      "${sudo_cmd[@]}" sed -i -E '/^deb(-src)? .*debian/ s/ main$/ main contrib non-free/' /etc/apt/sources.list
+    fi
+  fi
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -81,21 +108,45 @@ if [ -n "${NDZIP_SKIP_KOKKOS:-}" ]; then
   exit 0
 fi
 
-if [ ! -f "$kokkos_prefix/lib/cmake/Kokkos/KokkosConfig.cmake" ] && [ ! -f "$kokkos_prefix/lib64/cmake/Kokkos/KokkosConfig.cmake" ]; then
+# build_kokkos PREFIX LOG_NAME CMAKE_ARGS...: configure, build and install the Kokkos sources.
+build_kokkos() {
+  local prefix=$1 name=$2
+  shift 2
+  [ -f "$prefix/lib/cmake/Kokkos/KokkosConfig.cmake" ] && return 0
   fetch_kokkos_source
-  echo "install-deps: building Kokkos 3.4.01 (Serial + OpenMP) into $kokkos_prefix"
-  build="$deps/kokkos-host-build"
+  echo "install-deps: building Kokkos 3.4.01 ($name) into $prefix"
+  local build="$deps/kokkos-$name-build"
   rm -rf "$build"
   cmake -S "$kokkos_src" -B "$build" -G Ninja \
     -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_INSTALL_PREFIX="$kokkos_prefix" \
+    -DCMAKE_INSTALL_PREFIX="$prefix" \
+    -DCMAKE_INSTALL_LIBDIR=lib \
     -DCMAKE_CXX_STANDARD=17 \
-    -DKokkos_ENABLE_SERIAL=ON -DKokkos_ENABLE_OPENMP=ON \
-    -DKokkos_ENABLE_TESTS=OFF -DKokkos_ENABLE_EXAMPLES=OFF >"$deps/kokkos-host-configure.log" 2>&1 ||
-    { tail -n 40 "$deps/kokkos-host-configure.log" >&2; exit 1; }
-  cmake --build "$build" -j "$jobs" >"$deps/kokkos-host-build.log" 2>&1 ||
-    { tail -n 40 "$deps/kokkos-host-build.log" >&2; exit 1; }
+    -DKokkos_ENABLE_SERIAL=ON \
+    -DKokkos_ENABLE_TESTS=OFF -DKokkos_ENABLE_EXAMPLES=OFF "$@" >"$deps/kokkos-$name-configure.log" 2>&1 ||
+    { tail -n 40 "$deps/kokkos-$name-configure.log" >&2; exit 1; }
+  cmake --build "$build" -j "$jobs" >"$deps/kokkos-$name-build.log" 2>&1 ||
+    { tail -n 40 "$deps/kokkos-$name-build.log" >&2; exit 1; }
   cmake --install "$build" >/dev/null
   rm -rf "$build"
-fi
+}
+
+build_kokkos "$kokkos_prefix" host -DKokkos_ENABLE_OPENMP=ON
 echo "install-deps: Kokkos prefix $kokkos_prefix"
+
+if [ "$with_cuda" = 1 ]; then
+  # Debian's CUDA 11.8 with g++-11 (its newest supported host compiler here). The machine's own
+  # CUDA (CUDA_HOME, LIBRARY_PATH) is newer and must not leak in; nvcc_wrapper takes nvcc from
+  # CUDA_ROOT and defaults to sm_35, which CUDA 11.8 rejects, so the arch is given explicitly.
+  cuda_prefix="$deps/kokkos-cuda"
+  (
+    unset CUDA_HOME LIBRARY_PATH
+    export CUDA_ROOT=/usr NVCC_WRAPPER_DEFAULT_COMPILER=g++-11
+    build_kokkos "$cuda_prefix" cuda \
+      -DCMAKE_CXX_COMPILER="$kokkos_src/bin/nvcc_wrapper" \
+      -DCMAKE_CXX_FLAGS="-arch=sm_80" \
+      -DCUDAToolkit_INCLUDE_DIR=/usr/include \
+      -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON
+  )
+  echo "install-deps: Kokkos (CUDA) prefix $cuda_prefix"
+fi

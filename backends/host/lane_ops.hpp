@@ -1,7 +1,7 @@
 #pragma once
-// Host lane-ops: one lane holds a whole chunk in registers, and the bit-plane transposition is
-// a recursive block swap on W words (log2(W) stages of masked shifts). The stages are written
-// as contiguous loops over row pairs so that the compiler can vectorise them.
+// Host lane-ops: one lane holds a whole chunk in registers. The bit-plane transposition is a
+// recursive block swap on W words (log2(W) stages of masked shifts), written as contiguous
+// loops over row pairs so that the compiler can vectorise them; compaction walks the columns.
 
 #include <cstdint>
 #include <type_traits>
@@ -27,25 +27,48 @@ struct host_lane_ops {
     return static_cast<int>(static_cast<Bits>(v * (ones / 255)) >> (sizeof(Bits) * 8 - 8));
   }
 
-  // Transposes the W x W bit matrix held in rows[0..W) in place, most significant bit first:
-  // afterwards bit (W-1-j) of rows[i] is what bit (W-1-i) of rows[j] was. Applied to the W rows
-  // of a chunk this yields the bit-plane columns with plane W-1 in rows[0]; it is its own inverse.
-  template <class Bits>
-  KOKKOS_INLINE_FUNCTION static void transpose(Bits* rows) {
-    static_assert(std::is_unsigned_v<Bits>);
-    constexpr int w = static_cast<int>(sizeof(Bits) * 8);
-    Bits mask = static_cast<Bits>(~Bits{0}) >> (w / 2);  // low half of each 2j-bit group
-    for (int j = w / 2; j != 0;) {
-      for (int base = 0; base < w; base += 2 * j) {
+  // Transposes the W x W bit matrix held in words[0..W) in place, most significant bit first:
+  // afterwards bit (W-1-j) of words[i] is what bit (W-1-i) of words[j] was. Applied to the W
+  // rows of a chunk this yields the bit-plane columns with plane W-1 in words[0]; it is its own
+  // inverse.
+  template <class Bits, int W>
+  KOKKOS_INLINE_FUNCTION static void transpose(int /*lane*/, Bits (&words)[W]) {
+    static_assert(std::is_unsigned_v<Bits> && W == sizeof(Bits) * 8);
+    Bits mask = static_cast<Bits>(~Bits{0}) >> (W / 2);  // low half of each 2j-bit group
+    for (int j = W / 2; j != 0;) {
+      for (int base = 0; base < W; base += 2 * j) {
         for (int k = base; k < base + j; ++k) {
-          const Bits t = (rows[k] ^ (rows[k + j] >> j)) & mask;
-          rows[k] ^= t;
-          rows[k + j] ^= static_cast<Bits>(t << j);
+          const Bits t = (words[k] ^ (words[k + j] >> j)) & mask;
+          words[k] ^= t;
+          words[k + j] ^= static_cast<Bits>(t << j);
         }
       }
       j >>= 1;
       mask ^= static_cast<Bits>(mask << j);
     }
+  }
+
+  // The chunk head: bit W-1-i set where column i is non-zero.
+  template <class Bits, int W>
+  KOKKOS_INLINE_FUNCTION static Bits nonzero_columns(int /*lane*/, const Bits (&columns)[W]) {
+    Bits head = 0;
+    for (int i = 0; i < W; ++i) head |= static_cast<Bits>(columns[i] != 0) << (W - 1 - i);
+    return head;
+  }
+
+  // Writes the non-zero columns to out[0..popcount(head)), column 0 first.
+  template <class Bits, int W>
+  KOKKOS_INLINE_FUNCTION static void compact(int /*lane*/, const Bits (&columns)[W], Bits /*head*/,
+                                             Bits* out) {
+    for (int i = 0; i < W; ++i)
+      if (columns[i] != 0) *out++ = columns[i];
+  }
+
+  // The inverse of compact: column i is the next word of `in` where head bit W-1-i is set.
+  template <class Bits, int W>
+  KOKKOS_INLINE_FUNCTION static void expand(int /*lane*/, Bits head, const Bits* in,
+                                            Bits (&columns)[W]) {
+    for (int i = 0; i < W; ++i) columns[i] = (head >> (W - 1 - i)) & 1 ? *in++ : Bits{0};
   }
 };
 
