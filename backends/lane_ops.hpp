@@ -5,6 +5,9 @@
 #include <Kokkos_Core.hpp>
 
 #include "backends/host/lane_ops.hpp"
+#ifdef KOKKOS_ENABLE_CUDA
+#include "backends/cuda/lane_ops.hpp"
+#endif
 
 namespace ndzip::backend {
 
@@ -15,6 +18,13 @@ struct lane_ops_for {
                 "ndzip: no lane-ops for this execution space yet");
   using type = host_lane_ops;
 };
+
+#ifdef KOKKOS_ENABLE_CUDA
+template <>
+struct lane_ops_for<Kokkos::Cuda> {
+  using type = cuda_lane_ops;
+};
+#endif
 
 template <class ExecSpace>
 using lane_ops_for_t = typename lane_ops_for<ExecSpace>::type;

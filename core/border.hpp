@@ -54,7 +54,8 @@ void copy_border(const ExecSpace& exec, const stream_layout<T, Dims>& layout, Bi
       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::size_t>>(exec, 0, layout.border_size),
       KOKKOS_LAMBDA(std::size_t i) {
         const std::size_t at = border_element(layout, i);
-        if constexpr (Direction == border_direction::grid_to_stream)
+        // A plain if: nvcc's extended lambdas may not capture inside an if constexpr.
+        if (Direction == border_direction::grid_to_stream)
           border[i] = grid[at];
         else
           grid[at] = border[i];

@@ -61,16 +61,6 @@ compressor<T, Dims, ExecSpace>::compressor(const ExecSpace& exec, const extent<D
 }
 
 template <class T, int Dims, class ExecSpace>
-void compressor<T, Dims, ExecSpace>::reset_status() {
-  auto status = m_status;
-  Kokkos::parallel_for(
-      "ndzip::reset_status", Kokkos::RangePolicy<ExecSpace>(m_exec, 0, 1), KOKKOS_LAMBDA(int) {
-        status(0) = core::no_stream_failure;
-        status(1) = 0;
-      });
-}
-
-template <class T, int Dims, class ExecSpace>
 void compressor<T, Dims, ExecSpace>::read_status() {
   Kokkos::deep_copy(m_exec, m_status_host, m_status);
   m_exec.fence();
@@ -90,8 +80,8 @@ std::size_t compressor<T, Dims, ExecSpace>::compress_raw(const T* values, std::b
     const core::encode_hypercubes<T, Dims, ExecSpace> encode{layout, grid_bits, m_blocks.data(),
                                                              m_block_ends.data()};
     Kokkos::parallel_for("ndzip::encode_hypercubes", kernels::hypercube_policy(m_exec, n), encode);
-    reset_status();
-    core::scan_block_lengths(m_exec, m_block_ends.data(), n, &m_status(1));
+    core::reset_stream_status(m_exec, m_status.data());
+    core::scan_block_lengths(m_exec, m_block_ends.data(), n, m_status.data() + 1);
     read_status();
     block_area_words = m_status_host(1);
   }
@@ -131,7 +121,7 @@ std::size_t compressor<T, Dims, ExecSpace>::decompress_raw(const std::byte* stre
 
   std::uint64_t block_area_words = 0;
   if (n > 0) {
-    reset_status();
+    core::reset_stream_status(m_exec, m_status.data());
     core::validate_offset_table(m_exec, layout, stream, m_status.data());
     read_status();
     if (m_status_host(0) != core::no_stream_failure)

@@ -33,8 +33,11 @@ struct kernel_types {
   };
 
   KOKKOS_INLINE_FUNCTION static team_scratch scratch(const member_type& member) {
-    return {static_cast<bits_type*>(member.team_scratch(0).get_shmem(cube_scratch_bytes)),
-            static_cast<int*>(member.team_scratch(0).get_shmem(offsets_scratch_bytes))};
+    // Local copies: get_shmem takes its size by reference, which device code may not bind to a
+    // static data member.
+    const std::size_t cube_bytes = cube_scratch_bytes, offsets_bytes = offsets_scratch_bytes;
+    return {static_cast<bits_type*>(member.team_scratch(0).get_shmem(cube_bytes)),
+            static_cast<int*>(member.team_scratch(0).get_shmem(offsets_bytes))};
   }
 
   // One team per hypercube, with its scratch.

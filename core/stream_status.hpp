@@ -24,6 +24,16 @@ KOKKOS_INLINE_FUNCTION void report_stream_failure(std::uint64_t* status, std::si
                                        static_cast<std::uint64_t>(failure));
 }
 
+// status[0] = no failure, status[1] = 0, on `exec`.
+template <class ExecSpace>
+void reset_stream_status(const ExecSpace& exec, std::uint64_t* status) {
+  Kokkos::parallel_for(
+      "ndzip::reset_stream_status", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1), KOKKOS_LAMBDA(int) {
+        status[0] = no_stream_failure;
+        status[1] = 0;
+      });
+}
+
 inline std::string describe_stream_failure(std::uint64_t status, int heads_per_block,
                                            int max_block_words) {
   const std::string where = "ndzip: invalid stream: hypercube " + std::to_string(status >> 8);

@@ -135,13 +135,9 @@ build_kokkos "$kokkos_prefix" host -DKokkos_ENABLE_OPENMP=ON
 echo "install-deps: Kokkos prefix $kokkos_prefix"
 
 if [ "$with_cuda" = 1 ]; then
-  # Debian's CUDA 11.8 with g++-11 (its newest supported host compiler here). The machine's own
-  # CUDA (CUDA_HOME, LIBRARY_PATH) is newer and must not leak in; nvcc_wrapper takes nvcc from
-  # CUDA_ROOT and defaults to sm_35, which CUDA 11.8 rejects, so the arch is given explicitly.
   cuda_prefix="$deps/kokkos-cuda"
   (
-    unset CUDA_HOME LIBRARY_PATH
-    export CUDA_ROOT=/usr NVCC_WRAPPER_DEFAULT_COMPILER=g++-11
+    source "$root/scripts/debian-cuda-env.sh"
     build_kokkos "$cuda_prefix" cuda \
       -DCMAKE_CXX_COMPILER="$kokkos_src/bin/nvcc_wrapper" \
       -DCMAKE_CXX_FLAGS="-arch=sm_80" \

@@ -188,7 +188,10 @@ TEST_CASE_TEMPLATE("errors: forged offset tables and heads throw stream_error", 
   for_each_backend([&](const std::string&, auto exec) {
     using Exec = decltype(exec);
     ndzip::compressor<T, D, Exec> codec(exec, grid);
-    for (const auto& [what, forge] : forgeries) {
+    for (const auto& forgery : forgeries) {
+      // Named references, not a structured binding: INFO captures them in a lambda.
+      const auto& what = forgery.first;
+      const auto& forge = forgery.second;
       INFO("forgery: " << std::string(what));
       auto forged = stream;
       forge(forged);

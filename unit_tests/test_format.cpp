@@ -35,7 +35,10 @@ TEST_CASE_TEMPLATE("format: random double data with odd hypercube counts fills t
     cases = {{ndzip::extent<3>(16, 16, 48), 99856},
              {ndzip::extent<3>(17, 16, 16), 33288 + 256 * 8}};
   }
-  for (const auto& [grid, size] : cases) {
+  for (const auto& grid_size : cases) {
+    // Named copies, not a structured binding: lambdas below capture them (C++17, nvcc).
+    const auto grid = grid_size.first;
+    const auto size = grid_size.second;
     INFO("grid " << describe(grid));
     const auto input = generate_for<C>("random", 0, grid);
     CHECK(ndzip::compressed_size_bound<T>(grid) == size);

@@ -74,7 +74,6 @@ class compressor {
   Kokkos::View<std::uint64_t[2], memory_space> m_status;
   typename Kokkos::View<std::uint64_t[2], memory_space>::HostMirror m_status_host;
 
-  void reset_status();
   void read_status();  // fences the instance
 };
 

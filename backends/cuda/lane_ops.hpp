@@ -1,0 +1,103 @@
+#pragma once
+// CUDA lane-ops: a chunk lives in the 32 lanes of one warp (one Kokkos team thread with vector
+// length 32). Lane l holds rows l and, for double, l + 32. A ballot per bit plane and 32-row half
+// yields a column word directly (bit-reversed, since row 0 is the column's most significant bit);
+// a ballot of "column != 0" is the chunk head; a lane finds its column's place in the block by
+// counting the head bits above its plane, so compaction needs no scan over lanes.
+//
+// These functions are called only from device code, by all 32 lanes of a warp together
+// (inside a ThreadVectorRange of length 32). The host pass of nvcc still compiles them, so the
+// intrinsics sit behind __CUDA_ARCH__.
+
+#include <cstdint>
+#include <type_traits>
+
+#include <Kokkos_Core.hpp>
+
+namespace ndzip::backend {
+
+struct cuda_lane_ops {
+  // Eight warps per team: one hypercube per 256-thread block.
+  static constexpr int team_size = 8;
+  static constexpr int vector_length = 32;
+
+  template <class Bits>
+  KOKKOS_INLINE_FUNCTION static int popcount(Bits v) {
+    static_assert(std::is_unsigned_v<Bits>);
+#ifdef __CUDA_ARCH__
+    if constexpr (sizeof(Bits) == 4)
+      return __popc(v);
+    else
+      return __popcll(v);
+#else
+    int n = 0;
+    for (; v != 0; v &= v - 1) ++n;
+    return n;
+#endif
+  }
+
+  // Transposes the chunk's bit matrix across the warp: afterwards slot h of lane l holds
+  // column i = l + 32h, the bits of plane W-1-i of rows 0..W-1, row 0 most significant.
+  template <class Bits, int R>
+  KOKKOS_INLINE_FUNCTION static void transpose(int lane, Bits (&words)[R]) {
+    constexpr int w = sizeof(Bits) * 8;
+    static_assert(R * 32 == w);
+    Bits columns[R] = {};
+    for (int i = 0; i < w; ++i) {
+      const int plane = w - 1 - i;
+      Bits column = 0;
+      for (int h = 0; h < R; ++h)
+        column |= static_cast<Bits>(ballot_reversed((words[h] >> plane) & 1)) << (w - 32 - 32 * h);
+      if (lane == i % 32) columns[i / 32] = column;
+    }
+    for (int h = 0; h < R; ++h) words[h] = columns[h];
+  }
+
+  // The chunk head: bit W-1-i set where column i is non-zero; the same in every lane.
+  template <class Bits, int R>
+  KOKKOS_INLINE_FUNCTION static Bits nonzero_columns(int /*lane*/, const Bits (&columns)[R]) {
+    constexpr int w = sizeof(Bits) * 8;
+    Bits head = 0;
+    for (int h = 0; h < R; ++h)
+      head |= static_cast<Bits>(ballot_reversed(columns[h] != 0)) << (w - 32 - 32 * h);
+    return head;
+  }
+
+  // Writes the non-zero columns to out[0..popcount(head)) in column order.
+  template <class Bits, int R>
+  KOKKOS_INLINE_FUNCTION static void compact(int lane, const Bits (&columns)[R], Bits head,
+                                             Bits* out) {
+    for (int h = 0; h < R; ++h)
+      if (columns[h] != 0) out[columns_before(head, lane + 32 * h)] = columns[h];
+  }
+
+  // The inverse of compact.
+  template <class Bits, int R>
+  KOKKOS_INLINE_FUNCTION static void expand(int lane, Bits head, const Bits* in,
+                                            Bits (&columns)[R]) {
+    constexpr int w = sizeof(Bits) * 8;
+    for (int h = 0; h < R; ++h) {
+      const int i = lane + 32 * h;
+      columns[h] = (head >> (w - 1 - i)) & 1 ? in[columns_before(head, i)] : Bits{0};
+    }
+  }
+
+ private:
+  // Non-zero columns before column i: the head bits above plane W-1-i.
+  template <class Bits>
+  KOKKOS_INLINE_FUNCTION static int columns_before(Bits head, int i) {
+    constexpr int w = sizeof(Bits) * 8;
+    return i == 0 ? 0 : popcount(static_cast<Bits>(head >> (w - i)));
+  }
+
+  // Bit 31-l is lane l's predicate.
+  KOKKOS_INLINE_FUNCTION static std::uint32_t ballot_reversed(bool predicate) {
+#ifdef __CUDA_ARCH__
+    return __brev(__ballot_sync(0xffffffffu, predicate));
+#else
+    return predicate ? 0x80000000u : 0u;  // never called on the host
+#endif
+  }
+};
+
+}  // namespace ndzip::backend

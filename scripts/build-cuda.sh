@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# CUDA compile check (no GPU needed): builds the whole project, library, CLI, tests and perf
+# binaries, against Kokkos 3.4.01 with CUDA (Debian's CUDA 11.8 + g++-11, arch AMPERE80), so
+# that CUDA code cannot rot between GPU sessions. Installs what it needs, like install-deps.sh.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+"$root/scripts/install-deps.sh" --cuda
+
+source "$root/scripts/debian-cuda-env.sh"
+kokkos_cuda="$root/.deps/kokkos-cuda"
+cuda_build="${NDZIP_CUDA_BUILD_DIR:-$root/build-cuda}"
+cmake -S "$root" -B "$cuda_build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DKokkos_ROOT="$kokkos_cuda" \
+  -DCMAKE_CXX_COMPILER="$kokkos_cuda/bin/nvcc_wrapper" \
+  -DCMAKE_CXX_FLAGS="-arch=sm_80" \
+  -DCUDAToolkit_INCLUDE_DIR=/usr/include >/dev/null
+cmake --build "$cuda_build" -j "$jobs"
+echo "build-cuda: the CUDA configuration compiles (binaries in $cuda_build/bin, not run here)"
