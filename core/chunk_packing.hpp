@@ -23,11 +23,16 @@ template <class Profile, class LaneOps, class Member, class Bits>
 KOKKOS_INLINE_FUNCTION int scan_column_counts(const Member& member, const Bits* block,
                                               int* chunk_offsets) {
   constexpr int chunks = Profile::chunks_per_hypercube;
-  Kokkos::parallel_scan(Kokkos::TeamThreadRange(member, chunks),
-                        [&](int k, int& offset, bool final) {
-                          if (final) chunk_offsets[k] = offset;
-                          offset += LaneOps::popcount(block[k]);
-                        });
+  // One team thread scans with its lanes (a team-level scan over threads that have several
+  // lanes each gave wrong offsets on Kokkos 4.6's CUDA backend).
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 1), [&](int) {
+    Kokkos::parallel_scan(Kokkos::ThreadVectorRange(member, chunks),
+                          [&](int k, int& offset, bool final) {
+                            const int count = LaneOps::popcount(block[k]);
+                            if (final) chunk_offsets[k] = offset;
+                            offset += count;
+                          });
+  });
   member.team_barrier();
   return chunk_offsets[chunks - 1] + LaneOps::popcount(block[chunks - 1]);
 }
