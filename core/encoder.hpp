@@ -23,28 +23,35 @@ struct kernel_types {
   using team_policy = Kokkos::TeamPolicy<ExecSpace>;
   using member_type = typename team_policy::member_type;
 
-  // Team scratch: the hypercube's words, then the column offset of every chunk in its block.
+  // Team scratch: the hypercube's words, the carry into each row of the last axis (decoder),
+  // and the column offset of every chunk in its block.
   static constexpr std::size_t cube_scratch_bytes = profile_type::hypercube_size * sizeof(bits_type);
+  static constexpr std::size_t carry_scratch_bytes =
+      profile_type::hypercube_size / hypercube_row_length<profile_type> * sizeof(bits_type);
   static constexpr std::size_t offsets_scratch_bytes = profile_type::chunks_per_hypercube * sizeof(int);
 
   struct team_scratch {
     bits_type* cube;
+    bits_type* row_carry;
     int* chunk_offsets;
   };
 
   KOKKOS_INLINE_FUNCTION static team_scratch scratch(const member_type& member) {
     // Local copies: get_shmem takes its size by reference, which device code may not bind to a
     // static data member.
-    const std::size_t cube_bytes = cube_scratch_bytes, offsets_bytes = offsets_scratch_bytes;
-    return {static_cast<bits_type*>(member.team_scratch(0).get_shmem(cube_bytes)),
-            static_cast<int*>(member.team_scratch(0).get_shmem(offsets_bytes))};
+    const std::size_t cube_bytes = cube_scratch_bytes, carry_bytes = carry_scratch_bytes,
+                      offsets_bytes = offsets_scratch_bytes;
+    auto* cube = static_cast<bits_type*>(member.team_scratch(0).get_shmem(cube_bytes));
+    auto* carry = static_cast<bits_type*>(member.team_scratch(0).get_shmem(carry_bytes));
+    return {cube, carry, static_cast<int*>(member.team_scratch(0).get_shmem(offsets_bytes))};
   }
 
   // One team per hypercube, with its scratch.
   static team_policy hypercube_policy(const ExecSpace& exec, std::size_t hypercubes) {
     return team_policy(exec, static_cast<int>(hypercubes), lane_ops::team_size,
                        lane_ops::vector_length)
-        .set_scratch_size(0, Kokkos::PerTeam(cube_scratch_bytes + offsets_scratch_bytes));
+        .set_scratch_size(0, Kokkos::PerTeam(cube_scratch_bytes + carry_scratch_bytes +
+                                             offsets_scratch_bytes));
   }
 };
 
@@ -66,9 +73,8 @@ struct encode_hypercubes {
     const auto scratch = base::scratch(member);
     std::size_t origin[Dims];
     layout.hypercube_origin(index, origin);
-    load_hypercube<profile_type>(member, values, layout.grid, origin, scratch.cube);
-    member.team_barrier();
-    forward_lorenzo<profile_type>(member, scratch.cube);
+    load_hypercube_residuals<profile_type, typename base::lane_ops>(member, values, layout.grid,
+                                                                   origin, scratch.cube);
     const int length = pack_hypercube<profile_type, typename base::lane_ops>(
         member, scratch.cube, blocks + index * profile_type::max_block_words,
         scratch.chunk_offsets);

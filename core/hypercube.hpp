@@ -1,6 +1,6 @@
 #pragma once
-// Moving one hypercube between the grid and a team-scratch block of 4096 words, and the
-// integer Lorenzo transform on that block. All loops are team-level and written against the
+// Moving one hypercube between the grid and a team-scratch block of 4096 words, with the
+// integer Lorenzo transform on the way in (encoder) and its inverse on that block (decoder). All loops are team-level and written against the
 // profile, so one template serves float/double and 1/2/3-D.
 
 #include <cstddef>
@@ -62,6 +62,49 @@ KOKKOS_INLINE_FUNCTION void load_hypercube(const Member& member, const Bits* val
   });
 }
 
+// Loads a hypercube's Lorenzo residuals into `cube`: every element, sign bit rotated to bit 0,
+// minus its prediction from the 2^D - 1 neighbours before it inside the hypercube (the
+// inclusion-exclusion sum that the per-axis backward differences compose to). Neighbours are
+// read from the grid, where they are cache-resident, so every element is independent: no pass
+// over team scratch and no sequential walk along lines. The shape for lane groups (GPUs); a
+// single-lane host thread is faster with load_hypercube and forward_lorenzo.
+template <class Profile, class LaneOps, class Member, class Bits>
+KOKKOS_INLINE_FUNCTION void load_residuals(const Member& member, const Bits* values,
+                                           const extent<Profile::dimensions>& grid,
+                                           const std::size_t (&origin)[Profile::dimensions],
+                                           Bits* cube) {
+  constexpr int dims = Profile::dimensions;
+  constexpr int s = Profile::side_length;
+  std::size_t grid_stride[dims];
+  grid_stride[dims - 1] = 1;
+  for (int a = dims - 2; a >= 0; --a) grid_stride[a] = grid_stride[a + 1] * grid[a + 1];
+
+  constexpr int lanes = LaneOps::vector_length;
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Profile::hypercube_size / lanes), [&](int g) {
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, lanes), [&](int lane) {
+      const int local = g * lanes + lane;
+      const std::size_t at = grid_offset<Profile>(grid, origin, local);
+      Bits residual = 0;
+      for (int neighbour = 0; neighbour < (1 << dims); ++neighbour) {
+        // Bit (dims-1-a) of `neighbour` steps back along axis a; steps out of the hypercube
+        // drop the term (nothing is predicted across its faces).
+        std::size_t back = 0;
+        bool inside = true, subtract = false;
+        for (int a = 0; a < dims; ++a) {
+          if (!((neighbour >> (dims - 1 - a)) & 1)) continue;
+          inside = inside && local / axis_stride<Profile>(a) % s != 0;
+          back += grid_stride[a];
+          subtract = !subtract;
+        }
+        if (!inside) continue;
+        const Bits term = rotate_left_1(values[at - back]);
+        residual = subtract ? residual - term : residual + term;
+      }
+      cube[local] = residual;
+    });
+  });
+}
+
 // Stores a hypercube from `cube`, rotating bit 0 back to the sign position.
 template <class Profile, class Member, class Bits>
 KOKKOS_INLINE_FUNCTION void store_hypercube(const Member& member, const Bits* cube,
@@ -74,47 +117,117 @@ KOKKOS_INLINE_FUNCTION void store_hypercube(const Member& member, const Bits* cu
   });
 }
 
-// Calls step(at, stride) for every element position `at` of every line along Axis except the
-// first, walking the lines from their far end (Descending) or from their start. Lines that are
-// neighbours in memory go to the lanes of one thread, so each lane step is a contiguous access.
-template <class Profile, int Axis, bool Descending, class Member, class Step>
+// Calls step(at, stride) for every position `at` of every line along Axis except the line's
+// first, walking each line from its far end (Descending) or from its start. Lines that are
+// neighbours in memory go to the lanes of one team thread and are walked side by side, so every
+// step is a contiguous access; a host thread (one lane) takes all lines of an outer slab, so its
+// inner loop is long enough to vectorise.
+template <class Profile, int Axis, class LaneOps, bool Descending, class Member, class Step>
 KOKKOS_INLINE_FUNCTION void sweep_axis(const Member& member, const Step& step) {
   constexpr int s = Profile::side_length;
   constexpr int stride = axis_stride<Profile>(Axis);
-  Kokkos::parallel_for(
-      Kokkos::TeamThreadRange(member, Profile::hypercube_size / (s * stride)), [&](int outer) {
-        for (int i = 1; i < s; ++i) {
-          const int at = (outer * s + (Descending ? s - i : i)) * stride;
-          Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, stride),
-                               [&](int inner) { step(at + inner, stride); });
-        }
-      });
+  constexpr int lanes = LaneOps::vector_length;
+  constexpr int group = lanes > 1 ? lanes : stride;  // lines per team thread
+  constexpr int lines = Profile::hypercube_size / s;
+  static_assert(lines % group == 0);
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(member, lines / group), [&](int g) {
+    for (int i = 1; i < s; ++i) {
+      const int c = Descending ? s - i : i;
+      // Lines are numbered by (outer slab, inner offset). Where a group stays inside one slab,
+      // its positions are contiguous, which the host compiler needs to see to vectorise.
+      if constexpr (group <= stride) {
+        const int at = (g * group / stride * s + c) * stride + g * group % stride;
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, group),
+                             [&](int j) { step(at + j, stride); });
+      } else {
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, group), [&](int j) {
+          const int line = g * group + j;
+          step((line / stride * s + c) * stride + line % stride, stride);
+        });
+      }
+    }
+  });
   member.team_barrier();
 }
 
-// Calls sweep_axis for every axis of the profile.
-template <class Profile, bool Descending, class Member, class Step, int... Axes>
-KOKKOS_INLINE_FUNCTION void sweep_axes(const Member& member, const Step& step,
-                                       std::integer_sequence<int, Axes...>) {
-  (sweep_axis<Profile, Axes, Descending>(member, step), ...);
+// Forward integer Lorenzo transform for a single-lane (host) thread, in place on `cube`: a
+// backward difference along every axis, each line walked from its far end so that every
+// difference reads values from before its pass.
+template <class Profile, class LaneOps, class Member, class Bits, int... Axes>
+KOKKOS_INLINE_FUNCTION void forward_lorenzo(const Member& member, Bits* cube,
+                                            std::integer_sequence<int, Axes...>) {
+  (sweep_axis<Profile, Axes, LaneOps, true>(
+       member, [&](int at, int stride) { cube[at] -= cube[at - stride]; }),
+   ...);
 }
 
-// Forward integer Lorenzo transform: a backward difference along every axis, each line walked
-// from its far end so that every difference reads values from before its pass. Nothing is
-// predicted across the hypercube's faces.
-template <class Profile, class Member, class Bits>
-KOKKOS_INLINE_FUNCTION void forward_lorenzo(const Member& member, Bits* cube) {
-  sweep_axes<Profile, true>(
-      member, [&](int at, int stride) { cube[at] -= cube[at - stride]; },
-      std::make_integer_sequence<int, Profile::dimensions>{});
+// Loads a hypercube's Lorenzo residuals into `cube`, in the shape that suits the backend.
+template <class Profile, class LaneOps, class Member, class Bits>
+KOKKOS_INLINE_FUNCTION void load_hypercube_residuals(
+    const Member& member, const Bits* values, const extent<Profile::dimensions>& grid,
+    const std::size_t (&origin)[Profile::dimensions], Bits* cube) {
+  if constexpr (LaneOps::vector_length == 1) {
+    load_hypercube<Profile>(member, values, grid, origin, cube);
+    member.team_barrier();
+    forward_lorenzo<Profile, LaneOps>(member, cube,
+                                      std::make_integer_sequence<int, Profile::dimensions>{});
+  } else {
+    load_residuals<Profile, LaneOps>(member, values, grid, origin, cube);
+    member.team_barrier();
+  }
 }
 
-// Inverse transform: an inclusive prefix sum along every axis.
-template <class Profile, class Member, class Bits>
-KOKKOS_INLINE_FUNCTION void inverse_lorenzo(const Member& member, Bits* cube) {
-  sweep_axes<Profile, false>(
-      member, [&](int at, int stride) { cube[at] += cube[at - stride]; },
-      std::make_integer_sequence<int, Profile::dimensions>{});
+// Inclusive prefix sum along the last axis: a lane-level scan of every row, plus for 1-D, where
+// the single 4096-element line spans 64 rows, the carry of all rows before.
+template <class Profile, class LaneOps, class Member, class Bits>
+KOKKOS_INLINE_FUNCTION void prefix_sum_last_axis(const Member& member, Bits* cube,
+                                                 Bits* row_carry) {
+  constexpr int row = hypercube_row_length<Profile>;
+  constexpr int rows = Profile::hypercube_size / row;
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(member, rows), [&](int r) {
+    Bits* line = cube + r * row;
+    Kokkos::parallel_scan(Kokkos::ThreadVectorRange(member, row), [&](int x, Bits& sum, bool final) {
+      sum += line[x];
+      if (final) line[x] = sum;
+    });
+  });
+  member.team_barrier();
+  if constexpr (Profile::side_length > row) {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 1), [&](int) {
+      Kokkos::parallel_scan(Kokkos::ThreadVectorRange(member, rows),
+                            [&](int r, Bits& carry, bool final) {
+                              const Bits total = cube[r * row + row - 1];
+                              if (final) row_carry[r] = carry;
+                              carry += total;
+                            });
+    });
+    member.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, rows), [&](int r) {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, row),
+                           [&](int x) { cube[r * row + x] += row_carry[r]; });
+    });
+    member.team_barrier();
+  }
+}
+
+// Inverse Lorenzo transform: an inclusive prefix sum along every axis (in any order: they
+// commute). A single-lane (host) thread walks the last axis' lines too; lane groups scan them.
+template <class Profile, class LaneOps, class Member, class Bits, int... OuterAxes>
+KOKKOS_INLINE_FUNCTION void inverse_lorenzo(const Member& member, Bits* cube, Bits* row_carry,
+                                            std::integer_sequence<int, OuterAxes...>) {
+  constexpr int last = Profile::dimensions - 1;
+  const auto add_previous = [&](int at, int stride) { cube[at] += cube[at - stride]; };
+  (sweep_axis<Profile, OuterAxes, LaneOps, false>(member, add_previous), ...);
+  if constexpr (LaneOps::vector_length == 1)
+    sweep_axis<Profile, last, LaneOps, false>(member, add_previous);
+  else
+    prefix_sum_last_axis<Profile, LaneOps>(member, cube, row_carry);
+}
+
+template <class Profile, class LaneOps, class Member, class Bits>
+KOKKOS_INLINE_FUNCTION void inverse_lorenzo(const Member& member, Bits* cube, Bits* row_carry) {
+  inverse_lorenzo<Profile, LaneOps>(member, cube, row_carry,
+                                    std::make_integer_sequence<int, Profile::dimensions - 1>{});
 }
 
 }  // namespace ndzip::core
