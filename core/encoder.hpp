@@ -118,7 +118,7 @@ struct compact_blocks {
     const std::uint64_t end = block_ends[index];
     const bits_type* block = blocks + index * profile_type::max_block_words;
     auto* out = reinterpret_cast<bits_type*>(stream + layout.header_bytes()) + begin;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, static_cast<int>(end - begin)),
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(member, static_cast<int>(end - begin)),
                          [&](int j) { out[j] = block[j]; });
     Kokkos::single(Kokkos::PerTeam(member), [&] {
       auto* table = reinterpret_cast<std::uint32_t*>(stream);
