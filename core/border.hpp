@@ -42,24 +42,33 @@ KOKKOS_INLINE_FUNCTION std::size_t border_element(const stream_layout<T, Dims>& 
   return offset;
 }
 
+// The border is copied by extra teams of the block kernels (fused, so no launch of its own):
+// each takes a slice of up to one hypercube's worth of border elements.
+inline constexpr std::size_t border_slice_size = 4096;
+
+template <class T, int Dims>
+KOKKOS_INLINE_FUNCTION std::size_t border_slices(const stream_layout<T, Dims>& layout) {
+  return (layout.border_size + border_slice_size - 1) / border_slice_size;
+}
+
 enum class border_direction { grid_to_stream, stream_to_grid };
 
-// Copies the border between the grid and the stream's border area on `exec`.
-template <border_direction Direction, class T, int Dims, class ExecSpace, class Bits>
-void copy_border(const ExecSpace& exec, const stream_layout<T, Dims>& layout, Bits* grid,
-                 Bits* border) {
-  if (layout.border_size == 0) return;
-  Kokkos::parallel_for(
-      "ndzip::copy_border",
-      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::size_t>>(exec, 0, layout.border_size),
-      KOKKOS_LAMBDA(std::size_t i) {
-        const std::size_t at = border_element(layout, i);
-        // A plain if: nvcc's extended lambdas may not capture inside an if constexpr.
-        if (Direction == border_direction::grid_to_stream)
-          border[i] = grid[at];
-        else
-          grid[at] = border[i];
-      });
+// Copies border slice `slice` between the grid and the stream's border area, over the team.
+template <border_direction Direction, class T, int Dims, class Member, class Bits>
+KOKKOS_INLINE_FUNCTION void copy_border_slice(const Member& member,
+                                              const stream_layout<T, Dims>& layout, Bits* grid,
+                                              Bits* border, std::size_t slice) {
+  const std::size_t first = slice * border_slice_size;
+  const std::size_t count =
+      layout.border_size - first < border_slice_size ? layout.border_size - first : border_slice_size;
+  Kokkos::parallel_for(Kokkos::TeamVectorRange(member, static_cast<int>(count)), [&](int j) {
+    const std::size_t i = first + j;
+    const std::size_t at = border_element(layout, i);
+    if constexpr (Direction == border_direction::grid_to_stream)
+      border[i] = grid[at];
+    else
+      grid[at] = border[i];
+  });
 }
 
 }  // namespace ndzip::core

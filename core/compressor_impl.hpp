@@ -90,14 +90,12 @@ std::size_t compressor<T, Dims, ExecSpace>::compress_raw(const T* values, std::b
     throw capacity_error("ndzip: the stream needs " + std::to_string(size) +
                          " bytes but the output holds only " + std::to_string(stream_capacity) +
                          " (compressed_size_bound is " + std::to_string(size_bound()) + ")");
-  if (n > 0) {
-    const core::compact_blocks<T, Dims, ExecSpace> compact{layout, m_blocks.data(),
+  const std::size_t teams = n + core::border_slices(layout);
+  if (teams > 0) {
+    const core::compact_blocks<T, Dims, ExecSpace> compact{layout, grid_bits, m_blocks.data(),
                                                            m_block_ends.data(), stream};
-    Kokkos::parallel_for("ndzip::compact_blocks", kernels::hypercube_policy(m_exec, n), compact);
+    Kokkos::parallel_for("ndzip::compact_blocks", kernels::hypercube_policy(m_exec, teams), compact);
   }
-  auto* border = reinterpret_cast<bits_type*>(stream + layout.header_bytes()) + block_area_words;
-  core::copy_border<core::border_direction::grid_to_stream>(
-      m_exec, layout, const_cast<bits_type*>(grid_bits), border);
   return size;
 }
 
@@ -135,15 +133,12 @@ std::size_t compressor<T, Dims, ExecSpace>::decompress_raw(const std::byte* stre
     throw stream_error("ndzip: invalid stream: its offset table needs " + std::to_string(size) +
                        " bytes but only " + std::to_string(stream_size) +
                        " are given (truncated?)");
-  if (n > 0) {
+  const std::size_t teams = n + core::border_slices(layout);
+  if (teams > 0) {
     const core::decode_hypercubes<T, Dims, ExecSpace> decode{layout, stream, grid_bits,
                                                              m_status.data()};
-    Kokkos::parallel_for("ndzip::decode_hypercubes", kernels::hypercube_policy(m_exec, n), decode);
+    Kokkos::parallel_for("ndzip::decode_hypercubes", kernels::hypercube_policy(m_exec, teams), decode);
   }
-  const auto* border =
-      reinterpret_cast<const bits_type*>(stream + layout.header_bytes()) + block_area_words;
-  core::copy_border<core::border_direction::stream_to_grid>(m_exec, layout, grid_bits,
-                                                            const_cast<bits_type*>(border));
   read_status();
   if (n > 0 && m_status_host(0) != core::no_stream_failure)
     throw stream_error(core::describe_stream_failure(

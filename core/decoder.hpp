@@ -9,6 +9,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "core/border.hpp"
 #include "core/chunk_packing.hpp"
 #include "core/encoder.hpp"
 #include "core/hypercube.hpp"
@@ -39,7 +40,7 @@ void validate_offset_table(const ExecSpace& exec, const stream_layout<T, Dims>& 
       });
 }
 
-// D1: block -> hypercube in the grid.
+// D1: block -> hypercube in the grid; teams past the last hypercube copy the border.
 template <class T, int Dims, class ExecSpace>
 struct decode_hypercubes {
   using base = kernel_types<T, Dims, ExecSpace>;
@@ -55,7 +56,16 @@ struct decode_hypercubes {
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
     const std::size_t index = member.league_rank();
+    const std::size_t n = layout.hypercube_count;
     const auto* table = reinterpret_cast<const std::uint32_t*>(stream);
+    if (index >= n) {
+      // Teams past the last hypercube copy the border (after the validated block area).
+      const auto* border = reinterpret_cast<const bits_type*>(stream + layout.header_bytes()) +
+                           (n == 0 ? 0 : table[n - 1]);
+      copy_border_slice<border_direction::stream_to_grid>(
+          member, layout, values, const_cast<bits_type*>(border), index - n);
+      return;
+    }
     const std::uint64_t begin = index == 0 ? 0 : table[index - 1];
     const std::uint64_t end = table[index];
     const auto* block = reinterpret_cast<const bits_type*>(stream + layout.header_bytes()) + begin;

@@ -9,6 +9,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "backends/lane_ops.hpp"
+#include "core/border.hpp"
 #include "core/chunk_packing.hpp"
 #include "core/hypercube.hpp"
 #include "ndzip/format.hpp"
@@ -46,9 +47,10 @@ struct kernel_types {
     return {cube, carry, static_cast<int*>(member.team_scratch(0).get_shmem(offsets_bytes))};
   }
 
-  // One team per hypercube, with its scratch.
-  static team_policy hypercube_policy(const ExecSpace& exec, std::size_t hypercubes) {
-    return team_policy(exec, static_cast<int>(hypercubes), lane_ops::team_size,
+  // One team per hypercube (and per border slice, where the kernel copies the border too), with
+  // its scratch.
+  static team_policy hypercube_policy(const ExecSpace& exec, std::size_t teams) {
+    return team_policy(exec, static_cast<int>(teams), lane_ops::team_size,
                        lane_ops::vector_length)
         .set_scratch_size(0, Kokkos::PerTeam(cube_scratch_bytes + carry_scratch_bytes +
                                              offsets_scratch_bytes));
@@ -99,7 +101,8 @@ void scan_block_lengths(const ExecSpace& exec, std::uint64_t* block_ends, std::s
       });
 }
 
-// K3: offset table, header padding and blocks, compacted into the stream.
+// K3: offset table, header padding and blocks, compacted into the stream; teams past the last
+// hypercube copy the border behind the blocks.
 template <class T, int Dims, class ExecSpace>
 struct compact_blocks {
   using base = kernel_types<T, Dims, ExecSpace>;
@@ -108,24 +111,32 @@ struct compact_blocks {
   using profile_type = typename base::profile_type;
 
   stream_layout<T, Dims> layout;
+  const bits_type* values;
   const bits_type* blocks;
   const std::uint64_t* block_ends;
   std::byte* stream;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
     const std::size_t index = member.league_rank();
+    const std::size_t n = layout.hypercube_count;
+    auto* block_area = reinterpret_cast<bits_type*>(stream + layout.header_bytes());
+    if (index >= n) {
+      bits_type* border = block_area + (n == 0 ? 0 : block_ends[n - 1]);
+      copy_border_slice<border_direction::grid_to_stream>(
+          member, layout, const_cast<bits_type*>(values), border, index - n);
+      return;
+    }
     const std::uint64_t begin = index == 0 ? 0 : block_ends[index - 1];
     const std::uint64_t end = block_ends[index];
     const bits_type* block = blocks + index * profile_type::max_block_words;
-    auto* out = reinterpret_cast<bits_type*>(stream + layout.header_bytes()) + begin;
+    bits_type* out = block_area + begin;
     Kokkos::parallel_for(Kokkos::TeamVectorRange(member, static_cast<int>(end - begin)),
                          [&](int j) { out[j] = block[j]; });
     Kokkos::single(Kokkos::PerTeam(member), [&] {
       auto* table = reinterpret_cast<std::uint32_t*>(stream);
       table[index] = static_cast<std::uint32_t>(end);
       // Double streams with an odd hypercube count pad the table to a whole word with zeros.
-      if (index == 0 && layout.header_bytes() > 4 * layout.hypercube_count)
-        table[layout.hypercube_count] = 0;
+      if (index == 0 && layout.header_bytes() > 4 * n) table[n] = 0;
     });
   }
 };
