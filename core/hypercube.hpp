@@ -177,20 +177,35 @@ KOKKOS_INLINE_FUNCTION void load_hypercube_residuals(
   }
 }
 
-// Inclusive prefix sum along the last axis: a lane-level scan of every row, plus for 1-D, where
-// the single 4096-element line spans 64 rows, the carry of all rows before.
+// Inclusive prefix sum along the last axis for lane groups (GPUs): lane-level scans of each row
+// (several short rows side by side in one lane group, or a long row piece by piece with a
+// carry), plus for 1-D, where the single 4096-element line spans 64 rows, the carry of all rows
+// before.
 template <class Profile, class LaneOps, class Member, class Bits>
 KOKKOS_INLINE_FUNCTION void prefix_sum_last_axis(const Member& member, Bits* cube,
                                                  Bits* row_carry) {
+  constexpr int lanes = LaneOps::vector_length;
   constexpr int row = hypercube_row_length<Profile>;
   constexpr int rows = Profile::hypercube_size / row;
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(member, rows), [&](int r) {
-    Bits* line = cube + r * row;
-    Kokkos::parallel_scan(Kokkos::ThreadVectorRange(member, row), [&](int x, Bits& sum, bool final) {
-      sum += line[x];
-      if (final) line[x] = sum;
+  if constexpr (row <= lanes) {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Profile::hypercube_size / lanes), [&](int g) {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, lanes), [&](int lane) {
+        Bits& v = cube[g * lanes + lane];
+        v = LaneOps::template inclusive_scan<row>(lane, v);
+      });
     });
-  });
+  } else {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, rows), [&](int r) {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, lanes), [&](int lane) {
+        Bits carry = 0;
+        for (int piece = 0; piece < row / lanes; ++piece) {
+          Bits& v = cube[r * row + piece * lanes + lane];
+          v = LaneOps::template inclusive_scan<lanes>(lane, v) + carry;
+          carry = LaneOps::broadcast(v, lanes - 1);
+        }
+      });
+    });
+  }
   member.team_barrier();
   if constexpr (Profile::side_length > row) {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 1), [&](int) {

@@ -115,7 +115,7 @@ int main(int argc, char** argv) {
     std::printf("ndzip-demo: smooth 3-D float field %zux%zux%zu (%.1f MiB), default backend %s\n", n,
                 n, n, bytes / 1048576.0, ndzip::default_backend().c_str());
     std::printf("memcpy of the same buffer (1 thread): %.3f GB/s\n", bytes / 1e9 / memcpy_time.median_s);
-    std::printf("%-8s %7s %8s %15s %17s %9s\n", "backend", "threads", "ratio", "compress GB/s",
+    std::printf("%-8s %7s %8s %15s %17s %9s\n", "backend", "concur.", "ratio", "compress GB/s",
                 "decompress GB/s", "verified");
     for (const auto& name : opt.backends) {
       try {

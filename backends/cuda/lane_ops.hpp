@@ -69,6 +69,29 @@ struct cuda_lane_ops {
     }
   }
 
+  // Inclusive prefix sum (mod 2^W) of `value` over the lanes of each aligned group of Segment
+  // lanes: Kogge-Stone steps with __shfl_up_sync, log2(Segment) of them.
+  template <int Segment, class Bits>
+  KOKKOS_INLINE_FUNCTION static Bits inclusive_scan(int lane, Bits value) {
+    static_assert(Segment >= 1 && Segment <= 32 && (Segment & (Segment - 1)) == 0);
+    for (int d = 1; d < Segment; d *= 2) {
+      const Bits before = shuffle_up(value, d);
+      if ((lane & (Segment - 1)) >= d) value += before;
+    }
+    return value;
+  }
+
+  // `value` as held by lane `source`.
+  template <class Bits>
+  KOKKOS_INLINE_FUNCTION static Bits broadcast(Bits value, int source) {
+#ifdef __CUDA_ARCH__
+    return __shfl_sync(0xffffffffu, value, source);
+#else
+    static_cast<void>(source);
+    return value;  // never called on the host
+#endif
+  }
+
   // The chunk head: bit W-1-i set where column i is non-zero; the same in every lane.
   template <class Bits, int R>
   KOKKOS_INLINE_FUNCTION static Bits nonzero_columns(int /*lane*/, const Bits (&columns)[R]) {
@@ -112,6 +135,16 @@ struct cuda_lane_ops {
     return __shfl_xor_sync(0xffffffffu, v, lane_mask);
 #else
     static_cast<void>(lane_mask);
+    return v;  // never called on the host
+#endif
+  }
+
+  template <class Bits>
+  KOKKOS_INLINE_FUNCTION static Bits shuffle_up(Bits v, int delta) {
+#ifdef __CUDA_ARCH__
+    return __shfl_up_sync(0xffffffffu, v, delta);
+#else
+    static_cast<void>(delta);
     return v;  // never called on the host
 #endif
   }
