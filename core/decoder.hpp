@@ -12,7 +12,8 @@
 #include "core/border.hpp"
 #include "core/chunk_packing.hpp"
 #include "core/encoder.hpp"
-#include "core/hypercube.hpp"
+#include "core/hypercube_access.hpp"
+#include "core/lorenzo.hpp"
 #include "core/stream_status.hpp"
 #include "ndzip/format.hpp"
 

@@ -11,7 +11,8 @@
 #include "backends/lane_ops.hpp"
 #include "core/border.hpp"
 #include "core/chunk_packing.hpp"
-#include "core/hypercube.hpp"
+#include "core/hypercube_access.hpp"
+#include "core/lorenzo.hpp"
 #include "ndzip/format.hpp"
 
 namespace ndzip::core {

@@ -58,7 +58,7 @@ struct cuda_lane_ops {
       } else {
         const bool upper = lane & j;  // this lane holds row k + j of its pair
         for (int h = 0; h < R; ++h) {
-          const Bits other = shuffle_xor(words[h], j);
+          const Bits other = shuffle(words[h], shuffle_kind::xor_lane, j);
           words[h] = upper ? (words[h] & static_cast<Bits>(~(mask << j))) |
                                  (static_cast<Bits>(other << j) & static_cast<Bits>(mask << j))
                            : (words[h] & static_cast<Bits>(~mask)) | ((other >> j) & mask);
@@ -75,7 +75,7 @@ struct cuda_lane_ops {
   KOKKOS_INLINE_FUNCTION static Bits inclusive_scan(int lane, Bits value) {
     static_assert(Segment >= 1 && Segment <= 32 && (Segment & (Segment - 1)) == 0);
     for (int d = 1; d < Segment; d *= 2) {
-      const Bits before = shuffle_up(value, d);
+      const Bits before = shuffle(value, shuffle_kind::up, d);
       if ((lane & (Segment - 1)) >= d) value += before;
     }
     return value;
@@ -84,12 +84,7 @@ struct cuda_lane_ops {
   // `value` as held by lane `source`.
   template <class Bits>
   KOKKOS_INLINE_FUNCTION static Bits broadcast(Bits value, int source) {
-#ifdef __CUDA_ARCH__
-    return __shfl_sync(0xffffffffu, value, source);
-#else
-    static_cast<void>(source);
-    return value;  // never called on the host
-#endif
+    return shuffle(value, shuffle_kind::from_lane, source);
   }
 
   // The chunk head: bit W-1-i set where column i is non-zero; the same in every lane.
@@ -129,22 +124,23 @@ struct cuda_lane_ops {
     return i == 0 ? 0 : popcount(static_cast<Bits>(head >> (w - i)));
   }
 
-  template <class Bits>
-  KOKKOS_INLINE_FUNCTION static Bits shuffle_xor(Bits v, int lane_mask) {
-#ifdef __CUDA_ARCH__
-    return __shfl_xor_sync(0xffffffffu, v, lane_mask);
-#else
-    static_cast<void>(lane_mask);
-    return v;  // never called on the host
-#endif
-  }
+  enum class shuffle_kind { from_lane, xor_lane, up };
 
+  // The warp shuffles, behind one guard for nvcc's host pass.
   template <class Bits>
-  KOKKOS_INLINE_FUNCTION static Bits shuffle_up(Bits v, int delta) {
+  KOKKOS_INLINE_FUNCTION static Bits shuffle(Bits v, shuffle_kind kind, int argument) {
 #ifdef __CUDA_ARCH__
-    return __shfl_up_sync(0xffffffffu, v, delta);
+    switch (kind) {
+      case shuffle_kind::xor_lane:
+        return __shfl_xor_sync(0xffffffffu, v, argument);
+      case shuffle_kind::up:
+        return __shfl_up_sync(0xffffffffu, v, argument);
+      default:
+        return __shfl_sync(0xffffffffu, v, argument);
+    }
 #else
-    static_cast<void>(delta);
+    static_cast<void>(kind);
+    static_cast<void>(argument);
     return v;  // never called on the host
 #endif
   }

@@ -1,7 +1,8 @@
 #pragma once
-// Moving one hypercube between the grid and a team-scratch block of 4096 words, with the
-// integer Lorenzo transform on the way in (encoder) and its inverse on that block (decoder). All loops are team-level and written against the
-// profile, so one template serves float/double and 1/2/3-D.
+// The integer Lorenzo transform of a hypercube: the forward transform on the way in from the
+// grid (encoder) and its inverse, per-axis prefix sums, on the team-scratch block (decoder).
+// The loop shapes differ for single-lane host threads and for lane groups; the arithmetic is
+// the same (the per-axis operators commute, so any order gives the same residuals).
 
 #include <cstddef>
 #include <utility>
@@ -9,58 +10,10 @@
 #include <Kokkos_Core.hpp>
 
 #include "core/bit_mapping.hpp"
+#include "core/hypercube_access.hpp"
 #include "ndzip/format.hpp"
 
 namespace ndzip::core {
-
-// A hypercube's elements travel in rows of up to 64 contiguous grid elements: a line along the
-// last axis, or a 64-element piece of the single 4096-element 1-D line.
-template <class Profile>
-inline constexpr int hypercube_row_length = Profile::side_length < 64 ? Profile::side_length : 64;
-
-// Distance in a hypercube's linear order between neighbours along `axis`: side_length^(D-1-axis).
-template <class Profile>
-KOKKOS_INLINE_FUNCTION constexpr int axis_stride(int axis) {
-  int stride = 1;
-  for (int b = axis + 1; b < Profile::dimensions; ++b) stride *= Profile::side_length;
-  return stride;
-}
-
-// Offset in the grid (in elements) of the hypercube-local linear position `local`.
-template <class Profile, int Dims = Profile::dimensions>
-KOKKOS_INLINE_FUNCTION std::size_t grid_offset(const extent<Dims>& grid,
-                                               const std::size_t (&origin)[Dims], int local) {
-  constexpr int s = Profile::side_length;
-  std::size_t offset = 0;
-  for (int a = 0; a < Dims; ++a)
-    offset = offset * grid[a] + origin[a] +
-             static_cast<std::size_t>(local / axis_stride<Profile>(a) % s);
-  return offset;
-}
-
-// Calls f(local_offset, grid_offset, length) for every row of a hypercube, spread over the team.
-template <class Profile, class Member, class F>
-KOKKOS_INLINE_FUNCTION void for_each_hypercube_row(
-    const Member& member, const extent<Profile::dimensions>& grid,
-    const std::size_t (&origin)[Profile::dimensions], const F& f) {
-  constexpr int row = hypercube_row_length<Profile>;
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Profile::hypercube_size / row), [&](int r) {
-    const int local = r * row;
-    f(local, grid_offset<Profile>(grid, origin, local), row);
-  });
-}
-
-// Loads a hypercube into `cube` with the sign bit rotated to bit 0.
-template <class Profile, class Member, class Bits>
-KOKKOS_INLINE_FUNCTION void load_hypercube(const Member& member, const Bits* values,
-                                           const extent<Profile::dimensions>& grid,
-                                           const std::size_t (&origin)[Profile::dimensions],
-                                           Bits* cube) {
-  for_each_hypercube_row<Profile>(member, grid, origin, [&](int local, std::size_t at, int n) {
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, n),
-                         [&](int x) { cube[local + x] = rotate_left_1(values[at + x]); });
-  });
-}
 
 // Loads a hypercube's Lorenzo residuals into `cube`: every element, sign bit rotated to bit 0,
 // minus its prediction from the 2^D - 1 neighbours before it inside the hypercube (the
@@ -102,18 +55,6 @@ KOKKOS_INLINE_FUNCTION void load_residuals(const Member& member, const Bits* val
       }
       cube[local] = residual;
     });
-  });
-}
-
-// Stores a hypercube from `cube`, rotating bit 0 back to the sign position.
-template <class Profile, class Member, class Bits>
-KOKKOS_INLINE_FUNCTION void store_hypercube(const Member& member, const Bits* cube,
-                                            const extent<Profile::dimensions>& grid,
-                                            const std::size_t (&origin)[Profile::dimensions],
-                                            Bits* values) {
-  for_each_hypercube_row<Profile>(member, grid, origin, [&](int local, std::size_t at, int n) {
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, n),
-                         [&](int x) { values[at + x] = rotate_right_1(cube[local + x]); });
   });
 }
 
