@@ -3,14 +3,16 @@
 // copies are outside the timed region. Every round trip is verified bit for bit, and every
 // backend's stream is compared byte for byte with the first backend's.
 //
-//   ndzip-bench --manifest FILE [-b BACKEND]...    datasets listed as `file;float|double;dims`
-//   ndzip-bench --synthetic [-b BACKEND]... [--scale K]
+// Peer codecs (zstd, LZ4, Blosc, fpzip, zfp) run single-threaded on the host beside ndzip, on the
+// same data. See usage() for the modes and options.
 //
 // The synthetic set is a smooth field with noise in the low mantissa bits (8 bits for float,
 // 24 for double) in the shapes 3-D float 512^3, 2-D float 8192^2, 1-D float 2^27, 1-D double
 // 2^27 and 3-D double 256^3; --scale K divides the slowest extent by K (for small machines).
 
+#include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -23,6 +25,8 @@
 #include <Kokkos_Core.hpp>
 #include <ndzip/ndzip.hpp>
 
+#include "bench_report.hpp"
+#include "peers.hpp"
 #include "timing.hpp"
 
 namespace {
@@ -73,23 +77,29 @@ void fill_synthetic(const ExecSpace& exec, const View& values, const ndzip::exte
       });
 }
 
-struct row_label {
-  std::string name;
-  std::string backend;
-};
-
 // The first backend's stream of the current input, which every other backend must reproduce.
 struct reference_stream {
   bool present = false;
   std::vector<std::byte> bytes;
 };
 
-// Measures and verifies one input (already in the backend's memory) and prints its row.
-// Returns the number of failures (round trip not bit-exact, or a stream different from the
-// reference backend's).
+struct input_label {
+  std::string mode;     // dataset, synthetic or sweep
+  std::string dataset;  // file name or "synthetic"
+};
+
+template <int Dims>
+std::string describe(const ndzip::extent<Dims>& grid) {
+  std::string dims;
+  for (int a = 0; a < Dims; ++a) dims += (a ? "x" : "") + std::to_string(grid[a]);
+  return dims;
+}
+
+// Measures and verifies ndzip on one input already in the backend's memory.
 template <class T, int Dims, class ExecSpace, class View>
-int measure_input(const ExecSpace& exec, const row_label& label, const ndzip::extent<Dims>& grid,
-                  const View& values, reference_stream& reference) {
+ndzip::perf::result_row measure_ndzip(const ExecSpace& exec, const std::string& backend,
+                                      const input_label& label, const ndzip::extent<Dims>& grid,
+                                      const View& values, reference_stream& reference) {
   using memory_space = typename ExecSpace::memory_space;
   const std::size_t n = grid.size();
   Kokkos::View<T*, memory_space> restored(Kokkos::view_alloc(Kokkos::WithoutInitializing, "restored"), n);
@@ -134,21 +144,48 @@ int measure_input(const ExecSpace& exec, const row_label& label, const ndzip::ex
     reference.bytes = std::move(bytes);
   }
 
-  const double input_bytes = double(n) * sizeof(T);
-  const double ratio = double(size) / input_bytes;
-  const double c = input_bytes / 1e9 / compress.median_s, d = input_bytes / 1e9 / decompress.median_s;
-  const double copy_gbps = input_bytes / 1e9 / copy.median_s;
-  // A codec moves about (1 + ratio) bytes per input byte; deep_copy moves 2.
-  const double ceiling = 2 * copy_gbps / (1 + ratio);
-  std::string dims;
-  for (int a = 0; a < Dims; ++a) dims += (a ? "x" : "") + std::to_string(grid[a]);
-  const bool verified = mismatches == 0;
-  std::printf("%-22s %-7s %-6s %-14s %7.4f %9.2f %6.1f%% %9.2f %6.1f%% %9.2f %5d %-8s %s\n",
-              label.name.c_str(), label.backend.c_str(), sizeof(T) == 4 ? "float" : "double",
-              dims.c_str(), ratio, c, 100 * c / ceiling, d, 100 * d / ceiling, copy_gbps,
-              compress.runs, verified ? "yes" : "NO", same.c_str());
-  std::fflush(stdout);
-  return (verified ? 0 : 1) + (same == "NO" ? 1 : 0);
+  ndzip::perf::result_row row{label.mode, label.dataset, sizeof(T) == 4 ? "float" : "double",
+                              describe(grid), backend, "ndzip", ExecSpace().concurrency()};
+  row.bytes = double(n) * sizeof(T);
+  row.compressed_bytes = double(size);
+  row.compress_s = compress.median_s;
+  row.decompress_s = decompress.median_s;
+  row.deep_copy_s = copy.median_s;
+  row.verified = mismatches == 0;
+  row.same_stream = same;
+  return row;
+}
+
+// Runs every peer codec on host data, single-threaded, against a one-thread memcpy of the same
+// buffer as the copy figure.
+template <int Dims>
+void measure_peers(ndzip::perf::report& report, const input_label& label,
+                   const ndzip::perf::peer_input& in, const ndzip::extent<Dims>& grid,
+                   const std::vector<std::unique_ptr<ndzip::perf::peer_codec>>& peers) {
+  if (peers.empty()) return;
+  std::vector<char> restored(in.bytes);
+  const auto copy = ndzip::perf::measure([&] { std::memcpy(restored.data(), in.data, in.bytes); });
+  for (const auto& peer : peers) {
+    try {
+      std::vector<std::byte> stream;
+      const auto compress = ndzip::perf::measure([&] { peer->compress(in, stream); });
+      const auto decompress =
+          ndzip::perf::measure([&] { peer->decompress(in, stream, restored.data()); });
+      ndzip::perf::result_row row{label.mode, label.dataset, in.is_double ? "double" : "float",
+                                  describe(grid), "host", peer->name(), 1};
+      row.bytes = double(in.bytes);
+      row.compressed_bytes = double(stream.size());
+      row.compress_s = compress.median_s;
+      row.decompress_s = decompress.median_s;
+      row.deep_copy_s = copy.median_s;
+      row.verified = std::memcmp(restored.data(), in.data, in.bytes) == 0;
+      row.same_stream = "-";
+      report.add(std::move(row));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ndzip-bench: %s on %s: %s (row skipped)\n", peer->name().c_str(),
+                   label.dataset.c_str(), e.what());
+    }
+  }
 }
 
 // Calls f(T{}, std::integral_constant<int, Dims>{}, extent) for a type and extents known at run time.
@@ -210,106 +247,188 @@ std::vector<T> read_values(const dataset& d, std::size_t count) {
   return values;
 }
 
-int run_manifest(const std::string& manifest, const std::vector<std::string>& backends) {
-  int failures = 0;
-  for (const auto& d : read_manifest(manifest)) {
-    reference_stream reference;
-    with_shape(d.is_double, d.extents, [&](auto tag, auto dims, const auto& grid) {
-      using T = decltype(tag);
-      const auto host = read_values<T>(d, grid.size());
-      for (const auto& b : backends)
-        ndzip::with_backend(b, [&](auto exec) {
-          using memory_space = typename decltype(exec)::memory_space;
-          const Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host_view(
-              host.data(), host.size());
-          const auto values = Kokkos::create_mirror_view_and_copy(memory_space{}, host_view);
-          failures += measure_input<T, decltype(dims)::value>(exec, {d.name, b}, grid, values,
-                                                             reference);
-        });
+struct options {
+  std::vector<std::string> backends;
+  std::string manifest;
+  bool synthetic = false;
+  bool sweep = false;
+  int peers = -1;  // -1: only with --manifest; 0: never (--no-peers); 1: always (--peers)
+  std::size_t scale = 1;
+  std::size_t max_mib = 256;
+  std::string csv, json;
+  bool append = false;
+};
+
+// Runs ndzip on every backend and then the peers on host values of one input.
+template <class T, int Dims>
+void run_input(ndzip::perf::report& report, const options& opt, const input_label& label,
+               const ndzip::extent<Dims>& grid, const T* host_values,
+               const std::vector<std::unique_ptr<ndzip::perf::peer_codec>>& peers) {
+  reference_stream reference;
+  for (const auto& b : opt.backends)
+    ndzip::with_backend(b, [&](auto exec) {
+      using memory_space = typename decltype(exec)::memory_space;
+      const Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host_view(
+          host_values, grid.size());
+      const auto values = Kokkos::create_mirror_view_and_copy(memory_space{}, host_view);
+      report.add(measure_ndzip<T, Dims>(exec, b, label, grid, values, reference));
     });
-  }
-  return failures;
+  std::vector<std::size_t> extents(grid.dimensions);
+  for (int a = 0; a < Dims; ++a) extents[a] = grid[a];
+  measure_peers(report, label, {host_values, grid.size() * sizeof(T), sizeof(T) == 8, extents},
+                grid, peers);
 }
 
-int run_synthetic(const std::vector<std::string>& backends, std::size_t scale) {
-  int failures = 0;
-  for (const auto& s : synthetic_shapes) {
-    auto e = s.extents;
-    e[0] = std::max<std::size_t>(1, e[0] / scale);
-    reference_stream reference;
-    with_shape(s.is_double, e, [&](auto tag, auto dims, const auto& grid) {
-      using T = decltype(tag);
-      for (const auto& b : backends)
-        ndzip::with_backend(b, [&](auto exec) {
-          using ExecSpace = decltype(exec);
-          Kokkos::View<T*, typename ExecSpace::memory_space> values(
-              Kokkos::view_alloc(Kokkos::WithoutInitializing, "values"), grid.size());
-          fill_synthetic<T, decltype(dims)::value>(exec, values, grid);
-          failures += measure_input<T, decltype(dims)::value>(exec, {"synthetic", b}, grid,
-                                                             values, reference);
-        });
-    });
-  }
-  return failures;
+// Generates a synthetic field on the host (with the generator the backends use) and runs it.
+template <class T, int Dims>
+void run_synthetic_input(ndzip::perf::report& report, const options& opt, const input_label& label,
+                         const ndzip::extent<Dims>& grid,
+                         const std::vector<std::unique_ptr<ndzip::perf::peer_codec>>& peers) {
+  Kokkos::View<T*, Kokkos::HostSpace> host(Kokkos::view_alloc(Kokkos::WithoutInitializing, "synthetic"),
+                                           grid.size());
+  fill_synthetic<T, Dims>(Kokkos::DefaultHostExecutionSpace(), host, grid);
+  Kokkos::DefaultHostExecutionSpace().fence();
+  run_input<T, Dims>(report, opt, label, grid, host.data(), peers);
 }
 
 void usage(std::FILE* to) {
   std::fprintf(to,
-               "usage: ndzip-bench --manifest FILE [-b BACKEND]...\n"
-               "       ndzip-bench --synthetic [-b BACKEND]... [--scale K]\n"
-               "  --manifest FILE  datasets as `file;float|double;dims slowest first` lines\n"
-               "  --synthetic      large smooth fields with noisy low mantissa bits\n"
-               "  --scale K        divide the synthetic fields' slowest extent by K\n"
-               "  -b BACKEND       backend (repeatable; default: the default backend). The\n"
-               "                   first one's streams are the reference the others must match\n");
+               "usage: ndzip-bench (--manifest FILE | --synthetic | --sweep) [-b BACKEND]...\n"
+               "                   [--peers | --no-peers] [--scale K] [--max-mib M]\n"
+               "                   [--csv FILE [--append]] [--json FILE]\n"
+               "  --manifest FILE  datasets as `file;float|double;dims slowest first` lines, paths\n"
+               "                   relative to the manifest; adds aggregate rows (total bytes /\n"
+               "                   total time) per backend and codec\n"
+               "  --synthetic      smooth fields with noisy low mantissa bits: float 512^3, 8192^2,\n"
+               "                   2^27, double 2^27, 256^3 (--scale K divides the slowest extent)\n"
+               "  --sweep          3-D float synthetic fields of 1, 4, 16, ... MiB up to --max-mib\n"
+               "                   (default 256); run with several OMP_NUM_THREADS for thread scaling\n"
+               "  -b BACKEND       backend (repeatable; default: the default backend). The first\n"
+               "                   one's streams are the reference the others must reproduce\n"
+               "  --peers          run the CPU peer codecs (zstd, lz4, blosc, fpzip, zfp) on every\n"
+               "                   input (default: with --manifest only); --no-peers: never\n"
+               "  --csv FILE       write all rows as CSV (--append: add to an existing file)\n"
+               "  --json FILE      write all rows as JSON\n"
+               "Exit status 1 if any round trip is not bit-exact or any backend's stream differs.\n");
+}
+
+options parse(int argc, char** argv) {
+  options opt;
+  int modes = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
+      return argv[++i];
+    };
+    auto number = [&]() -> std::size_t {
+      const std::string v = value();
+      char* end = nullptr;
+      const auto n = std::strtoull(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || n == 0)
+        throw std::invalid_argument(arg + " needs a positive number, got '" + v + "'");
+      return n;
+    };
+    if (arg == "--manifest") {
+      opt.manifest = value();
+      ++modes;
+    } else if (arg == "--synthetic") {
+      opt.synthetic = true;
+      ++modes;
+    } else if (arg == "--sweep") {
+      opt.sweep = true;
+      ++modes;
+    } else if (arg == "-b") {
+      opt.backends.push_back(value());
+    } else if (arg == "--no-peers") {
+      opt.peers = 0;
+    } else if (arg == "--peers") {
+      opt.peers = 1;
+    } else if (arg == "--scale") {
+      opt.scale = number();
+    } else if (arg == "--max-mib") {
+      opt.max_mib = number();
+    } else if (arg == "--csv") {
+      opt.csv = value();
+    } else if (arg == "--append") {
+      opt.append = true;
+    } else if (arg == "--json") {
+      opt.json = value();
+    } else if (arg == "-h" || arg == "--help") {
+      usage(stdout);
+      std::exit(0);
+    } else {
+      throw std::invalid_argument("unknown argument '" + arg + "'");
+    }
+  }
+  if (modes != 1) throw std::invalid_argument("give exactly one of --manifest, --synthetic, --sweep");
+  return opt;
+}
+
+void run(ndzip::perf::report& report, const options& opt) {
+  std::vector<std::string> skipped;
+  std::vector<std::unique_ptr<ndzip::perf::peer_codec>> peers;
+  if (opt.peers == 1 || (opt.peers == -1 && !opt.manifest.empty()))
+    peers = ndzip::perf::available_peers(skipped);
+  for (const auto& s : skipped) std::fprintf(stderr, "ndzip-bench: peer skipped: %s\n", s.c_str());
+
+  if (!opt.manifest.empty()) {
+    for (const auto& d : read_manifest(opt.manifest))
+      with_shape(d.is_double, d.extents, [&](auto tag, auto dims, const auto& grid) {
+        using T = decltype(tag);
+        const auto host = read_values<T>(d, grid.size());
+        run_input<T, decltype(dims)::value>(report, opt, {"dataset", d.name}, grid, host.data(),
+                                            peers);
+      });
+    report.add_aggregates();
+  } else if (opt.synthetic) {
+    for (const auto& s : synthetic_shapes) {
+      auto e = s.extents;
+      e[0] = std::max<std::size_t>(1, e[0] / opt.scale);
+      with_shape(s.is_double, e, [&](auto tag, auto dims, const auto& grid) {
+        run_synthetic_input<decltype(tag), decltype(dims)::value>(report, opt, {"synthetic", "synthetic"},
+                                                                  grid, peers);
+      });
+    }
+  } else {
+    // 3-D float cubes of 1, 4, 16, ... MiB: 64 x 64 x 64 is 1 MiB.
+    for (std::size_t mib = 1; mib <= opt.max_mib; mib *= 4) {
+      const ndzip::extent<3> grid(64 * mib, std::size_t{64}, std::size_t{64});
+      run_synthetic_input<float, 3>(report, opt, {"sweep", "synthetic-" + std::to_string(mib) + "MiB"},
+                                    grid, peers);
+    }
+  }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::vector<std::string> backends;
-  std::string manifest;
-  bool synthetic = false;
-  std::size_t scale = 1;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (arg == "--synthetic") {
-      synthetic = true;
-    } else if (arg == "-b" && has_value) {
-      backends.push_back(argv[++i]);
-    } else if (arg == "--manifest" && has_value) {
-      manifest = argv[++i];
-    } else if (arg == "--scale" && has_value) {
-      scale = std::max<std::size_t>(1, std::strtoull(argv[++i], nullptr, 10));
-    } else if (arg == "-h" || arg == "--help") {
-      usage(stdout);
-      return 0;
-    } else {
-      usage(stderr);
-      return 2;
-    }
-  }
-  if (synthetic == !manifest.empty()) {
+  options opt;
+  try {
+    opt = parse(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ndzip-bench: %s\n", e.what());
     usage(stderr);
     return 2;
   }
   Kokkos::ScopeGuard kokkos;
-  if (backends.empty()) backends = {ndzip::default_backend()};
-  std::printf("ndzip-bench: GB/s of uncompressed bytes, data resident in the backend's memory, "
-              "median of >= 5 runs lasting >= 1 s;\n%% = share of the ceiling 2*deep_copy/(1+ratio) "
-              "(bytes a codec must move vs. what deep_copy moves); same = stream identical to %s's\n",
-              backends.front().c_str());
-  std::printf("%-22s %-7s %-6s %-14s %7s %9s %7s %9s %7s %9s %5s %-8s %s\n", "input", "backend",
-              "type", "extents", "ratio", "compress", "", "decomp", "", "deep_copy", "runs",
-              "verified", "same");
-  int failures = 0;
+  if (opt.backends.empty()) opt.backends = {ndzip::default_backend()};
+  ndzip::perf::report report(
+      "ndzip-bench: GB/s of uncompressed bytes, data resident in the backend's memory, median of "
+      ">= 5 runs lasting >= 1 s; % = share of the ceiling 2*deep_copy/(1+ratio); peers run "
+      "single-threaded on the host beside a one-thread memcpy; same = stream identical to " +
+      opt.backends.front() + "'s");
+  report.print_header();
   try {
-    failures = synthetic ? run_synthetic(backends, scale) : run_manifest(manifest, backends);
+    run(report, opt);
+    if (!opt.csv.empty()) report.write_csv(opt.csv, opt.append);
+    if (!opt.json.empty()) report.write_json(opt.json);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ndzip-bench: %s\n", e.what());
     return 1;
   }
-  if (failures != 0) std::fprintf(stderr, "ndzip-bench: %d failed checks\n", failures);
+  int failures = 0;
+  for (const auto& r : report.rows()) failures += !r.verified || r.same_stream == "NO";
+  if (failures != 0) std::fprintf(stderr, "ndzip-bench: %d rows failed verification\n", failures);
   return failures == 0 ? 0 : 1;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what ndzip-kokkos needs on a Debian machine, idempotently:
-#  - Debian packages: compiler, cmake, ninja, doctest, xxhash, OpenSSL (test-only SHA-256);
+#  - Debian packages: compiler, cmake, ninja, doctest, xxhash, OpenSSL (test-only SHA-256),
+#    and the benchmark's peer codecs (zstd, LZ4, Blosc, fpzip, zfp);
 #  - Kokkos 3.4.01 (Serial + OpenMP) built from the `packages/kokkos` folder of Debian's
 #    bookworm `trilinos` source package into the git-ignored prefix .deps/kokkos-host.
 # A user with their own Kokkos skips this and passes -DKokkos_ROOT=... to CMake.
@@ -28,7 +29,8 @@ jobs=$(nproc 2>/dev/null || echo 2)
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 
-packages=(build-essential cmake ninja-build doctest-dev libxxhash-dev libssl-dev dpkg-dev python3)
+packages=(build-essential cmake ninja-build doctest-dev libxxhash-dev libssl-dev dpkg-dev python3
+  libzstd-dev liblz4-dev libblosc-dev libfpzip-dev libzfp-dev)
 if [ "$with_cuda" = 1 ]; then
   packages+=(nvidia-cuda-toolkit g++-11)
   # The toolkit is in non-free: enable it (with contrib) for the configured Debian sources.

@@ -1,0 +1,122 @@
+#include "bench_report.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+#include <utility>
+
+namespace ndzip::perf {
+
+namespace {
+
+void print_row(const result_row& r) {
+  std::printf("%-22s %-7s %-20s %-6s %-14s %7.4f %9.2f %5.1f%% %9.2f %5.1f%% %9.2f %-3s %s\n",
+              r.dataset.c_str(), r.backend.c_str(), r.codec.c_str(), r.type.c_str(),
+              r.dims.c_str(), r.ratio(), r.compress_gbps(),
+              100 * r.compress_gbps() / r.ceiling_gbps(), r.decompress_gbps(),
+              100 * r.decompress_gbps() / r.ceiling_gbps(), r.deep_copy_gbps(),
+              r.verified ? "yes" : "NO", r.same_stream.c_str());
+  std::fflush(stdout);
+}
+
+// A JSON string literal for s.
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (static_cast<unsigned char>(c) >= 0x20) out += c;
+  }
+  return out + '"';
+}
+
+std::ofstream open_output(const std::string& path, std::ios::openmode mode) {
+  std::ofstream out(path, mode);
+  if (!out) throw std::runtime_error("cannot write '" + path + "'");
+  return out;
+}
+
+void check_written(std::ofstream& out, const std::string& path) {
+  out.close();
+  if (!out) throw std::runtime_error("writing '" + path + "' failed");
+}
+
+}  // namespace
+
+void report::print_header() const {
+  std::printf("%s\n", m_method.c_str());
+  std::printf("%-22s %-7s %-20s %-6s %-14s %7s %9s %6s %9s %6s %9s %-3s %s\n", "input", "backend",
+              "codec", "type", "extents", "ratio", "compress", "", "decomp", "", "deep_copy",
+              "ok", "same");
+}
+
+void report::add(result_row row) {
+  print_row(row);
+  m_rows.push_back(std::move(row));
+}
+
+void report::add_aggregates() {
+  std::map<std::pair<std::string, std::string>, result_row> totals;
+  for (const auto& r : m_rows) {
+    if (r.mode != "dataset") continue;
+    auto [it, inserted] = totals.try_emplace({r.backend, r.codec});
+    auto& t = it->second;
+    if (inserted) {
+      t = {"aggregate", "(all)", "mixed", "-", r.backend, r.codec, r.threads};
+      t.verified = true;
+      t.same_stream = r.same_stream == "-" ? "-" : "yes";
+    }
+    t.bytes += r.bytes;
+    t.compressed_bytes += r.compressed_bytes;
+    t.compress_s += r.compress_s;
+    t.decompress_s += r.decompress_s;
+    t.deep_copy_s += r.deep_copy_s;
+    t.verified = t.verified && r.verified;
+    if (r.same_stream == "NO") t.same_stream = "NO";
+    if (r.same_stream == "ref") t.same_stream = "ref";
+  }
+  for (auto& entry : totals) add(std::move(entry.second));
+}
+
+void report::write_csv(const std::string& path, bool append) const {
+  const bool header = !append || !std::ifstream(path).good();
+  auto out = open_output(path, append ? std::ios::app : std::ios::trunc);
+  if (header)
+    out << "mode,dataset,type,dims,backend,codec,threads,bytes,ratio,compress_gbps,"
+           "decompress_gbps,deep_copy_gbps,compress_fraction,decompress_fraction,verified,"
+           "same_stream\n";
+  for (const auto& r : m_rows) {
+    char numbers[256];
+    std::snprintf(numbers, sizeof numbers, "%d,%.0f,%.6f,%.4f,%.4f,%.4f,%.4f,%.4f", r.threads,
+                  r.bytes, r.ratio(), r.compress_gbps(), r.decompress_gbps(), r.deep_copy_gbps(),
+                  r.compress_gbps() / r.ceiling_gbps(), r.decompress_gbps() / r.ceiling_gbps());
+    out << r.mode << ',' << r.dataset << ',' << r.type << ',' << r.dims << ',' << r.backend << ','
+        << r.codec << ',' << numbers << ',' << (r.verified ? "yes" : "no") << ','
+        << r.same_stream << '\n';
+  }
+  check_written(out, path);
+}
+
+void report::write_json(const std::string& path) const {
+  auto out = open_output(path, std::ios::trunc);
+  out << "{\n  \"method\": " << quoted(m_method) << ",\n  \"rows\": [";
+  for (std::size_t i = 0; i < m_rows.size(); ++i) {
+    const auto& r = m_rows[i];
+    char numbers[320];
+    std::snprintf(numbers, sizeof numbers,
+                  "\"threads\": %d, \"bytes\": %.0f, \"ratio\": %.6f, \"compress_gbps\": %.4f, "
+                  "\"decompress_gbps\": %.4f, \"deep_copy_gbps\": %.4f",
+                  r.threads, r.bytes, r.ratio(), r.compress_gbps(), r.decompress_gbps(),
+                  r.deep_copy_gbps());
+    out << (i ? ",\n    " : "\n    ") << "{\"mode\": " << quoted(r.mode)
+        << ", \"dataset\": " << quoted(r.dataset) << ", \"type\": " << quoted(r.type)
+        << ", \"dims\": " << quoted(r.dims) << ", \"backend\": " << quoted(r.backend)
+        << ", \"codec\": " << quoted(r.codec) << ", " << numbers
+        << ", \"verified\": " << (r.verified ? "true" : "false")
+        << ", \"same_stream\": " << quoted(r.same_stream) << "}";
+  }
+  out << "\n  ]\n}\n";
+  check_written(out, path);
+}
+
+}  // namespace ndzip::perf
