@@ -96,10 +96,13 @@ std::string describe(const ndzip::extent<Dims>& grid) {
 }
 
 // Measures and verifies ndzip on one input already in the backend's memory.
-template <class T, int Dims, class ExecSpace, class View>
+// With `with_copies`, each timed run also copies its input from the host and its output back
+// (the values and the stream for compression, the stream and the values for decompression).
+template <class T, int Dims, class ExecSpace, class View, class HostView>
 ndzip::perf::result_row measure_ndzip(const ExecSpace& exec, const std::string& backend,
                                       const input_label& label, const ndzip::extent<Dims>& grid,
-                                      const View& values, reference_stream& reference) {
+                                      const View& values, const HostView& host_values,
+                                      bool with_copies, reference_stream& reference) {
   using memory_space = typename ExecSpace::memory_space;
   const std::size_t n = grid.size();
   Kokkos::View<T*, memory_space> restored(Kokkos::view_alloc(Kokkos::WithoutInitializing, "restored"), n);
@@ -108,13 +111,25 @@ ndzip::perf::result_row measure_ndzip(const ExecSpace& exec, const std::string& 
                                                 codec.size_bound());
   exec.fence();
 
+  const auto host_stream_buffer = Kokkos::create_mirror_view(stream);
+  const auto host_restored = Kokkos::create_mirror_view(restored);
+  // Copies between the host and the backend's memory when timing them (no-ops for host memory).
+  const auto copy_in = [&](const auto& to, const auto& from, std::size_t n) {
+    if (with_copies)
+      Kokkos::deep_copy(exec, Kokkos::subview(to, std::make_pair(std::size_t{0}, n)),
+                        Kokkos::subview(from, std::make_pair(std::size_t{0}, n)));
+  };
   std::size_t size = 0;
   const auto compress = ndzip::perf::measure([&] {
+    copy_in(values, host_values, n);
     size = codec.compress_raw(values.data(), stream.data(), stream.size());
+    copy_in(host_stream_buffer, stream, size);
     exec.fence();
   });
   const auto decompress = ndzip::perf::measure([&] {
+    copy_in(stream, host_stream_buffer, size);
     codec.decompress_raw(stream.data(), size, restored.data());
+    copy_in(host_restored, restored, n);
     exec.fence();
   });
   const auto copy = ndzip::perf::measure([&] {
@@ -151,6 +166,9 @@ ndzip::perf::result_row measure_ndzip(const ExecSpace& exec, const std::string& 
   row.compress_s = compress.median_s;
   row.decompress_s = decompress.median_s;
   row.deep_copy_s = copy.median_s;
+  row.compress_spread = compress.spread();
+  row.decompress_spread = decompress.spread();
+  row.timing = with_copies ? "with-copies" : "resident";
   row.verified = mismatches == 0;
   row.same_stream = same;
   return row;
@@ -178,6 +196,8 @@ void measure_peers(ndzip::perf::report& report, const input_label& label,
       row.compress_s = compress.median_s;
       row.decompress_s = decompress.median_s;
       row.deep_copy_s = copy.median_s;
+      row.compress_spread = compress.spread();
+      row.decompress_spread = decompress.spread();
       row.verified = std::memcmp(restored.data(), in.data, in.bytes) == 0;
       row.same_stream = "-";
       report.add(std::move(row));
@@ -257,6 +277,7 @@ struct options {
   std::size_t max_mib = 256;
   std::string csv, json;
   bool append = false;
+  bool with_copies = false;
 };
 
 // Runs ndzip on every backend and then the peers on host values of one input.
@@ -270,8 +291,12 @@ void run_input(ndzip::perf::report& report, const options& opt, const input_labe
       using memory_space = typename decltype(exec)::memory_space;
       const Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host_view(
           host_values, grid.size());
-      const auto values = Kokkos::create_mirror_view_and_copy(memory_space{}, host_view);
-      report.add(measure_ndzip<T, Dims>(exec, b, label, grid, values, reference));
+      // A writable copy in the backend's memory (--with-copies refills it in every run).
+      Kokkos::View<T*, memory_space> values(Kokkos::view_alloc(Kokkos::WithoutInitializing, "values"),
+                                            grid.size());
+      Kokkos::deep_copy(values, host_view);
+      report.add(measure_ndzip<T, Dims>(exec, b, label, grid, values, host_view, opt.with_copies,
+                                        reference));
     });
   std::vector<std::size_t> extents(grid.dimensions);
   for (int a = 0; a < Dims; ++a) extents[a] = grid[a];
@@ -295,7 +320,7 @@ void usage(std::FILE* to) {
   std::fprintf(to,
                "usage: ndzip-bench (--manifest FILE | --synthetic | --sweep) [-b BACKEND]...\n"
                "                   [--peers | --no-peers] [--scale K] [--max-mib M]\n"
-               "                   [--csv FILE [--append]] [--json FILE]\n"
+               "                   [--csv FILE [--append]] [--json FILE] [--with-copies]\n"
                "  --manifest FILE  datasets as `file;float|double;dims slowest first` lines, paths\n"
                "                   relative to the manifest; adds aggregate rows (total bytes /\n"
                "                   total time) per backend and codec\n"
@@ -309,6 +334,8 @@ void usage(std::FILE* to) {
                "                   input (default: with --manifest only); --no-peers: never\n"
                "  --csv FILE       write all rows as CSV (--append: add to an existing file)\n"
                "  --json FILE      write all rows as JSON\n"
+               "  --with-copies    time host-to-device copies of the input and device-to-host\n"
+               "                   copies of the output too (default: device-resident data)\n"
                "Exit status 1 if any round trip is not bit-exact or any backend's stream differs.\n");
 }
 
@@ -352,6 +379,8 @@ options parse(int argc, char** argv) {
       opt.csv = value();
     } else if (arg == "--append") {
       opt.append = true;
+    } else if (arg == "--with-copies") {
+      opt.with_copies = true;
     } else if (arg == "--json") {
       opt.json = value();
     } else if (arg == "-h" || arg == "--help") {
@@ -415,7 +444,8 @@ int main(int argc, char** argv) {
   if (opt.backends.empty()) opt.backends = {ndzip::default_backend()};
   ndzip::perf::report report(
       "ndzip-bench: GB/s of uncompressed bytes, data resident in the backend's memory, median of "
-      ">= 5 runs lasting >= 1 s; % = share of the ceiling 2*deep_copy/(1+ratio); peers run "
+      ">= 5 runs lasting >= 1 s (spread = (slowest - fastest) / median, compress/decompress); "
+      "% = share of the ceiling 2*deep_copy/(1+ratio); peers run "
       "single-threaded on the host beside a one-thread memcpy; same = stream identical to " +
       opt.backends.front() + "'s");
   report.print_header();

@@ -11,12 +11,13 @@ namespace ndzip::perf {
 namespace {
 
 void print_row(const result_row& r) {
-  std::printf("%-22s %-7s %-20s %-6s %-14s %7.4f %9.2f %5.1f%% %9.2f %5.1f%% %9.2f %-3s %s\n",
-              r.dataset.c_str(), r.backend.c_str(), r.codec.c_str(), r.type.c_str(),
-              r.dims.c_str(), r.ratio(), r.compress_gbps(),
-              100 * r.compress_gbps() / r.ceiling_gbps(), r.decompress_gbps(),
-              100 * r.decompress_gbps() / r.ceiling_gbps(), r.deep_copy_gbps(),
-              r.verified ? "yes" : "NO", r.same_stream.c_str());
+  std::printf(
+      "%-22s %-7s %-20s %-6s %-14s %7.4f %9.2f %5.1f%% %9.2f %5.1f%% %4.0f/%-3.0f%% %9.2f %-3s %s\n",
+      r.dataset.c_str(), r.backend.c_str(), r.codec.c_str(), r.type.c_str(), r.dims.c_str(),
+      r.ratio(), r.compress_gbps(), 100 * r.compress_gbps() / r.ceiling_gbps(),
+      r.decompress_gbps(), 100 * r.decompress_gbps() / r.ceiling_gbps(),
+      100 * r.compress_spread, 100 * r.decompress_spread, r.deep_copy_gbps(),
+      r.verified ? "yes" : "NO", r.same_stream.c_str());
   std::fflush(stdout);
 }
 
@@ -45,9 +46,9 @@ void check_written(std::ofstream& out, const std::string& path) {
 
 void report::print_header() const {
   std::printf("%s\n", m_method.c_str());
-  std::printf("%-22s %-7s %-20s %-6s %-14s %7s %9s %6s %9s %6s %9s %-3s %s\n", "input", "backend",
-              "codec", "type", "extents", "ratio", "compress", "", "decomp", "", "deep_copy",
-              "ok", "same");
+  std::printf("%-22s %-7s %-20s %-6s %-14s %7s %9s %6s %9s %6s %9s %9s %-3s %s\n", "input",
+              "backend", "codec", "type", "extents", "ratio", "compress", "", "decomp", "",
+              "spread", "deep_copy", "ok", "same");
 }
 
 void report::add(result_row row) {
@@ -63,6 +64,7 @@ void report::add_aggregates() {
     auto& t = it->second;
     if (inserted) {
       t = {"aggregate", "(all)", "mixed", "-", r.backend, r.codec, r.threads};
+      t.timing = r.timing;
       t.verified = true;
       t.same_stream = r.same_stream == "-" ? "-" : "yes";
     }
@@ -84,7 +86,7 @@ void report::write_csv(const std::string& path, bool append) const {
   if (header)
     out << "mode,dataset,type,dims,backend,codec,threads,bytes,ratio,compress_gbps,"
            "decompress_gbps,deep_copy_gbps,compress_fraction,decompress_fraction,verified,"
-           "same_stream\n";
+           "same_stream,compress_spread,decompress_spread,timing\n";
   for (const auto& r : m_rows) {
     char numbers[256];
     std::snprintf(numbers, sizeof numbers, "%d,%.0f,%.6f,%.4f,%.4f,%.4f,%.4f,%.4f", r.threads,
@@ -92,7 +94,8 @@ void report::write_csv(const std::string& path, bool append) const {
                   r.compress_gbps() / r.ceiling_gbps(), r.decompress_gbps() / r.ceiling_gbps());
     out << r.mode << ',' << r.dataset << ',' << r.type << ',' << r.dims << ',' << r.backend << ','
         << r.codec << ',' << numbers << ',' << (r.verified ? "yes" : "no") << ','
-        << r.same_stream << '\n';
+        << r.same_stream << ',' << r.compress_spread << ',' << r.decompress_spread << ','
+        << r.timing << '\n';
   }
   check_written(out, path);
 }
@@ -102,18 +105,20 @@ void report::write_json(const std::string& path) const {
   out << "{\n  \"method\": " << quoted(m_method) << ",\n  \"rows\": [";
   for (std::size_t i = 0; i < m_rows.size(); ++i) {
     const auto& r = m_rows[i];
-    char numbers[320];
+    char numbers[400];
     std::snprintf(numbers, sizeof numbers,
                   "\"threads\": %d, \"bytes\": %.0f, \"ratio\": %.6f, \"compress_gbps\": %.4f, "
-                  "\"decompress_gbps\": %.4f, \"deep_copy_gbps\": %.4f",
+                  "\"decompress_gbps\": %.4f, \"deep_copy_gbps\": %.4f, "
+                  "\"compress_spread\": %.4f, \"decompress_spread\": %.4f",
                   r.threads, r.bytes, r.ratio(), r.compress_gbps(), r.decompress_gbps(),
-                  r.deep_copy_gbps());
+                  r.deep_copy_gbps(), r.compress_spread, r.decompress_spread);
     out << (i ? ",\n    " : "\n    ") << "{\"mode\": " << quoted(r.mode)
         << ", \"dataset\": " << quoted(r.dataset) << ", \"type\": " << quoted(r.type)
         << ", \"dims\": " << quoted(r.dims) << ", \"backend\": " << quoted(r.backend)
         << ", \"codec\": " << quoted(r.codec) << ", " << numbers
         << ", \"verified\": " << (r.verified ? "true" : "false")
-        << ", \"same_stream\": " << quoted(r.same_stream) << "}";
+        << ", \"same_stream\": " << quoted(r.same_stream)
+        << ", \"timing\": " << quoted(r.timing) << "}";
   }
   out << "\n  ]\n}\n";
   check_written(out, path);

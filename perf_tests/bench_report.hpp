@@ -22,6 +22,9 @@ struct result_row {
   double compress_s = 0;        // median times
   double decompress_s = 0;
   double deep_copy_s = 0;       // the same bytes copied on the same backend
+  double compress_spread = 0;   // (slowest - fastest) / median of the runs
+  double decompress_spread = 0;
+  std::string timing = "resident";  // or "with-copies": host-device copies inside the timing
   bool verified = false;        // bit-exact round trip
   std::string same_stream;      // ndzip: "ref", "yes" or "NO" against the first backend; peers: "-"
 

@@ -13,6 +13,9 @@ struct timing {
   double min_s = 0;
   double max_s = 0;
   int runs = 0;
+
+  // (slowest - fastest) / median: how far the runs spread around the reported figure.
+  double spread() const { return median_s > 0 ? (max_s - min_s) / median_s : 0; }
 };
 
 // `run` must complete its work before returning (fence the execution space inside it).
