@@ -29,6 +29,15 @@ jobs=$(nproc 2>/dev/null || echo 2)
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 
+# Applies a sed expression to every deb822 source file (*.sources) of Debian's archive.
+edit_debian_sources() {
+  local f
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] && grep -q 'debian' "$f" || continue
+    "${sudo_cmd[@]}" sed -i -E "$1" "$f"
+  done
+}
+
 packages=(build-essential cmake ninja-build doctest-dev libxxhash-dev libssl-dev dpkg-dev python3
   libzstd-dev liblz4-dev libblosc-dev libfpzip-dev libzfp-dev)
 if [ "$with_cuda" = 1 ]; then
@@ -36,11 +45,7 @@ if [ "$with_cuda" = 1 ]; then
   # The toolkit is in non-free: enable it (with contrib) for the configured Debian sources.
   if ! grep -rqsE '^Components:.*non-free( |$)|^deb .*debian.* non-free( |$)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
     echo "install-deps: enabling Debian's contrib and non-free components (CUDA toolkit)"
-    for f in /etc/apt/sources.list.d/*.sources; do
-      [ -f "$f" ] || continue
-      grep -q 'debian' "$f" || continue
-      "${sudo_cmd[@]}" sed -i -E 's/^Components: main$/Components: main contrib non-free/' "$f"
-    done
+    edit_debian_sources 's/^Components: main$/Components: main contrib non-free/'
     if [ -f /etc/apt/sources.list ]; then
       "${sudo_cmd[@]}" sed -i -E '/^deb(-src)? .*debian/ s/ main$/ main contrib non-free/' /etc/apt/sources.list
     fi
@@ -73,11 +78,7 @@ fetch_kokkos_source() {
   # apt-get source needs deb-src entries; add them beside the configured deb sources.
   if ! grep -rqsE '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
     echo "install-deps: enabling deb-src for the configured Debian sources"
-    for f in /etc/apt/sources.list.d/*.sources; do
-      [ -f "$f" ] || continue
-      grep -q 'debian' "$f" || continue
-      "${sudo_cmd[@]}" sed -i -E 's/^Types: deb$/Types: deb deb-src/' "$f"
-    done
+    edit_debian_sources 's/^Types: deb$/Types: deb deb-src/'
     if [ -f /etc/apt/sources.list ] && grep -qE '^deb .*debian' /etc/apt/sources.list; then
       grep -E '^deb .*debian' /etc/apt/sources.list | sed 's/^deb /deb-src /' |
         "${sudo_cmd[@]}" tee /etc/apt/sources.list.d/ndzip-deb-src.list >/dev/null
