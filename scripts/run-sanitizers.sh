@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# The tests under AddressSanitizer + UndefinedBehaviorSanitizer (CMake preset `asan-ubsan`,
+# Serial and OpenMP), installing what is missing like run-tests.sh. Builds into build-asan/.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+if [ -z "${Kokkos_ROOT:-}" ]; then
+  "$root/scripts/install-deps.sh"
+else
+  NDZIP_SKIP_KOKKOS=1 "$root/scripts/install-deps.sh"
+fi
+cd "$root"
+preset_args=()
+[ -n "${Kokkos_ROOT:-}" ] && preset_args=(-DKokkos_ROOT="$Kokkos_ROOT")
+cmake --preset asan-ubsan "${preset_args[@]}" >/dev/null
+cmake --build --preset asan-ubsan -j "$jobs"
+ctest --preset asan-ubsan -j "$jobs"
