@@ -18,13 +18,6 @@ namespace ndzip {
 
 namespace detail {
 
-template <int Dims>
-std::string describe(const extent<Dims>& grid) {
-  std::string s;
-  for (int a = 0; a < Dims; ++a) s += (a ? "x" : "") + std::to_string(grid[a]);
-  return s;
-}
-
 template <class Bits>
 void check_stream_alignment(const void* stream) {
   if (reinterpret_cast<std::uintptr_t>(stream) % sizeof(Bits) != 0)
@@ -37,27 +30,21 @@ void check_stream_alignment(const void* stream) {
 template <class T, int Dims, class ExecSpace>
 compressor<T, Dims, ExecSpace>::compressor(const ExecSpace& exec, const extent<Dims>& grid)
     : m_exec(exec), m_grid(grid) {
-  // Sizes are computed in std::size_t; refuse grids whose byte sizes would not fit.
-  constexpr std::size_t max_elements = ~std::size_t{0} / 4 / sizeof(T);
-  std::size_t elements = 1;
-  for (int a = 0; a < Dims; ++a) {
-    if (grid[a] != 0 && elements > max_elements / grid[a])
-      throw std::invalid_argument("ndzip: a grid of " + detail::describe(grid) +
-                                  " elements is too large to address");
-    elements *= grid[a];
-  }
-  const stream_layout<T, Dims> layout(grid);
-  if (layout.max_block_area_words() > layout.max_representable_block_area_words)
-    throw std::invalid_argument("ndzip: a grid of " + detail::describe(grid) +
-                                " elements is too large for the ndzip format (its 32-bit offset "
-                                "table cannot address the worst-case block area)");
-  const std::size_t n = layout.hypercube_count;
-  m_blocks = decltype(m_blocks)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::blocks"),
-                                n * profile<T, Dims>::max_block_words);
-  m_block_ends = decltype(m_block_ends)(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::block_ends"), n);
+  check_grid_representable<T>(grid);
   m_status = decltype(m_status)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::status"));
   m_status_host = Kokkos::create_mirror_view(m_status);
+}
+
+template <class T, int Dims, class ExecSpace>
+void compressor<T, Dims, ExecSpace>::check_stream_size(std::size_t stream_size) const {
+  const stream_layout<T, Dims> layout(m_grid);
+  const std::size_t smallest = layout.stream_bytes(
+      layout.hypercube_count * static_cast<std::size_t>(profile<T, Dims>::chunks_per_hypercube));
+  if (stream_size < smallest)
+    throw stream_error("ndzip: invalid stream: " + std::to_string(stream_size) +
+                       " bytes is shorter than the smallest stream of a " +
+                       detail::describe(m_grid) + " grid (" + std::to_string(smallest) +
+                       " bytes); truncated, or decoded with the wrong extents or type");
 }
 
 template <class T, int Dims, class ExecSpace>
@@ -77,6 +64,13 @@ std::size_t compressor<T, Dims, ExecSpace>::compress_raw(const T* values, std::b
 
   std::uint64_t block_area_words = 0;
   if (n > 0) {
+    if (m_blocks.extent(0) == 0) {
+      m_blocks = decltype(m_blocks)(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::blocks"),
+          n * profile<T, Dims>::max_block_words);
+      m_block_ends = decltype(m_block_ends)(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::block_ends"), n);
+    }
     const core::encode_hypercubes<T, Dims, ExecSpace> encode{layout, grid_bits, m_blocks.data(),
                                                              m_block_ends.data()};
     Kokkos::parallel_for("ndzip::encode_hypercubes", kernels::hypercube_policy(m_exec, n), encode);
@@ -109,13 +103,7 @@ std::size_t compressor<T, Dims, ExecSpace>::decompress_raw(const std::byte* stre
   const std::size_t n = layout.hypercube_count;
   auto* grid_bits = reinterpret_cast<bits_type*>(values);
 
-  const std::size_t smallest =
-      layout.stream_bytes(n * static_cast<std::size_t>(profile_type::chunks_per_hypercube));
-  if (stream_size < smallest)
-    throw stream_error("ndzip: invalid stream: " + std::to_string(stream_size) +
-                       " bytes is shorter than the smallest stream of a " +
-                       detail::describe(m_grid) + " grid (" + std::to_string(smallest) +
-                       " bytes); truncated, or decoded with the wrong extents or type");
+  check_stream_size(stream_size);
 
   std::uint64_t block_area_words = 0;
   if (n > 0) {

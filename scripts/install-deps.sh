@@ -11,13 +11,18 @@
 # With --cuda it also installs Debian's CUDA toolkit (11.8, from non-free) and g++-11, and builds
 # the same Kokkos with CUDA (arch AMPERE80, lambdas enabled) into .deps/kokkos-cuda, for the CUDA
 # compile check of scripts/build-cuda.sh (no GPU needed).
+#
+# With --fuzz it also installs Clang 14 with libFuzzer and builds a Serial-only Kokkos with it
+# into .deps/kokkos-fuzz, for the fuzz targets (scripts/run-fuzz.sh).
 set -euo pipefail
 
 with_cuda=0
+with_fuzz=0
 for arg in "$@"; do
   case "$arg" in
     --cuda) with_cuda=1 ;;
-    *) echo "install-deps: unknown argument '$arg' (only --cuda)" >&2; exit 2 ;;
+    --fuzz) with_fuzz=1 ;;
+    *) echo "install-deps: unknown argument '$arg' (--cuda, --fuzz)" >&2; exit 2 ;;
   esac
 done
 
@@ -50,6 +55,10 @@ if [ "$with_cuda" = 1 ]; then
       "${sudo_cmd[@]}" sed -i -E '/^deb(-src)? .*debian/ s/ main$/ main contrib non-free/' /etc/apt/sources.list
     fi
   fi
+fi
+
+if [ "$with_fuzz" = 1 ]; then
+  packages+=(clang-14 libclang-rt-14-dev)
 fi
 
 missing=()
@@ -148,4 +157,10 @@ if [ "$with_cuda" = 1 ]; then
       -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON
   )
   echo "install-deps: Kokkos (CUDA) prefix $cuda_prefix"
+fi
+
+if [ "$with_fuzz" = 1 ]; then
+  fuzz_prefix="$deps/kokkos-fuzz"
+  build_kokkos "$fuzz_prefix" fuzz -DCMAKE_CXX_COMPILER=clang++-14
+  echo "install-deps: Kokkos (Clang, Serial) prefix $fuzz_prefix"
 fi

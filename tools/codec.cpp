@@ -127,8 +127,11 @@ decompressed decompress_on(const Exec& exec, const ndzip::extent<Dims>& grid, by
   check_aligned<T>(stream.data);
   const host_view<const std::byte, 1> host_stream(stream.data, stream.size);
   const auto stream_b = backend_view(exec, host_stream, true);
-  // Built before the output is allocated: it rejects grids the format cannot hold.
+  // Before the output is allocated: the compressor rejects grids the format cannot hold, and
+  // a stream too short for the grid, whose extents may come from an untrusted frame header,
+  // must not cost an allocation of the array's size.
   ndzip::compressor<T, Dims, Exec> codec(exec, grid);
+  codec.check_stream_size(stream.size);
 
   decompressed out;
   out.values.resize(grid.size() * sizeof(T));
@@ -205,17 +208,22 @@ decompressed decompress_array(const std::string& backend, const array_desc& arra
 }
 
 size_range stream_size_range(const array_desc& array) {
-  if (element_count(array) >= (std::uint64_t{1} << 48))
-    return {0, std::numeric_limits<std::size_t>::max()};
+  byte_size(array);  // throws if the array cannot be addressed
   return with_array_type(array, [&](auto tag, auto dims) {
     using T = typename decltype(tag)::type;
     constexpr int Dims = decltype(dims)::value;
     const ndzip::stream_layout<T, Dims> layout(grid_from<Dims>(array));
-    // Every hypercube block holds at least its chunk heads; the border is stored verbatim.
+    // Every hypercube block holds at least its chunk heads; the border is stored verbatim. This
+    // is at most the array's byte size, so it cannot overflow.
     const std::size_t min_blocks =
         layout.hypercube_count * ndzip::profile<T, Dims>::chunks_per_hypercube;
-    return size_range{layout.stream_bytes(min_blocks),
-                      ndzip::compressed_size_bound<T>(layout.grid)};
+    size_range range{layout.stream_bytes(min_blocks), std::numeric_limits<std::size_t>::max()};
+    try {
+      range.max = ndzip::compressed_size_bound<T>(layout.grid);
+    } catch (const std::invalid_argument&) {
+      // A grid the codec cannot hold: decoding reports that with the codec's own message.
+    }
+    return range;
   });
 }
 

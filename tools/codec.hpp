@@ -50,8 +50,9 @@ struct decompressed {
 decompressed decompress_array(const std::string& backend, const array_desc& array,
                               byte_span stream);
 
-// The smallest and largest stream any `array` compresses to. For arrays of 2^48 elements or
-// more (which the format cannot hold) it is {0, SIZE_MAX}: the codec rejects those itself.
+// The smallest and largest stream any `array` compresses to. For arrays the codec cannot hold
+// the largest is SIZE_MAX: decoding rejects those with the codec's message. Throws
+// std::runtime_error if the array's byte size does not fit in std::size_t.
 struct size_range {
   std::size_t min = 0;
   std::size_t max = 0;

@@ -5,30 +5,14 @@
 #include <stdexcept>
 #include <string>
 
-#include <ndzip/error.hpp>
-
 #include "codec.hpp"
+#include "decode.hpp"
 #include "file_io.hpp"
 #include "frame.hpp"
 
 namespace ndzip_cli {
 
 namespace {
-
-// What a frame's header promises about its stream that parse_frame cannot check alone.
-void check_frame_stream(const std::string& name, const frame_header& header, byte_span stream) {
-  try {
-    verify_checksum(header, stream);
-  } catch (const std::runtime_error& e) {
-    throw std::runtime_error(name + ": " + e.what());
-  }
-  const size_range sizes = stream_size_range(header.array);
-  if (header.stream_length < sizes.min || header.stream_length > sizes.max)
-    throw std::runtime_error(name + ": inconsistent frame: a " + describe(header.array) +
-                             " array compresses to " + std::to_string(sizes.min) + " to " +
-                             std::to_string(sizes.max) + " bytes, but the stream has " +
-                             std::to_string(header.stream_length));
-}
 
 // -t and -n are optional for a framed input, but must agree with the frame when given.
 void check_options_match(const options& opts, const std::string& name, const array_desc& array) {
@@ -44,17 +28,6 @@ void check_options_match(const options& opts, const std::string& name, const arr
     for (const auto n : opts.extents) given += " " + std::to_string(n);
     throw std::runtime_error("-n" + given + " does not match " + name + ", which holds a " +
                              describe(array) + " array");
-  }
-}
-
-decompressed decode(const options& opts, const std::string& name, const array_desc& array,
-                    byte_span stream) {
-  try {
-    backend_session session;
-    return decompress_array(opts.backend, array, stream);
-  } catch (const ndzip::error& e) {
-    throw std::runtime_error("cannot decompress " + name + " as a " + describe(array) +
-                             " array: " + codec_message(e));
   }
 }
 
@@ -100,31 +73,17 @@ void run_decompress(const options& opts) {
     array = opts.array();
     stream = input;
   } else {
-    const frame_header header = [&] {
-      try {
-        return parse_frame(input);
-      } catch (const std::runtime_error& e) {
-        throw std::runtime_error(name + ": " + e.what());
-      }
-    }();
+    const frame_header header = open_frame(name, input);
     stream = frame_stream(input);
-    check_frame_stream(name, header, stream);
     check_options_match(opts, name, header.array);
     array = header.array;
   }
 
-  const decompressed result = decode(opts, name, array, stream);
-  if (result.consumed != stream.size) {
-    const std::string sizes = " (the stream of a " + describe(array) + " array decoded from " +
-                              std::to_string(result.consumed) + " of " +
-                              std::to_string(stream.size) + " bytes)";
-    throw std::runtime_error(
-        opts.raw
-            ? name + " has " + std::to_string(stream.size - result.consumed) +
-                  " bytes of trailing data" + sizes + "; are -t and -n right?"
-            : name + ": inconsistent frame: the stream is shorter than its length field" + sizes);
-  }
-  write_output(out, {result.values}, opts.force);
+  const byte_buffer values = [&] {
+    backend_session session;
+    return decode_stream(opts.backend, name, array, stream, opts.raw);
+  }();
+  write_output(out, {values}, opts.force);
 }
 
 void run_info(const options& opts) {
@@ -160,7 +119,7 @@ void run_info(const options& opts) {
     std::printf("ratio:       %.3f (array bytes / stream bytes)\n",
                 static_cast<double>(array_bytes) / static_cast<double>(stream.size));
   std::fflush(stdout);
-  check_frame_stream(name, header, stream);
+  open_frame(name, file);  // a damaged frame is reported, after what could be read of it
 }
 
 }  // namespace ndzip_cli

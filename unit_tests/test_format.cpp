@@ -126,3 +126,54 @@ TEST_CASE_TEMPLATE("format: header padding is written as zeros and ignored when 
     }
   });
 }
+
+TEST_CASE_TEMPLATE("format: grids at and beyond the format's limits", C, NDZIP_ALL_CONFIGS) {
+  using T = typename C::value_type;
+  constexpr int D = C::dims;
+  using profile = ndzip::profile<T, D>;
+  constexpr std::size_t s = profile::side_length;
+  // The offset table holds 32-bit word offsets: at most this many worst-case blocks.
+  constexpr std::size_t max_hypercubes = 0xffffffffu / profile::max_block_words;
+  const auto hypercubes_along_first_axis = [](std::size_t n) {
+    ndzip::extent<D> e;
+    for (int a = 0; a < D; ++a) e[a] = a == 0 ? n * s : s;
+    return e;
+  };
+
+  const auto largest = hypercubes_along_first_axis(max_hypercubes);
+  const auto layout = model_layout_of(C::is_double, D, to_array(largest));
+  CHECK(ndzip::compressed_size_bound<T>(largest) == layout.size_bound);
+  CHECK_THROWS_AS(ndzip::compressed_size_bound<T>(hypercubes_along_first_axis(max_hypercubes + 1)),
+                  std::invalid_argument);
+
+  // Element counts whose byte sizes overflow std::size_t.
+  ndzip::extent<D> overflowing;
+  for (int a = 0; a < D; ++a) overflowing[a] = std::size_t{1} << (D == 1 ? 63 : 40);
+  CHECK_THROWS_AS(ndzip::compressed_size_bound<T>(overflowing), std::invalid_argument);
+
+  // A huge grid that is all border (no hypercube; in 1-D a border is shorter than a hypercube):
+  // representable, and a compressor for it allocates nothing of the array's size, so a short
+  // stream is rejected cheaply.
+  ndzip::extent<D> border_only;
+  for (int a = 0; a < D; ++a)
+    border_only[a] = a == D - 1 && D > 1 ? std::size_t{1} << 36 : s - 1;
+  CHECK(ndzip::compressed_size_bound<T>(border_only) == border_only.size() * sizeof(T));
+
+  for_each_backend([&](const std::string&, auto exec) {
+    using Exec = decltype(exec);
+    CHECK_THROWS_AS((ndzip::compressor<T, D, Exec>(exec, hypercubes_along_first_axis(
+                        max_hypercubes + 1))),
+                    std::invalid_argument);
+    CHECK_THROWS_AS((ndzip::compressor<T, D, Exec>(exec, overflowing)), std::invalid_argument);
+    ndzip::compressor<T, D, Exec> huge(exec, border_only);
+    CHECK_THROWS_AS(huge.check_stream_size(border_only.size() * sizeof(T) - 1),
+                    ndzip::stream_error);
+    CHECK_NOTHROW(huge.check_stream_size(border_only.size() * sizeof(T)));
+    // Too short: rejected before `values` (null here) is touched.
+    Kokkos::View<std::uint64_t*, typename Exec::memory_space> stream("stream", 512);
+    const std::size_t short_size = std::min<std::size_t>(4096, (border_only.size() - 1) * sizeof(T));
+    CHECK_THROWS_AS(huge.decompress_raw(reinterpret_cast<const std::byte*>(stream.data()),
+                                        short_size, nullptr),
+                    ndzip::stream_error);
+  });
+}

@@ -1,6 +1,8 @@
 #pragma once
 // ndzip::compressor: a reusable codec for one grid shape on one execution-space instance.
-// It owns all scratch memory, so compress()/decompress() allocate nothing once it is built.
+// It owns all scratch memory. The encoder's scratch (a worst-case block per hypercube, about
+// 1.03x the array's size) is allocated by the first compress(), so a compressor that only
+// decompresses never holds it; after that, compress() and decompress() allocate nothing.
 
 #include <cstddef>
 #include <cstdint>
@@ -23,13 +25,18 @@ class compressor {
   using bits_type = typename profile<T, Dims>::bits_type;
   static constexpr int dimensions = Dims;
 
-  // Allocates scratch for grids of this extent (slowest dimension first) in ExecSpace's memory.
+  // A codec for grids of this extent (slowest dimension first) in ExecSpace's memory.
   // Throws std::invalid_argument if the grid cannot be represented in the ndzip format.
   compressor(const ExecSpace& exec, const extent<Dims>& grid);
 
   const extent<Dims>& grid() const { return m_grid; }
   const ExecSpace& execution_space_instance() const { return m_exec; }
   std::size_t size_bound() const { return compressed_size_bound<T>(m_grid); }
+
+  // Throws ndzip::stream_error if no stream of this grid fits in `stream_size` bytes (every
+  // stream holds at least the offset table, the chunk heads and the border). decompress() checks
+  // this itself; a caller that allocates the output for an untrusted stream checks it first.
+  void check_stream_size(std::size_t stream_size) const;
 
   // Compresses `values` (a contiguous View of this grid's extents; LayoutLeft extents are
   // read reversed) into `stream` (a contiguous rank-1 View of bytes) and returns the stream
@@ -65,8 +72,9 @@ class compressor {
  private:
   ExecSpace m_exec;
   extent<Dims> m_grid;
-  // Encoder scratch: every hypercube's block at a fixed worst-case stride, and the block lengths
-  // (in words) that become the offset table after an inclusive scan.
+  // Encoder scratch, allocated by the first compress(): every hypercube's block at a fixed
+  // worst-case stride, and the block lengths (in words) that become the offset table after an
+  // inclusive scan.
   Kokkos::View<bits_type*, memory_space> m_blocks;
   Kokkos::View<std::uint64_t*, memory_space> m_block_ends;
   // Device-side status: [0] first failure (hypercube index << 8 | failure code) or "none",

@@ -5,6 +5,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 
 #include <Kokkos_Macros.hpp>
@@ -84,9 +86,42 @@ struct stream_layout {
   }
 };
 
+namespace detail {
+
+template <int Dims>
+std::string describe(const extent<Dims>& grid) {
+  std::string s;
+  for (int a = 0; a < Dims; ++a) s += (a ? "x" : "") + std::to_string(grid[a]);
+  return s;
+}
+
+}  // namespace detail
+
+// Throws std::invalid_argument unless the ndzip format can hold a grid of this extent and its
+// sizes can be computed in std::size_t: the element count times 4 * sizeof(T) must not
+// overflow, and the worst-case block area must fit the 32-bit offset table.
+template <class T, int Dims>
+constexpr void check_grid_representable(const extent<Dims>& grid) {
+  constexpr std::size_t max_elements = ~std::size_t{0} / 4 / sizeof(T);
+  std::size_t elements = 1;
+  for (int a = 0; a < Dims; ++a) {
+    if (grid[a] != 0 && elements > max_elements / grid[a])
+      throw std::invalid_argument("ndzip: a grid of " + detail::describe(grid) +
+                                  " elements is too large to address");
+    elements *= grid[a];
+  }
+  const stream_layout<T, Dims> layout(grid);
+  if (layout.max_block_area_words() > layout.max_representable_block_area_words)
+    throw std::invalid_argument("ndzip: a grid of " + detail::describe(grid) +
+                                " elements is too large for the ndzip format (its 32-bit offset "
+                                "table cannot address the worst-case block area)");
+}
+
 // The exact worst case of the stream size for a grid, including the double header padding.
+// Throws std::invalid_argument as check_grid_representable.
 template <class T, int Dims>
 constexpr std::size_t compressed_size_bound(const extent<Dims>& grid) {
+  check_grid_representable<T>(grid);
   const stream_layout<T, Dims> layout(grid);
   return layout.stream_bytes(layout.max_block_area_words());
 }

@@ -1,0 +1,89 @@
+#include "fuzz_support.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+
+#include "codec.hpp"
+#include "reference_model.hpp"
+
+namespace ndzip_fuzz {
+
+namespace {
+
+std::unique_ptr<ndzip_cli::backend_session> session;
+
+}  // namespace
+
+std::string current_input;
+
+std::optional<shaped_input> parse_shaped_input(byte_span input) {
+  if (input.size < 1) return std::nullopt;
+  const auto byte = [&](std::size_t i) { return std::to_integer<unsigned>(input.data[i]); };
+  shaped_input out;
+  out.array.type = byte(0) & 1 ? ndzip_cli::element_type::float64 : ndzip_cli::element_type::float32;
+  out.array.dims = static_cast<int>((byte(0) >> 1) % 3 + 1);
+  const std::size_t prefix = 1 + 2 * static_cast<std::size_t>(out.array.dims);
+  if (input.size < prefix) return std::nullopt;
+  std::size_t elements = 1;
+  for (int a = 0; a < out.array.dims; ++a) {
+    out.array.extents[a] = byte(1 + 2 * a) | byte(2 + 2 * a) << 8;
+    elements *= out.array.extents[a];
+  }
+  if (elements > max_elements) return std::nullopt;
+  out.payload = input.from(prefix);
+  return out;
+}
+
+byte_buffer shaped_input_prefix(const array_desc& array) {
+  const unsigned type_bit = array.type == ndzip_cli::element_type::float64 ? 1 : 0;
+  byte_buffer prefix{static_cast<std::byte>(type_bit | (array.dims - 1) << 1)};
+  for (int a = 0; a < array.dims; ++a) {
+    prefix.push_back(static_cast<std::byte>(array.extents[a] & 0xff));
+    prefix.push_back(static_cast<std::byte>(array.extents[a] >> 8 & 0xff));
+  }
+  return prefix;
+}
+
+byte_buffer aligned_copy(byte_span data) {
+  return byte_buffer(data.data, data.data + data.size);
+}
+
+const std::vector<std::string>& backends() {
+  static const std::vector<std::string> names = ndzip_cli::backend_names();
+  return names;
+}
+
+byte_buffer model_stream(const array_desc& array, byte_span values) {
+  const std::array<std::size_t, 3> extents = {array.extents[0], array.extents[1],
+                                              array.extents[2]};
+  const auto model = [&](auto word) {
+    using Bits = decltype(word);
+    std::vector<Bits> bits(values.size / sizeof(Bits));
+    for (std::size_t i = 0; i < bits.size(); ++i)
+      for (std::size_t b = 0; b < sizeof(Bits); ++b)
+        bits[i] |= Bits{std::to_integer<std::uint8_t>(values.data[i * sizeof(Bits) + b])} << 8 * b;
+    const auto stream = ndzip_test::model_compress(bits, array.dims, extents);
+    byte_buffer out(stream.size());
+    for (std::size_t i = 0; i < stream.size(); ++i) out[i] = std::byte{stream[i]};
+    return out;
+  };
+  return array.type == ndzip_cli::element_type::float64 ? model(std::uint64_t{})
+                                                         : model(std::uint32_t{});
+}
+
+void violated(const std::string& what) {
+  std::fprintf(stderr, "fuzz property violated: %s\n", what.c_str());
+  if (!current_input.empty()) std::fprintf(stderr, "input: %s\n", current_input.c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+}  // namespace ndzip_fuzz
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  // Kokkos lives until exit; it is finalized before the sanitizers' leak check runs.
+  ndzip_fuzz::session = std::make_unique<ndzip_cli::backend_session>();
+  std::atexit([] { ndzip_fuzz::session.reset(); });
+  return 0;
+}

@@ -1,0 +1,62 @@
+#pragma once
+// What the fuzz targets share: the layout of their inputs, the properties they assert, and the
+// Kokkos session they run in. A violated property prints what failed and aborts, which libFuzzer
+// (or the replay driver) reports as a finding together with the input.
+//
+// "Shaped" input (decode_stream and roundtrip targets), every integer little-endian:
+//   byte 0        bit 0: element type (0 float, 1 double); (byte >> 1) % 3 + 1: dimensions
+//   next 2*D      extents N0..N(D-1), uint16 each, slowest first (0 is allowed)
+//   the rest      payload: a raw ndzip stream (decode_stream) or element bytes (roundtrip)
+// Arrays of more than max_elements elements are skipped so that every input runs in
+// milliseconds.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "array_desc.hpp"
+#include "bytes.hpp"
+
+extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv);
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
+
+namespace ndzip_fuzz {
+
+using ndzip_cli::array_desc;
+using ndzip_cli::byte_buffer;
+using ndzip_cli::byte_span;
+
+inline constexpr std::size_t max_elements = std::size_t{1} << 17;
+
+struct shaped_input {
+  array_desc array;
+  byte_span payload;
+};
+
+// The shape and payload of a shaped input, or nothing if it is too short or too large.
+std::optional<shaped_input> parse_shaped_input(byte_span input);
+// The bytes before the payload of a shaped input for `array` (the inverse, for seeds).
+byte_buffer shaped_input_prefix(const array_desc& array);
+
+// A copy of `data` in a buffer aligned for double (operator new), as the codec requires.
+byte_buffer aligned_copy(byte_span data);
+
+// The backends to run on: every backend of this build, the default first.
+const std::vector<std::string>& backends();
+
+// The stream of `values` according to the sequential reference model of the format
+// (unit_tests/reference_model.hpp), independent of the library's encoder.
+byte_buffer model_stream(const array_desc& array, byte_span values);
+
+// Set by the replay driver to the file being run, so that a violation names it.
+extern std::string current_input;
+
+// Prints "fuzz property violated: <what>" (and current_input) to standard error and aborts.
+[[noreturn]] void violated(const std::string& what);
+inline void require(bool holds, const std::string& what) {
+  if (!holds) violated(what);
+}
+
+}  // namespace ndzip_fuzz

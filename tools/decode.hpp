@@ -1,0 +1,24 @@
+#pragma once
+// Reading compressed input, shared by the commands and the fuzz targets: every check a frame or
+// a raw stream must pass before its values are trusted. Each function throws std::runtime_error
+// naming the input (`name`, as in messages) and what is wrong with it.
+
+#include <string>
+
+#include "array_desc.hpp"
+#include "bytes.hpp"
+#include "frame.hpp"
+
+namespace ndzip_cli {
+
+// Parses the frame `file` and checks what its header promises: checksum of the stream, and a
+// stream length that an array of the header's type and extents can compress to.
+frame_header open_frame(const std::string& name, byte_span file);
+
+// Decodes `stream` as an `array` on `backend` (inside a backend_session). The stream must be
+// consumed exactly: trailing bytes are an error too (for a raw stream the message suggests that
+// -t and -n may be wrong). Returns byte_size(array) bytes of values.
+byte_buffer decode_stream(const std::string& backend, const std::string& name,
+                          const array_desc& array, byte_span stream, bool raw);
+
+}  // namespace ndzip_cli
