@@ -54,7 +54,7 @@ void write_seeds(const std::filesystem::path& dir, const ndzip_test::vector_spec
   for (std::size_t i = 0; i < raw.size(); ++i) values[i] = std::byte{raw[i]};
   const byte_buffer stream = model_stream(array, values);
   const byte_buffer prefix = shaped_input_prefix(array);
-  const auto head = ndzip_cli::encode_frame_header(ndzip_cli::make_frame_header(array, stream));
+  const auto head = ndzip_cli::encode_frame_header(array, stream);
 
   const std::string name = spec.name();
   write_file(dir / "decode_stream" / name, {prefix, stream});

@@ -55,7 +55,7 @@ void run_compress(const options& opts) {
   if (opts.raw) {
     write_output(out, {stream}, opts.force);
   } else {
-    const auto header = encode_frame_header(make_frame_header(array, stream));
+    const auto header = encode_frame_header(array, stream);
     write_output(out, {byte_span(header.data(), header.size()), stream}, opts.force);
   }
 }
@@ -99,7 +99,7 @@ void run_info(const options& opts) {
   const byte_span stream = frame_stream(file);
   const array_desc& array = header.array;
   const std::size_t array_bytes = byte_size(array);
-  const std::uint64_t actual = stream_checksum(stream);
+  const std::uint64_t actual = frame_checksum(file);
 
   std::printf("file:        %s\n", path == "-" ? "-" : path.c_str());
   std::printf("format:      ndzip-kokkos frame, version %d\n", int{frame_version});
@@ -113,7 +113,7 @@ void run_info(const options& opts) {
   if (actual == header.checksum)
     std::printf("checksum:    ok (XXH3-64 %s)\n", checksum_string(actual).c_str());
   else
-    std::printf("checksum:    MISMATCH (stored %s, stream hashes to %s)\n",
+    std::printf("checksum:    MISMATCH (stored %s, file hashes to %s)\n",
                 checksum_string(header.checksum).c_str(), checksum_string(actual).c_str());
   if (stream.size > 0)
     std::printf("ratio:       %.3f (array bytes / stream bytes)\n",

@@ -12,7 +12,7 @@ frame_header open_frame(const std::string& name, byte_span file) {
   frame_header header;
   try {
     header = parse_frame(file);
-    verify_checksum(header, frame_stream(file));
+    verify_checksum(header, file);
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(name + ": " + e.what());
   }

@@ -11,8 +11,8 @@
 
 namespace ndzip_cli {
 
-// Parses the frame `file` and checks what its header promises: checksum of the stream, and a
-// stream length that an array of the header's type and extents can compress to.
+// Parses the frame `file` and checks what its header promises: the checksum, and a stream
+// length that an array of the header's type and extents can compress to.
 frame_header open_frame(const std::string& name, byte_span file);
 
 // Decodes `stream` as an `array` on `backend` (inside a backend_session). The stream must be

@@ -2,6 +2,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -33,8 +34,15 @@ std::uint8_t get_u8(const std::byte* in) {
 
 }  // namespace
 
-std::uint64_t stream_checksum(byte_span stream) {
-  return XXH3_64bits(stream.data, stream.size);
+std::uint64_t frame_checksum(byte_span head, byte_span stream) {
+  XXH3_state_t* state = XXH3_createState();
+  if (state == nullptr) throw std::bad_alloc();
+  XXH3_64bits_reset(state);
+  XXH3_64bits_update(state, head.data, head.size);
+  XXH3_64bits_update(state, stream.data, stream.size);
+  const std::uint64_t checksum = XXH3_64bits_digest(state);
+  XXH3_freeState(state);
+  return checksum;
 }
 
 std::string checksum_string(std::uint64_t checksum) {
@@ -43,20 +51,18 @@ std::string checksum_string(std::uint64_t checksum) {
   return text;
 }
 
-frame_header make_frame_header(const array_desc& array, byte_span stream) {
-  return {array, stream.size, stream_checksum(stream)};
-}
-
-std::array<std::byte, frame_header_size> encode_frame_header(const frame_header& header) {
+std::array<std::byte, frame_header_size> encode_frame_header(const array_desc& array,
+                                                             byte_span stream) {
   std::array<std::byte, frame_header_size> out{};
   for (std::size_t i = 0; i < magic.size(); ++i) out[i] = std::byte{magic[i]};
   out[4] = std::byte{frame_version};
-  out[5] = static_cast<std::byte>(header.array.type);
-  out[6] = static_cast<std::byte>(header.array.dims);
+  out[5] = static_cast<std::byte>(array.type);
+  out[6] = static_cast<std::byte>(array.dims);
   out[7] = std::byte{0};
-  for (int a = 0; a < 3; ++a) put_u64(&out[8 + 8 * a], header.array.extents[a]);
-  put_u64(&out[32], header.stream_length);
-  put_u64(&out[40], header.checksum);
+  for (int a = 0; a < 3; ++a) put_u64(&out[8 + 8 * a], array.extents[a]);
+  put_u64(&out[32], stream.size);
+  put_u64(&out[frame_checksum_offset],
+          frame_checksum({out.data(), frame_checksum_offset}, stream));
   return out;
 }
 
@@ -99,7 +105,7 @@ frame_header parse_frame(byte_span file) {
     damaged(e.what());
   }
   header.stream_length = get_u64(h + 32);
-  header.checksum = get_u64(h + 40);
+  header.checksum = get_u64(h + frame_checksum_offset);
 
   const std::size_t present = file.size - frame_header_size;
   if (present < header.stream_length)
@@ -112,12 +118,12 @@ frame_header parse_frame(byte_span file) {
   return header;
 }
 
-void verify_checksum(const frame_header& header, byte_span stream) {
-  const std::uint64_t actual = stream_checksum(stream);
+void verify_checksum(const frame_header& header, byte_span file) {
+  const std::uint64_t actual = frame_checksum(file);
   if (actual != header.checksum)
     throw std::runtime_error("checksum mismatch: the header records XXH3-64 " +
-                             checksum_string(header.checksum) + " but the stream hashes to " +
-                             checksum_string(actual) + " (the stream is damaged)");
+                             checksum_string(header.checksum) + " but the file hashes to " +
+                             checksum_string(actual) + " (the header or the stream is damaged)");
 }
 
 }  // namespace ndzip_cli

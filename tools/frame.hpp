@@ -12,7 +12,8 @@
 //        8    24  extents N0, N1, N2 as uint64, slowest first; those past `dimensions` are 0,
 //                 the others are at least 1
 //       32     8  stream length in bytes (uint64)
-//       40     8  XXH3-64 (seed 0) of the stream bytes
+//       40     8  checksum: XXH3-64 (seed 0) of bytes 0..39 followed by the stream, so that
+//                 it covers every other byte of the file (a damaged extent is caught too)
 //       48     -  the raw ndzip stream: exactly `stream length` bytes, nothing after it
 //
 // A reader rejects any other magic, version, type code, dimension count or reserved value,
@@ -32,22 +33,27 @@ namespace ndzip_cli {
 inline constexpr std::size_t frame_header_size = 48;
 inline constexpr std::uint8_t frame_version = 1;
 
+inline constexpr std::size_t frame_checksum_offset = 40;
+
 struct frame_header {
   array_desc array;
   std::uint64_t stream_length = 0;
-  std::uint64_t checksum = 0;  // XXH3-64 of the stream
+  std::uint64_t checksum = 0;  // as stored
 };
 
-// XXH3-64 (seed 0) of `stream`, the frame's checksum.
-std::uint64_t stream_checksum(byte_span stream);
+// The checksum of a frame: XXH3-64 (seed 0) of its first 40 bytes (`head`) and then `stream`.
+std::uint64_t frame_checksum(byte_span head, byte_span stream);
+// The checksum `file` (at least frame_checksum_offset bytes) should store.
+inline std::uint64_t frame_checksum(byte_span file) {
+  return frame_checksum({file.data, frame_checksum_offset}, file.from(frame_header_size));
+}
 
 // "0x0123456789abcdef".
 std::string checksum_string(std::uint64_t checksum);
 
-// The header of a frame around `stream`.
-frame_header make_frame_header(const array_desc& array, byte_span stream);
-
-std::array<std::byte, frame_header_size> encode_frame_header(const frame_header& header);
+// The complete header of a frame around `stream`, checksum included.
+std::array<std::byte, frame_header_size> encode_frame_header(const array_desc& array,
+                                                             byte_span stream);
 
 // Parses and validates the header of the frame `file` and checks that exactly `stream_length`
 // bytes follow it. Does not verify the checksum. Throws std::runtime_error saying what is wrong.
@@ -58,7 +64,8 @@ inline byte_span frame_stream(byte_span file) {
   return file.from(frame_header_size);
 }
 
-// Throws std::runtime_error unless `stream` hashes to the header's checksum.
-void verify_checksum(const frame_header& header, byte_span stream);
+// Throws std::runtime_error unless `file`, which parse_frame accepted as `header`, hashes to the
+// checksum it stores.
+void verify_checksum(const frame_header& header, byte_span file);
 
 }  // namespace ndzip_cli

@@ -285,7 +285,7 @@ std::string help_text(command cmd) {
          ").\n"
          "\n"
          "Compressed files are framed by default: a 48-byte header (magic \"NDZK\",\n"
-         "version, type, extents, stream length, XXH3-64 checksum of the stream)\n"
+         "version, type, extents, stream length, XXH3-64 checksum of header and stream)\n"
          "followed by the ndzip stream. With --raw the bare stream is read or written,\n"
          "compatible with upstream ndzip.\n"
          "\n"

@@ -61,6 +61,15 @@ poke() {
   done
 }
 flip() { poke "$1" "$2" $(($(u8 "$1" "$2") ^ 1)); }
+# reseal FILE: rewrites the checksum of a frame whose header was edited, as a writer with a bug
+# would (xxhsum from Debian's xxhash package prints XXH3-64 most significant byte first).
+reseal() {
+  local hex i bytes=()
+  hex=$({ head -c 40 "$1"; tail -c +49 "$1"; } | xxhsum -H3 | sed -E 's/.*= ([0-9a-f]{16})$/\1/')
+  [[ $hex =~ ^[0-9a-f]{16}$ ]] || fail "xxhsum printed '$hex'"
+  for i in 7 6 5 4 3 2 1 0; do bytes+=($((16#${hex:$((2 * i)):2}))); done
+  poke "$1" 40 "${bytes[@]}"
+}
 size_of() { stat -c %s "$1"; }
 random_file() { head -c "$2" /dev/urandom >"$1"; }
 
@@ -297,20 +306,28 @@ done <<'CASES'
 32|0 0 0 0 0 0 0 1|truncated
 CASES
 
-check "extents that do not fit the stream length are rejected (the checksum covers the stream)"
-cp float_4096.zero.serial.nz bad.nz   # one hypercube of zeros: a 516-byte stream
-poke bad.nz 8 1 16                     # N0 = 4097: at least 520 bytes
-expect_error 1 "inconsistent frame: a float 4097 array compresses to 520 to" \
-  decompress bad.nz out.raw
-no_output out.raw
-expect_error 1 "inconsistent frame" info bad.nz
+check "the checksum covers the header: damaged extents are detected before decoding"
 cp float_70x90.raw.serial.nz bad.nz   # random: one hypercube, 25716 bytes, possible for 100x100
 poke bad.nz 8 100
 poke bad.nz 16 100
+expect_error 1 "checksum mismatch" decompress bad.nz out.raw
+no_output out.raw
+expect_error 1 "checksum mismatch" info bad.nz
+stdout_has "checksum:    MISMATCH"
+
+check "a frame with a valid checksum but extents its stream cannot have is rejected"
+reseal bad.nz                          # now only the decoder can tell
 expect 0 info bad.nz
 stdout_has "checksum:    ok"
 expect_error 1 "cannot decompress 'bad.nz' as a float 100x100 array" decompress bad.nz out.raw
 no_output out.raw
+cp float_4096.zero.serial.nz bad.nz   # one hypercube of zeros: a 516-byte stream
+poke bad.nz 8 1 16                     # N0 = 4097: at least 520 bytes
+reseal bad.nz
+expect_error 1 "inconsistent frame: a float 4097 array compresses to 520 to" \
+  decompress bad.nz out.raw
+no_output out.raw
+expect_error 1 "inconsistent frame" info bad.nz
 
 check "-t and -n must match the frame when given"
 expect_error 1 "-t double does not match" decompress -t double $good out.raw
