@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds ndzip-kokkos and installs it into PREFIX: headers, library, the `ndzip` tool, the CMake
+# package (find_package(ndzip-kokkos CONFIG)) and the downstream example's sources.
+# Usage: scripts/install.sh PREFIX [CMAKE_ARGS...]
+# Missing dependencies are installed as for the test command (scripts/install-deps.sh), so the
+# library is built against Kokkos 3.4.01 in .deps/kokkos-host unless Kokkos_ROOT names another
+# Kokkos. Builds in build-install/ (NDZIP_BUILD_DIR overrides). The last line printed is the
+# CMAKE_PREFIX_PATH a downstream project needs, the Kokkos prefix included.
+set -euo pipefail
+if [ $# -lt 1 ] || [ -z "$1" ] || [[ $1 == -* ]]; then
+  echo "usage: scripts/install.sh PREFIX [CMAKE_ARGS...]" >&2
+  exit 2
+fi
+prefix=$(realpath -m "$1")
+shift
+export NDZIP_BUILD_DIR="${NDZIP_BUILD_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build-install}"
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+
+ndzip_configure -DCMAKE_INSTALL_PREFIX="$prefix" -DNDZIP_BUILD_TOOLS=ON \
+  -DNDZIP_BUILD_TESTS=OFF -DNDZIP_BUILD_PERF_TESTS=OFF -DNDZIP_BUILD_FUZZERS=OFF "$@"
+ndzip_build
+cmake --install "$build" >/dev/null
+kokkos_prefix=$(realpath -m "$kokkos_root")
+echo "install: ndzip-kokkos installed into $prefix (the ndzip tool is $prefix/bin/ndzip)"
+if [[ $kokkos_prefix == "$root"/* ]]; then
+  echo "install: it uses the Kokkos in $kokkos_prefix, inside this checkout: keep that folder"
+fi
+echo "install: a downstream CMake project needs:"
+echo "CMAKE_PREFIX_PATH=$prefix;$kokkos_prefix"
