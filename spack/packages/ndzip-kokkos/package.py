@@ -1,0 +1,141 @@
+# Spack package for ndzip-kokkos, kept in this project's own Spack repository (spack/repo.yaml).
+# Spack is not available in this project's CI; spack/tests/test_package.py checks this recipe
+# offline against a stand-in for `spack.package`.
+import os
+import shutil
+
+from spack.package import *
+
+
+class NdzipKokkos(CMakePackage, CudaPackage, ROCmPackage):
+    """ndzip-kokkos: a lossless compressor for float and double arrays (the ndzip stream
+    format), written once in Kokkos and compiled for every execution space Kokkos was built
+    with. Installs the ndzip::ndzip CMake package and, optionally, the `ndzip` command-line
+    tool."""
+
+    # The project's repository. This checkout has no git remote configured, so the address is
+    # the intended one; with a local checkout, `spack develop ndzip-kokkos@main` builds from it.
+    homepage = "https://github.com/ndzip-kokkos/ndzip-kokkos"
+    git = "https://github.com/ndzip-kokkos/ndzip-kokkos.git"
+
+    # No license() directive: the project has no license file yet.
+
+    # No release is tagged yet; the project's CMake version is 0.1.0.
+    version("main", branch="main", preferred=True)
+
+    # The library is compiled for every backend the Kokkos it finds was built with; these
+    # variants say which backends that Kokkos must have.
+    variant("serial", default=True, description="Require a Kokkos with the Serial backend")
+    variant("openmp", default=False, description="Require a Kokkos with the OpenMP backend")
+    variant("cli", default=True, description="Build the ndzip command-line tool (needs xxhash)")
+    variant("tests", default=False, description="Build the unit tests (NDZIP_BUILD_TESTS)")
+    variant(
+        "perf_tests",
+        default=False,
+        description="Build the benchmark and demo binaries (NDZIP_BUILD_PERF_TESTS)",
+    )
+
+    # Spack 1.0 and newer only provide a compiler to packages that declare the language.
+    depends_on("cxx", type="build")
+    depends_on("cmake@3.16:", type="build")
+
+    # Kokkos 3.4 is the oldest Kokkos the project builds and tests with.
+    depends_on("kokkos@3.4:")
+    depends_on("kokkos+serial", when="+serial")
+    depends_on("kokkos+openmp", when="+openmp")
+    # The kernels use device lambdas, and a Kokkos CUDA build compiles through nvcc_wrapper.
+    # (Kokkos' cuda_lambda variant exists up to Kokkos 4, so +cuda resolves to Kokkos 3.4-4.x.)
+    depends_on("kokkos+cuda+cuda_lambda+wrapper", when="+cuda")
+    depends_on("kokkos+rocm", when="+rocm")
+
+    # Kokkos compiles for one GPU architecture: hand ours on to it.
+    for arch in CudaPackage.cuda_arch_values:
+        depends_on(f"kokkos cuda_arch={arch}", when=f"+cuda cuda_arch={arch}")
+    for target in ROCmPackage.amdgpu_targets:
+        depends_on(f"kokkos amdgpu_target={target}", when=f"+rocm amdgpu_target={target}")
+
+    conflicts("+cuda", when="cuda_arch=none", msg="+cuda needs a cuda_arch, e.g. cuda_arch=90")
+    conflicts(
+        "+rocm", when="amdgpu_target=none", msg="+rocm needs an amdgpu_target, e.g. gfx90a"
+    )
+    conflicts("+cuda", when="+rocm", msg="Kokkos has one device backend: pick +cuda or +rocm")
+    conflicts(
+        "~serial~openmp~cuda~rocm",
+        msg="enable at least one backend: +serial, +openmp, +cuda or +rocm",
+    )
+    # A device Kokkos needs its device compiler, which cmake_args only selects with +cuda/+rocm.
+    conflicts("^kokkos+cuda", when="~cuda", msg="a Kokkos with CUDA needs ndzip-kokkos +cuda")
+    conflicts("^kokkos+rocm", when="~rocm", msg="a Kokkos with HIP needs ndzip-kokkos +rocm")
+
+    depends_on("xxhash", when="+cli")
+    depends_on("doctest", type=("build", "test"), when="+tests")
+    depends_on("openssl", when="+tests")  # SHA-256 of streams in the unit tests
+    depends_on("python@3:", type="test", when="+tests")  # the CLI's ctest scripts
+
+    # The downstream example is compiled when the package is tested.
+    test_requires_compiler = True
+
+    def _kokkos_cxx_compiler(self):
+        """The C++ compiler a device Kokkos requires of its users, or None for the default."""
+        if self.spec.satisfies("+cuda"):
+            # Kokkos' nvcc_wrapper (from kokkos +wrapper). Spack 1.0's kokkos package offers
+            # kokkos_cxx on the package, reached as self["kokkos"], not on its spec.
+            return self["kokkos"].kokkos_cxx
+        if self.spec.satisfies("+rocm"):
+            return self.spec["hip"].hipcc
+        return None
+
+    def cmake_args(self):
+        args = [
+            self.define("Kokkos_ROOT", self.spec["kokkos"].prefix),
+            self.define_from_variant("NDZIP_BUILD_TOOLS", "cli"),
+            self.define_from_variant("NDZIP_BUILD_TESTS", "tests"),
+            self.define_from_variant("NDZIP_BUILD_PERF_TESTS", "perf_tests"),
+        ]
+        cxx = self._kokkos_cxx_compiler()
+        if cxx:
+            args.append(self.define("CMAKE_CXX_COMPILER", cxx))
+        if self.spec.satisfies("+perf_tests"):
+            # The benchmark's peer codecs are optional and are not Spack dependencies here:
+            # keep the build from linking whatever copies the build host happens to have.
+            args.append(self.define("NDZIP_PEERS_DISABLE", "zstd;lz4;blosc;fpzip;zfp"))
+        return args
+
+    def _build_and_run_example(self, build_dir):
+        """Configure and build the installed downstream example in a fresh build_dir against
+        this prefix, run it, and check that it reports a bit-exact round trip. With +cuda or
+        +rocm it runs on the GPU, so the machine needs one."""
+        source_dir = join_path(self.prefix.share, "ndzip-kokkos", "examples", "downstream")
+        if os.path.exists(build_dir):
+            shutil.rmtree(build_dir)
+
+        cmake = Executable(self.spec["cmake"].prefix.bin.cmake)
+        configure = [
+            "-S",
+            source_dir,
+            "-B",
+            build_dir,
+            self.define("CMAKE_BUILD_TYPE", "Release"),
+            self.define("CMAKE_PREFIX_PATH", [self.prefix, self.spec["kokkos"].prefix]),
+        ]
+        cxx = self._kokkos_cxx_compiler()
+        if cxx:
+            configure.append(self.define("CMAKE_CXX_COMPILER", cxx))
+        cmake(*configure)
+        cmake("--build", build_dir)
+
+        example = Executable(join_path(build_dir, "ndzip-downstream-example"))
+        out = example(output=str, error=str)
+        assert "bit-exact" in out, f"the downstream example did not round-trip: {out}"
+
+    @run_after("install")
+    @on_package_attributes(run_tests=True)
+    def check_downstream_example(self):
+        # `spack install --test=root`: build the example in the stage, away from the prefix.
+        self._build_and_run_example(join_path(self.stage.path, "downstream-example-build"))
+
+    def test_downstream_example(self):
+        """build and run the installed downstream example against the installed package"""
+        self._build_and_run_example(
+            join_path(self.test_suite.test_dir_for_spec(self.spec), "downstream-example-build")
+        )
