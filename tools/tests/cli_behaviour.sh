@@ -355,4 +355,15 @@ for backend in "${backends[@]}"; do
   no_output out.raw
 done
 
+check "arrays beyond the format's 32-bit offsets or beyond addressable memory are refused"
+head -c 100 /dev/zero >zeros.bin
+for backend in "${backends[@]}"; do
+  expect_error 1 "too large for the ndzip format (its 32-bit offset table" \
+    decompress --raw -b "$backend" -t float -n 64 70000000 zeros.bin out.raw
+  no_output out.raw
+done
+expect_error 1 "array is too large to address" \
+  decompress --raw -t float -n 4611686018427387904 zeros.bin out.raw
+no_output out.raw
+
 echo "PASS: cli_behaviour"
