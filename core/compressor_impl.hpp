@@ -37,9 +37,7 @@ compressor<T, Dims, ExecSpace>::compressor(const ExecSpace& exec, const extent<D
 
 template <class T, int Dims, class ExecSpace>
 void compressor<T, Dims, ExecSpace>::check_stream_size(std::size_t stream_size) const {
-  const stream_layout<T, Dims> layout(m_grid);
-  const std::size_t smallest = layout.stream_bytes(
-      layout.hypercube_count * static_cast<std::size_t>(profile<T, Dims>::chunks_per_hypercube));
+  const std::size_t smallest = stream_layout<T, Dims>(m_grid).smallest_stream_bytes();
   if (stream_size < smallest)
     throw stream_error("ndzip: invalid stream: " + std::to_string(stream_size) +
                        " bytes is shorter than the smallest stream of a " +

@@ -6,6 +6,7 @@
 
 #include "codec.hpp"
 #include "reference_model.hpp"
+#include "test_support.hpp"
 
 namespace ndzip_fuzz {
 
@@ -57,13 +58,13 @@ const std::vector<std::string>& backends() {
 byte_buffer model_stream(const array_desc& array, byte_span values) {
   const std::array<std::size_t, 3> extents = {array.extents[0], array.extents[1],
                                               array.extents[2]};
+  const std::vector<unsigned char> bytes(reinterpret_cast<const unsigned char*>(values.data),
+                                         reinterpret_cast<const unsigned char*>(values.data) +
+                                             values.size);
   const auto model = [&](auto word) {
     using Bits = decltype(word);
-    std::vector<Bits> bits(values.size / sizeof(Bits));
-    for (std::size_t i = 0; i < bits.size(); ++i)
-      for (std::size_t b = 0; b < sizeof(Bits); ++b)
-        bits[i] |= Bits{std::to_integer<std::uint8_t>(values.data[i * sizeof(Bits) + b])} << 8 * b;
-    const auto stream = ndzip_test::model_compress(bits, array.dims, extents);
+    const auto stream =
+        ndzip_test::model_compress(ndzip_test::from_le_bytes<Bits>(bytes), array.dims, extents);
     byte_buffer out(stream.size());
     for (std::size_t i = 0; i < stream.size(); ++i) out[i] = std::byte{stream[i]};
     return out;

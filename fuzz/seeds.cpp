@@ -12,24 +12,14 @@
 
 #include "frame.hpp"
 #include "fuzz_support.hpp"
+#include "test_support.hpp"
 #include "vector_generator.hpp"
 
 using namespace ndzip_fuzz;
 
 namespace {
 
-// The fields of unit_tests/reference_vectors.inc.
-struct reference_vector {
-  const char* name;
-  bool is_double;
-  int dims;
-  std::size_t extents[3];
-  const char* input_sha256;
-  const char* stream_sha256;
-  std::size_t stream_bytes;
-};
-
-const reference_vector reference_vectors[] = {
+const ndzip_test::reference_vector reference_vectors[] = {
 #include "reference_vectors.inc"
 };
 

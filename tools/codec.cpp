@@ -213,11 +213,7 @@ size_range stream_size_range(const array_desc& array) {
     using T = typename decltype(tag)::type;
     constexpr int Dims = decltype(dims)::value;
     const ndzip::stream_layout<T, Dims> layout(grid_from<Dims>(array));
-    // Every hypercube block holds at least its chunk heads; the border is stored verbatim. This
-    // is at most the array's byte size, so it cannot overflow.
-    const std::size_t min_blocks =
-        layout.hypercube_count * ndzip::profile<T, Dims>::chunks_per_hypercube;
-    size_range range{layout.stream_bytes(min_blocks), std::numeric_limits<std::size_t>::max()};
+    size_range range{layout.smallest_stream_bytes(), std::numeric_limits<std::size_t>::max()};
     try {
       range.max = ndzip::compressed_size_bound<T>(layout.grid);
     } catch (const std::invalid_argument&) {

@@ -68,6 +68,13 @@ struct stream_layout {
     return header_bytes() + (block_area_words + border_size) * u;
   }
 
+  // The shortest stream of this grid: every block holds just its chunk heads. At most the
+  // array's byte size, so it cannot overflow where the array can be addressed.
+  KOKKOS_INLINE_FUNCTION constexpr std::size_t smallest_stream_bytes() const {
+    return stream_bytes(hypercube_count *
+                        static_cast<std::size_t>(profile_type::chunks_per_hypercube));
+  }
+
   // Largest block area any input can produce, in words.
   KOKKOS_INLINE_FUNCTION constexpr std::size_t max_block_area_words() const {
     return hypercube_count * static_cast<std::size_t>(profile_type::max_block_words);
