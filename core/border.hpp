@@ -43,13 +43,7 @@ KOKKOS_INLINE_FUNCTION std::size_t border_element(const stream_layout<T, Dims>& 
 }
 
 // The border is copied by extra teams of the block kernels (fused, so no launch of its own):
-// each takes a slice of up to one hypercube's worth of border elements.
-inline constexpr std::size_t border_slice_size = 4096;
-
-template <class T, int Dims>
-KOKKOS_INLINE_FUNCTION std::size_t border_slices(const stream_layout<T, Dims>& layout) {
-  return (layout.border_size + border_slice_size - 1) / border_slice_size;
-}
+// each takes a slice of up to border_slice_size (ndzip/format.hpp) border elements.
 
 enum class border_direction { grid_to_stream, stream_to_grid };
 

@@ -9,6 +9,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "core/border.hpp"
+#include "core/call_guard.hpp"
 #include "core/decoder.hpp"
 #include "core/encoder.hpp"
 #include "core/stream_status.hpp"
@@ -25,14 +26,31 @@ void check_stream_alignment(const void* stream) {
                                 std::to_string(sizeof(Bits)) + " bytes");
 }
 
+// Compressing into memory that holds the values, or decoding into memory that holds the
+// stream, would let kernels overwrite what other teams still read: refused on the host,
+// from the addresses alone, before any kernel runs.
+inline void check_disjoint(const void* values, std::size_t values_bytes, const void* stream,
+                           std::size_t stream_bytes) {
+  const auto v = reinterpret_cast<std::uintptr_t>(values);
+  const auto s = reinterpret_cast<std::uintptr_t>(stream);
+  if (values_bytes > 0 && stream_bytes > 0 && v < s + stream_bytes && s < v + values_bytes)
+    throw std::invalid_argument(
+        "ndzip: the stream buffer (" + std::to_string(stream_bytes) + " bytes) and the values (" +
+        std::to_string(values_bytes) + " bytes) overlap in memory; compress and decompress need "
+        "disjoint buffers");
+}
+
 }  // namespace detail
 
 template <class T, int Dims, class ExecSpace>
 compressor<T, Dims, ExecSpace>::compressor(const ExecSpace& exec, const extent<Dims>& grid)
     : m_exec(exec), m_grid(grid) {
   check_grid_representable<T>(grid);
+  const core::call_guard<ExecSpace> guard(nullptr);
   m_status = decltype(m_status)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::status"));
   m_status_host = Kokkos::create_mirror_view(m_status);
+  m_offsets = decltype(m_offsets)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::offsets"),
+                                  stream_layout<T, Dims>(grid).hypercube_count);
 }
 
 template <class T, int Dims, class ExecSpace>
@@ -57,6 +75,8 @@ std::size_t compressor<T, Dims, ExecSpace>::compress_raw(const T* values, std::b
   using kernels = core::kernel_types<T, Dims, ExecSpace>;
   const stream_layout<T, Dims> layout(m_grid);
   detail::check_stream_alignment<bits_type>(stream);
+  detail::check_disjoint(values, m_grid.size() * sizeof(T), stream, stream_capacity);
+  const core::call_guard<ExecSpace> guard(m_calls.get());
   const auto* grid_bits = reinterpret_cast<const bits_type*>(values);
   const std::size_t n = layout.hypercube_count;
 
@@ -82,7 +102,7 @@ std::size_t compressor<T, Dims, ExecSpace>::compress_raw(const T* values, std::b
     throw capacity_error("ndzip: the stream needs " + std::to_string(size) +
                          " bytes but the output holds only " + std::to_string(stream_capacity) +
                          " (compressed_size_bound is " + std::to_string(size_bound()) + ")");
-  const std::size_t teams = n + core::border_slices(layout);
+  const std::size_t teams = n + border_slices(layout);
   if (teams > 0) {
     const core::compact_blocks<T, Dims, ExecSpace> compact{layout, grid_bits, m_blocks.data(),
                                                            m_block_ends.data(), stream};
@@ -98,15 +118,17 @@ std::size_t compressor<T, Dims, ExecSpace>::decompress_raw(const std::byte* stre
   using kernels = core::kernel_types<T, Dims, ExecSpace>;
   const stream_layout<T, Dims> layout(m_grid);
   detail::check_stream_alignment<bits_type>(stream);
+  detail::check_disjoint(values, m_grid.size() * sizeof(T), stream, stream_size);
+  check_stream_size(stream_size);
+  const core::call_guard<ExecSpace> guard(m_calls.get());
   const std::size_t n = layout.hypercube_count;
   auto* grid_bits = reinterpret_cast<bits_type*>(values);
-
-  check_stream_size(stream_size);
 
   std::uint64_t block_area_words = 0;
   if (n > 0) {
     core::reset_stream_status(m_exec, m_status.data());
-    core::validate_offset_table(m_exec, layout, stream, m_status.data());
+    core::copy_offset_table(m_exec, n, stream, m_offsets.data());
+    core::validate_offset_table(m_exec, layout, m_offsets.data(), m_status.data());
     read_status();
     if (m_status_host(0) != core::no_stream_failure)
       throw stream_error(core::describe_stream_failure(m_status_host(0),
@@ -119,10 +141,10 @@ std::size_t compressor<T, Dims, ExecSpace>::decompress_raw(const std::byte* stre
     throw stream_error("ndzip: invalid stream: its offset table needs " + std::to_string(size) +
                        " bytes but only " + std::to_string(stream_size) +
                        " are given (truncated?)");
-  const std::size_t teams = n + core::border_slices(layout);
+  const std::size_t teams = n + border_slices(layout);
   if (teams > 0) {
-    const core::decode_hypercubes<T, Dims, ExecSpace> decode{layout, stream, grid_bits,
-                                                             m_status.data()};
+    const core::decode_hypercubes<T, Dims, ExecSpace> decode{layout, stream, m_offsets.data(),
+                                                             grid_bits, m_status.data()};
     Kokkos::parallel_for("ndzip::decode_hypercubes", kernels::hypercube_policy(m_exec, teams), decode);
   }
   read_status();

@@ -26,15 +26,21 @@ struct kernel_types {
   using member_type = typename team_policy::member_type;
 
   // Team scratch: the hypercube's words, the carry into each row of the last axis (decoder),
-  // and the column offset of every chunk in its block.
+  // the chunk heads of a block read from an untrusted stream (decoder: read once, so that
+  // what was checked is what is used), and the column offset of every chunk in its block.
   static constexpr std::size_t cube_scratch_bytes = profile_type::hypercube_size * sizeof(bits_type);
   static constexpr std::size_t carry_scratch_bytes =
       profile_type::hypercube_size / hypercube_row_length<profile_type> * sizeof(bits_type);
+  static constexpr std::size_t heads_scratch_bytes =
+      profile_type::chunks_per_hypercube * sizeof(bits_type);
   static constexpr std::size_t offsets_scratch_bytes = profile_type::chunks_per_hypercube * sizeof(int);
+  static constexpr std::size_t team_scratch_bytes =
+      cube_scratch_bytes + carry_scratch_bytes + heads_scratch_bytes + offsets_scratch_bytes;
 
   struct team_scratch {
     bits_type* cube;
     bits_type* row_carry;
+    bits_type* heads;
     int* chunk_offsets;
   };
 
@@ -42,19 +48,20 @@ struct kernel_types {
     // Local copies: get_shmem takes its size by reference, which device code may not bind to a
     // static data member.
     const std::size_t cube_bytes = cube_scratch_bytes, carry_bytes = carry_scratch_bytes,
-                      offsets_bytes = offsets_scratch_bytes;
+                      heads_bytes = heads_scratch_bytes, offsets_bytes = offsets_scratch_bytes;
     auto* cube = static_cast<bits_type*>(member.team_scratch(0).get_shmem(cube_bytes));
     auto* carry = static_cast<bits_type*>(member.team_scratch(0).get_shmem(carry_bytes));
-    return {cube, carry, static_cast<int*>(member.team_scratch(0).get_shmem(offsets_bytes))};
+    auto* heads = static_cast<bits_type*>(member.team_scratch(0).get_shmem(heads_bytes));
+    return {cube, carry, heads, static_cast<int*>(member.team_scratch(0).get_shmem(offsets_bytes))};
   }
 
   // One team per hypercube (and per border slice, where the kernel copies the border too), with
   // its scratch.
   static team_policy hypercube_policy(const ExecSpace& exec, std::size_t teams) {
+    // check_grid_representable keeps `teams` within an int.
     return team_policy(exec, static_cast<int>(teams), lane_ops::team_size,
                        lane_ops::vector_length)
-        .set_scratch_size(0, Kokkos::PerTeam(cube_scratch_bytes + carry_scratch_bytes +
-                                             offsets_scratch_bytes));
+        .set_scratch_size(0, Kokkos::PerTeam(team_scratch_bytes));
   }
 };
 

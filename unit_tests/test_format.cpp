@@ -1,6 +1,8 @@
 // Stream-format facts that do not need the reference vector files: the size bound (with the
 // double header padding), the worked examples of the format specification, and padding handling.
 
+#include <climits>
+
 #include "codec_support.hpp"
 
 using namespace ndzip_test;
@@ -154,10 +156,22 @@ TEST_CASE_TEMPLATE("format: grids at and beyond the format's limits", C, NDZIP_A
   // A huge grid that is all border (no hypercube; in 1-D a border is shorter than a hypercube):
   // representable, and a compressor for it allocates nothing of the array's size, so a short
   // stream is rejected cheaply.
-  ndzip::extent<D> border_only;
-  for (int a = 0; a < D; ++a)
-    border_only[a] = a == D - 1 && D > 1 ? std::size_t{1} << 36 : s - 1;
+  // Every 4096 border elements are one team of a kernel launch, whose team count is an int.
+  const auto border_only_grid = [](std::size_t last_extent) {
+    ndzip::extent<D> e;
+    for (int a = 0; a < D; ++a) e[a] = a == D - 1 && D > 1 ? last_extent : s - 1;
+    return e;
+  };
+  const auto border_only = border_only_grid(std::size_t{1} << (D == 3 ? 32 : 36));
   CHECK(ndzip::compressed_size_bound<T>(border_only) == border_only.size() * sizeof(T));
+  if constexpr (D > 1) {
+    // 63 x 2^38 (2-D) has 4.2e9 border slices: refused, not launched with a wrapped count.
+    const auto too_many_teams = border_only_grid(std::size_t{1} << (D == 3 ? 36 : 38));
+    CHECK(too_many_teams.size() / ndzip::border_slice_size > std::size_t{INT_MAX});
+    CHECK_THROWS_WITH_AS(ndzip::compressed_size_bound<T>(too_many_teams),
+                         doctest::Contains("too large for one kernel launch"),
+                         std::invalid_argument);
+  }
 
   for_each_backend([&](const std::string&, auto exec) {
     using Exec = decltype(exec);

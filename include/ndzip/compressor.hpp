@@ -3,9 +3,21 @@
 // It owns all scratch memory. The encoder's scratch (a worst-case block per hypercube, about
 // 1.03x the array's size) is allocated by the first compress(), so a compressor that only
 // decompresses never holds it; after that, compress() and decompress() allocate nothing.
+//
+// Threads: a compressor may be shared by host threads; its calls are serialised. Distinct
+// compressors may be used concurrently from distinct threads; with Kokkos older than 4.4 the
+// library serialises all of its calls, and with Kokkos 3.x the OpenMP backend is usable only
+// from the thread that initialised Kokkos (other threads get std::logic_error). Movable, not
+// copyable (copies would share scratch).
+//
+// Memory: the values and the stream must not overlap (std::invalid_argument). The stream is
+// read as untrusted memory that may even change during a decompress (a buffer shared with
+// another process): the result is then unspecified, but no read leaves the stream.
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 
 #include <Kokkos_Core.hpp>
 
@@ -50,8 +62,9 @@ class compressor {
     return compress_raw(values.data(), reinterpret_cast<std::byte*>(stream.data()), stream.size());
   }
 
+  // Throws std::invalid_argument, before anything is written, if the two Views overlap.
   // Decompresses `stream` into `values`; returns the number of stream bytes consumed (a stream
-  // View longer than the stream is accepted). The stream is untrusted: anything inconsistent
+  // View longer than the stream is accepted; all of it must be disjoint from `values`). The stream is untrusted: anything inconsistent
   // with this grid throws ndzip::stream_error, and the contents of `values` are then unspecified.
   // Returns once the output is complete (the instance is fenced to read the validation result).
   template <class StreamView, class ValuesView>
@@ -65,7 +78,8 @@ class compressor {
   }
 
   // The same on raw pointers into memory_space: `values` holds grid().size() elements in C
-  // order; `stream` must be aligned to the word size (sizeof(T)).
+  // order; `stream` must be aligned to the word size (sizeof(T)), and the two ranges
+  // ([stream, stream + capacity or size) and the values) must not overlap.
   std::size_t compress_raw(const T* values, std::byte* stream, std::size_t stream_capacity);
   std::size_t decompress_raw(const std::byte* stream, std::size_t stream_size, T* values);
 
@@ -77,10 +91,17 @@ class compressor {
   // inclusive scan.
   Kokkos::View<bits_type*, memory_space> m_blocks;
   Kokkos::View<std::uint64_t*, memory_space> m_block_ends;
+  // Decoder scratch: the offset table copied out of the stream and validated there, so that an
+  // untrusted stream is never read twice for the same fact.
+  Kokkos::View<std::uint32_t*, memory_space> m_offsets;
   // Device-side status: [0] first failure (hypercube index << 8 | failure code) or "none",
   // [1] block area size in words.
   Kokkos::View<std::uint64_t[2], memory_space> m_status;
   typename Kokkos::View<std::uint64_t[2], memory_space>::HostMirror m_status_host;
+
+  // Serialises this compressor's calls (see "Threads" above); behind a pointer so that the
+  // compressor stays movable.
+  std::unique_ptr<std::mutex> m_calls = std::make_unique<std::mutex>();
 
   void read_status();  // fences the instance
 };

@@ -3,6 +3,7 @@
 // per-type/per-dimensionality profile, the hypercube grid of an extent, and stream sizes.
 // Everything here is constexpr arithmetic, callable from host and device code.
 
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
@@ -93,6 +94,15 @@ struct stream_layout {
   }
 };
 
+// The kernels run one Kokkos team per hypercube and one per slice of this many border elements
+// (the fused border copy); Kokkos counts the teams of a launch in an int.
+inline constexpr std::size_t border_slice_size = 4096;
+
+template <class T, int Dims>
+KOKKOS_INLINE_FUNCTION constexpr std::size_t border_slices(const stream_layout<T, Dims>& layout) {
+  return (layout.border_size + border_slice_size - 1) / border_slice_size;
+}
+
 namespace detail {
 
 template <int Dims>
@@ -106,7 +116,9 @@ std::string describe(const extent<Dims>& grid) {
 
 // Throws std::invalid_argument unless the ndzip format can hold a grid of this extent and its
 // sizes can be computed in std::size_t: the element count times 4 * sizeof(T) must not
-// overflow, and the worst-case block area must fit the 32-bit offset table.
+// overflow, the worst-case block area must fit the 32-bit offset table, and the hypercubes plus
+// border slices must fit the int team count of one kernel launch (grids of 2^43 elements and
+// more, nearly all border, could otherwise wrap it).
 template <class T, int Dims>
 constexpr void check_grid_representable(const extent<Dims>& grid) {
   constexpr std::size_t max_elements = ~std::size_t{0} / 4 / sizeof(T);
@@ -122,6 +134,10 @@ constexpr void check_grid_representable(const extent<Dims>& grid) {
     throw std::invalid_argument("ndzip: a grid of " + detail::describe(grid) +
                                 " elements is too large for the ndzip format (its 32-bit offset "
                                 "table cannot address the worst-case block area)");
+  if (layout.hypercube_count + border_slices(layout) > static_cast<std::size_t>(INT_MAX))
+    throw std::invalid_argument("ndzip: a grid of " + detail::describe(grid) +
+                                " elements is too large for one kernel launch (more than " +
+                                std::to_string(INT_MAX) + " hypercubes and border slices)");
 }
 
 // The exact worst case of the stream size for a grid, including the double header padding.

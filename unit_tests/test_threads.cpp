@@ -1,0 +1,179 @@
+// Several host threads using the library at once, on every backend: distinct compressors, and
+// one compressor shared by all threads, must give the reference streams and exact round trips
+// (Kokkos 3.x Serial crashed here: its team scratch is one global buffer). With Kokkos 3.x the
+// OpenMP backend refuses threads other than the one that initialised Kokkos, with a clear error.
+
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "codec_support.hpp"
+
+using namespace ndzip_test;
+
+namespace {
+
+constexpr int thread_count = 4;
+constexpr int rounds = 3;
+
+// Kokkos 3.x OpenMP runs work only on the thread that called Kokkos::initialize.
+bool only_the_initial_thread(const std::string& backend) {
+  return KOKKOS_VERSION < 40000 && backend == "openmp";
+}
+
+// Runs body(t) on thread_count threads; returns what each threw ("" where nothing).
+template <class Body>
+std::vector<std::string> on_threads(Body body) {
+  std::vector<std::string> failures(thread_count);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < thread_count; ++t)
+    threads.emplace_back([&, t] {
+      try {
+        body(t);
+      } catch (const std::exception& e) {
+        failures[t] = e.what();
+      }
+    });
+  for (auto& thread : threads) thread.join();
+  return failures;
+}
+
+// Inputs that differ per thread, so that streams mixed up between threads are seen.
+template <class C>
+std::vector<std::vector<typename C::bits_type>> thread_inputs(const ndzip::extent<C::dims>& grid) {
+  std::vector<std::vector<typename C::bits_type>> inputs;
+  for (int t = 0; t < thread_count; ++t)
+    inputs.push_back(generate_for<C>(t % 2 ? "smooth" : "checker", 4 + 2 * t, grid));
+  return inputs;
+}
+
+// What one thread works on, allocated on the main thread: with Kokkos 3.x and OpenMP enabled,
+// Kokkos refuses to initialise a View on any other thread, whatever the backend.
+template <class T, int D, class Exec>
+struct workspace {
+  using space = typename Exec::memory_space;
+  using bits_type = typename ndzip::profile<T, D>::bits_type;
+  grid_view<T, D, Kokkos::LayoutRight, space> values, decoded;
+  Kokkos::View<unsigned char*, space> stream;
+  typename Kokkos::View<unsigned char*, space>::HostMirror stream_host;
+  typename grid_view<T, D, Kokkos::LayoutRight, space>::HostMirror decoded_host;
+
+  workspace(const std::vector<bits_type>& input, const ndzip::extent<D>& grid)
+      : values(Kokkos::create_mirror_view_and_copy(space{}, host_view_of<T, D>(input, grid))),
+        decoded(make_view<grid_view<T, D, Kokkos::LayoutRight, space>>("decoded", grid)),
+        stream("stream", ndzip::compressed_size_bound<T>(grid)),
+        stream_host(Kokkos::create_mirror_view(stream)),
+        decoded_host(Kokkos::create_mirror_view(decoded)) {}
+};
+
+// One thread's work: `rounds` compressions and decompressions with `codec`, checked against
+// the model's stream; "" or what went wrong (doctest assertions stay on the main thread).
+template <class T, int D, class Exec, class Bits>
+std::string round_trips(ndzip::compressor<T, D, Exec>& codec, workspace<T, D, Exec>& work,
+                        const std::vector<Bits>& input, const std::vector<unsigned char>& expected) {
+  const auto& exec = codec.execution_space_instance();
+  for (int r = 0; r < rounds; ++r) {
+    const std::size_t size = codec.compress(work.values, work.stream);
+    exec.fence();
+    Kokkos::deep_copy(work.stream_host, work.stream);  // nothing to copy where it is host memory
+    if (size != expected.size() || std::memcmp(work.stream_host.data(), expected.data(), size))
+      return "round " + std::to_string(r) + ": not the reference stream";
+    if (codec.decompress(Kokkos::subview(work.stream, std::make_pair(std::size_t{0}, size)),
+                         work.decoded) != size)
+      return "round " + std::to_string(r) + ": wrong byte count consumed";
+    Kokkos::deep_copy(work.decoded_host, work.decoded);
+    if (std::memcmp(work.decoded_host.data(), input.data(), input.size() * sizeof(Bits)))
+      return "round " + std::to_string(r) + ": values differ after the round trip";
+  }
+  return "";
+}
+
+void check_outcomes(const std::string& backend, const std::vector<std::string>& failures) {
+  for (int t = 0; t < thread_count; ++t) {
+    INFO("thread " << t);
+    if (only_the_initial_thread(backend))
+      CHECK(failures[t].find("thread that called Kokkos::initialize") != std::string::npos);
+    else
+      CHECK(failures[t] == "");
+  }
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("threads: distinct compressors on several host threads", C, ndzip_test::f32_3d,
+                   ndzip_test::f64_2d, ndzip_test::f32_1d) {
+  using T = typename C::value_type;
+  constexpr int D = C::dims;
+  const auto grid = make_extent<D>({D == 1 ? 70000 : 40, 50, 37});
+  const auto inputs = thread_inputs<C>(grid);
+  std::vector<std::vector<unsigned char>> expected;
+  for (const auto& input : inputs) expected.push_back(model_stream<C>(input, grid));
+
+  for_each_backend([&](const std::string& name, auto exec) {
+    using Exec = decltype(exec);
+    std::vector<workspace<T, D, Exec>> work;
+    for (int t = 0; t < thread_count; ++t) work.emplace_back(inputs[t], grid);
+    check_outcomes(name, on_threads([&](int t) {
+                     ndzip::compressor<T, D, Exec> codec(exec, grid);
+                     const auto failure = round_trips(codec, work[t], inputs[t], expected[t]);
+                     if (!failure.empty()) throw std::runtime_error(failure);
+                   }));
+  });
+}
+
+TEST_CASE_TEMPLATE("threads: one compressor shared by several host threads", C, ndzip_test::f32_3d,
+                   ndzip_test::f64_1d) {
+  using T = typename C::value_type;
+  constexpr int D = C::dims;
+  const auto grid = make_extent<D>({D == 1 ? 70000 : 40, 50, 37});
+  const auto inputs = thread_inputs<C>(grid);
+  std::vector<std::vector<unsigned char>> expected;
+  for (const auto& input : inputs) expected.push_back(model_stream<C>(input, grid));
+
+  for_each_backend([&](const std::string& name, auto exec) {
+    using Exec = decltype(exec);
+    std::vector<workspace<T, D, Exec>> work;
+    for (int t = 0; t < thread_count; ++t) work.emplace_back(inputs[t], grid);
+    ndzip::compressor<T, D, Exec> shared(exec, grid);
+    const auto failures = on_threads([&](int t) {
+      const auto failure = round_trips(shared, work[t], inputs[t], expected[t]);
+      if (!failure.empty()) throw std::runtime_error(failure);
+    });
+    if (only_the_initial_thread(name)) {
+      // The compressor was built on the initial thread; the others are refused at their call.
+      for (const auto& failure : failures)
+        CHECK(failure.find("thread that called Kokkos::initialize") != std::string::npos);
+    } else {
+      check_outcomes(name, failures);
+    }
+  });
+}
+
+TEST_CASE("threads: a compressor moved to another thread keeps working") {
+  using C = f32_3d;
+  const auto grid = make_extent<3>({40, 50, 37});
+  const auto input = generate_for<C>("smooth", 8, grid);
+  const auto expected = model_stream<C>(input, grid);
+  for_each_backend([&](const std::string& name, auto exec) {
+    using Exec = decltype(exec);
+    workspace<float, 3, Exec> work(input, grid);
+    ndzip::compressor<float, 3, Exec> codec(exec, grid);
+    CHECK(round_trips(codec, work, input, expected) == "");
+    auto moved = std::make_unique<ndzip::compressor<float, 3, Exec>>(std::move(codec));
+    std::string failure;
+    std::thread([&] {
+      try {
+        failure = round_trips(*moved, work, input, expected);
+      } catch (const std::exception& e) {
+        failure = e.what();
+      }
+    }).join();
+    if (only_the_initial_thread(name))
+      CHECK(failure.find("thread that called Kokkos::initialize") != std::string::npos);
+    else
+      CHECK(failure == "");
+  });
+}
