@@ -223,4 +223,12 @@ size_range stream_size_range(const array_desc& array) {
   });
 }
 
+void check_codec_holds(const array_desc& array) {
+  with_array_type(array, [&](auto tag, auto dims) {
+    using T = typename decltype(tag)::type;
+    constexpr int Dims = decltype(dims)::value;
+    ndzip::check_grid_representable<T>(grid_from<Dims>(array));
+  });
+}
+
 }  // namespace ndzip_cli

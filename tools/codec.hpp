@@ -59,4 +59,8 @@ struct size_range {
 };
 size_range stream_size_range(const array_desc& array);
 
+// Throws std::invalid_argument, with the codec's reason, unless the codec can hold an `array`
+// (compress or decompress one), whatever the values or the stream.
+void check_codec_holds(const array_desc& array);
+
 }  // namespace ndzip_cli

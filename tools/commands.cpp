@@ -9,6 +9,7 @@
 #include "decode.hpp"
 #include "file_io.hpp"
 #include "frame.hpp"
+#include "inputs.hpp"
 
 namespace ndzip_cli {
 
@@ -37,16 +38,10 @@ void run_compress(const options& opts) {
   const std::string& in = opts.files[0];
   const std::string& out = opts.files[1];
   const array_desc array = opts.array();
-  const std::size_t expected = byte_size(array);
+  check_distinct_files(in, out);
   check_output_target(out, opts.force);
 
-  const byte_buffer input = read_input(in);
-  if (input.size() != expected)
-    throw std::runtime_error(input_name(in) + " has " + std::to_string(input.size()) +
-                             " bytes, but a " + describe(array) + " array has " +
-                             std::to_string(expected) + " bytes (" +
-                             std::to_string(element_count(array)) + " elements of " +
-                             std::to_string(element_size(array.type)) + " bytes)");
+  const byte_buffer input = read_array(in, array);
   const byte_buffer stream = [&] {
     backend_session session;
     return compress_array(opts.backend, array, input);
@@ -64,15 +59,18 @@ void run_decompress(const options& opts) {
   const std::string& in = opts.files[0];
   const std::string& out = opts.files[1];
   const std::string name = input_name(in);
+  check_distinct_files(in, out);
   check_output_target(out, opts.force);
 
-  const byte_buffer input = read_input(in);
+  byte_buffer input;
   array_desc array;
   byte_span stream;
   if (opts.raw) {
     array = opts.array();
+    input = read_raw_stream(in, array);
     stream = input;
   } else {
+    input = read_frame(in).bytes;
     const frame_header header = open_frame(name, input);
     stream = frame_stream(input);
     check_options_match(opts, name, header.array);
@@ -89,13 +87,9 @@ void run_decompress(const options& opts) {
 void run_info(const options& opts) {
   const std::string& path = opts.files[0];
   const std::string name = input_name(path);
-  const byte_buffer file = read_input(path);
-  frame_header header;
-  try {
-    header = parse_frame(file);
-  } catch (const std::runtime_error& e) {
-    throw std::runtime_error(name + ": " + e.what());
-  }
+  const frame_file frame = read_frame(path);
+  const byte_buffer& file = frame.bytes;
+  const frame_header& header = frame.header;
   const byte_span stream = frame_stream(file);
   const array_desc& array = header.array;
   const std::size_t array_bytes = byte_size(array);

@@ -1,6 +1,7 @@
 #pragma once
 // The three commands. Each throws std::runtime_error (or a subclass) saying what went wrong;
-// OUT is then left untouched.
+// OUT is then left untouched (but see write_output: a device or FIFO may have been written to,
+// and a directory that cannot be synced is reported after OUT is in place).
 
 #include "options.hpp"
 

@@ -8,6 +8,23 @@
 
 namespace ndzip_cli {
 
+namespace {
+
+std::runtime_error refused_by_codec(const std::string& name, const std::invalid_argument& e) {
+  return std::runtime_error("cannot decompress " + name + ": " + codec_message(e));
+}
+
+}  // namespace
+
+void check_stream_length(const std::string& name, const frame_header& header) {
+  const size_range sizes = stream_size_range(header.array);
+  if (header.stream_length < sizes.min || header.stream_length > sizes.max)
+    throw std::runtime_error(name + ": inconsistent frame: a " + describe(header.array) +
+                             " array compresses to " + std::to_string(sizes.min) + " to " +
+                             std::to_string(sizes.max) + " bytes, but the stream has " +
+                             std::to_string(header.stream_length));
+}
+
 frame_header open_frame(const std::string& name, byte_span file) {
   frame_header header;
   try {
@@ -16,13 +33,18 @@ frame_header open_frame(const std::string& name, byte_span file) {
   } catch (const std::runtime_error& e) {
     throw std::runtime_error(name + ": " + e.what());
   }
-  const size_range sizes = stream_size_range(header.array);
-  if (header.stream_length < sizes.min || header.stream_length > sizes.max)
-    throw std::runtime_error(name + ": inconsistent frame: a " + describe(header.array) +
-                             " array compresses to " + std::to_string(sizes.min) + " to " +
-                             std::to_string(sizes.max) + " bytes, but the stream has " +
-                             std::to_string(header.stream_length));
+  check_stream_length(name, header);
   return header;
+}
+
+std::size_t largest_stream(const std::string& name, const array_desc& array) {
+  const size_range sizes = stream_size_range(array);  // throws if the array cannot be addressed
+  try {
+    check_codec_holds(array);
+  } catch (const std::invalid_argument& e) {
+    throw refused_by_codec(name, e);
+  }
+  return sizes.max;
 }
 
 byte_buffer decode_stream(const std::string& backend, const std::string& name,
@@ -34,7 +56,7 @@ byte_buffer decode_stream(const std::string& backend, const std::string& name,
     throw std::runtime_error("cannot decompress " + name + " as a " + describe(array) +
                              " array: " + codec_message(e));
   } catch (const std::invalid_argument& e) {  // a grid the format cannot hold
-    throw std::runtime_error("cannot decompress " + name + ": " + codec_message(e));
+    throw refused_by_codec(name, e);
   }
   if (result.consumed != stream.size) {
     const std::string sizes = " (the stream of a " + describe(array) + " array decoded from " +

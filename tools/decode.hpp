@@ -3,6 +3,7 @@
 // a raw stream must pass before its values are trusted. Each function throws std::runtime_error
 // naming the input (`name`, as in messages) and what is wrong with it.
 
+#include <cstddef>
 #include <string>
 
 #include "array_desc.hpp"
@@ -11,9 +12,17 @@
 
 namespace ndzip_cli {
 
+// Throws unless an array of the header's type and extents can compress to a stream of the
+// length the header announces. Needs the header only, so that it can bound what is read.
+void check_stream_length(const std::string& name, const frame_header& header);
+
 // Parses the frame `file` and checks what its header promises: the checksum, and a stream
 // length that an array of the header's type and extents can compress to.
 frame_header open_frame(const std::string& name, byte_span file);
+
+// The length of the largest stream of an `array`. Throws, with the codec's reason, for an array
+// that the codec cannot hold, whatever its stream: none of it is worth reading.
+std::size_t largest_stream(const std::string& name, const array_desc& array);
 
 // Decodes `stream` as an `array` on `backend` (inside a backend_session). The stream must be
 // consumed exactly: trailing bytes are an error too (for a raw stream the message suggests that

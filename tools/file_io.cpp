@@ -34,17 +34,109 @@ void write_all(int fd, byte_span bytes, const std::string& name) {
   }
 }
 
-bool exists(const std::string& path) {
+// A file descriptor, closed when it goes out of scope. One whose close() can report a write
+// error is closed with close_checked() instead.
+class unique_fd {
+ public:
+  explicit unique_fd(int fd) : m_fd(fd) {}
+  ~unique_fd() {
+    if (m_fd >= 0) ::close(m_fd);
+  }
+  unique_fd(const unique_fd&) = delete;
+  unique_fd& operator=(const unique_fd&) = delete;
+
+  int get() const { return m_fd; }
+  // Closes the descriptor; returns close()'s result (errno set on failure).
+  int close_checked() {
+    const int fd = m_fd;
+    m_fd = -1;
+    return ::close(fd);
+  }
+
+ private:
+  int m_fd;
+};
+
+// The file that `path` names, following links, or that the standard stream `std_fd` is for "-";
+// nothing if there is none.
+std::optional<struct stat> identity(const std::string& path, int std_fd) {
   struct stat st;
-  return ::lstat(path.c_str(), &st) == 0;
+  const int rc = path == "-" ? ::fstat(std_fd, &st) : ::stat(path.c_str(), &st);
+  if (rc != 0) return std::nullopt;
+  return st;
 }
 
 [[noreturn]] void refuse_overwrite(const std::string& path) {
   throw std::runtime_error(output_name(path) + " already exists (use --force to overwrite it)");
 }
 
-// While one lives, SIGINT, SIGTERM and SIGHUP (unless ignored) first remove the file `path` and
-// then take their default action, so that an interrupted run leaves no temporary file behind.
+// What becomes of an output path.
+enum class target_kind {
+  absent,       // nothing there: the temporary file is renamed to it
+  replaceable,  // a regular file, or a symbolic link to one or to nothing: replaced with --force
+  device,       // a character device or a FIFO: written to in place, never replaced
+};
+
+const char* kind_name(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+// Classifies `path`, refusing what can never be an output: replacing a directory, a block
+// device or a socket would destroy it, and writing into one is not what a user asks for.
+target_kind classify_target(const std::string& path) {
+  struct stat st;
+  if (::lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return target_kind::absent;
+    system_error("cannot examine " + output_name(path), errno);
+  }
+  if (S_ISLNK(st.st_mode) && ::stat(path.c_str(), &st) != 0)
+    return target_kind::replaceable;  // a link to nothing (reachable)
+  if (S_ISREG(st.st_mode)) return target_kind::replaceable;
+  if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return target_kind::device;
+  throw std::runtime_error(output_name(path) + " is " + kind_name(st.st_mode) +
+                           "; ndzip writes only to regular files, character devices and FIFOs");
+}
+
+// Writes `pieces` into the character device or FIFO `path`, as any program writes to /dev/null:
+// opened without O_CREAT or O_TRUNC, so that the node itself is never replaced. (Opening a FIFO
+// waits for a reader.)
+void write_to_device(const std::string& path, const std::vector<byte_span>& pieces) {
+  unique_fd fd(::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC));
+  if (fd.get() < 0) system_error("cannot open " + output_name(path), errno);
+  struct stat st;
+  if (::fstat(fd.get(), &st) != 0) system_error("cannot examine " + output_name(path), errno);
+  if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))  // replaced since it was classified
+    throw std::runtime_error(output_name(path) +
+                             " is no longer a device or FIFO; nothing was written to it");
+  for (const auto& piece : pieces) write_all(fd.get(), piece, output_name(path));
+  if (fd.close_checked() != 0) system_error("cannot write " + output_name(path), errno);
+}
+
+// The directory that holds `path`.
+std::string parent_directory(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  if (slash == std::string::npos) return ".";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// A rename or link is a change to the directory, not to the file: until the directory is synced
+// too, a crash can lose the new name although the data was synced.
+void sync_directory_of(const std::string& path) {
+  const std::string dir = parent_directory(path);
+  unique_fd fd(::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  // EINVAL: a file system that cannot sync directories, so there is nothing more to wait for.
+  if (fd.get() < 0 || (::fsync(fd.get()) != 0 && errno != EINVAL))
+    system_error(output_name(path) + " was written, but its directory '" + dir +
+                     "' could not be synced, so the new name may not survive a crash",
+                 errno);
+}
+
+// While one lives, SIGINT, SIGTERM, SIGHUP and SIGQUIT (unless ignored) first remove the file
+// `path` and then take their default action, so that an interrupted run leaves no temporary
+// file behind.
 class removal_on_signal {
  public:
   explicit removal_on_signal(const char* path) {
@@ -72,7 +164,7 @@ class removal_on_signal {
     ::raise(sig);
   }
 
-  static constexpr int signals[] = {SIGINT, SIGTERM, SIGHUP};
+  static constexpr int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
   static inline std::atomic<const char*> s_path{nullptr};  // lock-free, so signal-safe
   struct sigaction m_old[std::size(signals)];
 };
@@ -115,6 +207,10 @@ class temporary_file {
     m_fd = -1;
     if (::close(fd) != 0) fail("cannot close", errno);
     if (overwrite) {
+      // --force replaces files, never a device or FIFO that appeared since the first check.
+      if (classify_target(m_target) == target_kind::device)
+        throw std::runtime_error(output_name(m_target) +
+                                 " became a device or FIFO while ndzip ran; not replaced");
       if (::rename(m_path.c_str(), m_target.c_str()) != 0) fail_target("cannot rename", errno);
     } else if (::link(m_path.c_str(), m_target.c_str()) == 0) {
       // link() never replaces an existing file, so a file that appeared meanwhile is kept.
@@ -123,12 +219,13 @@ class temporary_file {
       refuse_overwrite(m_target);
     } else if (errno == EPERM || errno == ENOTSUP || errno == EOPNOTSUPP || errno == ENOSYS) {
       // The file system has no hard links: check and rename instead.
-      if (exists(m_target)) refuse_overwrite(m_target);
+      if (classify_target(m_target) != target_kind::absent) refuse_overwrite(m_target);
       if (::rename(m_path.c_str(), m_target.c_str()) != 0) fail_target("cannot rename", errno);
     } else {
       fail_target("cannot link", errno);
     }
     m_committed = true;
+    sync_directory_of(m_target);
   }
 
  private:
@@ -156,50 +253,70 @@ std::string output_name(const std::string& path) {
   return path == "-" ? "standard output" : "'" + path + "'";
 }
 
-byte_buffer read_input(const std::string& path) {
-  const bool is_stdin = path == "-";
-  const int fd = is_stdin ? STDIN_FILENO : ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) system_error("cannot open " + input_name(path), errno);
-  struct fd_closer {
-    int fd;
-    bool owned;
-    ~fd_closer() {
-      if (owned) ::close(fd);
-    }
-  } closer{fd, !is_stdin};
-
+input_file::input_file(const std::string& path) : m_name(input_name(path)) {
+  m_owned = path != "-";
+  m_fd = m_owned ? ::open(path.c_str(), O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+  if (m_fd < 0) system_error("cannot open " + m_name, errno);
   struct stat st;
-  if (::fstat(fd, &st) != 0) system_error("cannot stat " + input_name(path), errno);
-  if (S_ISDIR(st.st_mode)) system_error("cannot read " + input_name(path), EISDIR);
+  if (::fstat(m_fd, &st) != 0) {
+    const int err = errno;
+    if (m_owned) ::close(m_fd);
+    system_error("cannot examine " + m_name, err);
+  }
+  if (S_ISDIR(st.st_mode)) {
+    if (m_owned) ::close(m_fd);
+    system_error("cannot read " + m_name, EISDIR);
+  }
+  // Standard input may have been read from already: what is left starts at its offset.
+  const off_t offset = S_ISREG(st.st_mode) ? ::lseek(m_fd, 0, SEEK_CUR) : -1;
+  if (offset >= 0 && offset <= st.st_size)
+    m_regular_size = static_cast<std::uint64_t>(st.st_size - offset);
+}
 
-  byte_buffer data;
-  // A regular file is read in one piece (plus one read that finds its end); anything else grows.
-  std::size_t capacity =
-      S_ISREG(st.st_mode) ? static_cast<std::size_t>(st.st_size) + 1 : read_chunk;
-  std::size_t used = 0;
-  for (;;) {
-    if (used == data.size()) data.resize(std::max(capacity, used + read_chunk));
-    const ssize_t n = ::read(fd, data.data() + used, data.size() - used);
+input_file::~input_file() {
+  if (m_owned) ::close(m_fd);
+}
+
+void input_file::read_up_to(byte_buffer& data, std::size_t size) {
+  std::size_t used = data.size();
+  while (used < size) {
+    if (used == data.size()) data.resize(next_capacity(used, size));
+    const ssize_t n = ::read(m_fd, data.data() + used, data.size() - used);
     if (n == 0) break;
     if (n < 0) {
       if (errno == EINTR) continue;
-      system_error("cannot read " + input_name(path), errno);
+      system_error("cannot read " + m_name, errno);
     }
     used += static_cast<std::size_t>(n);
-    capacity = 2 * used;
   }
   data.resize(used);
-  return data;
+}
+
+// How far to grow a buffer that holds `used` bytes of at most `size`: to a regular file's size
+// at once (plus one byte, for the read that finds its end), otherwise by doubling from one
+// chunk, so that a short pipe does not cost the whole bound.
+std::size_t input_file::next_capacity(std::size_t used, std::size_t size) const {
+  const bool size_known = m_regular_size && *m_regular_size >= used;  // it may have grown
+  const std::uint64_t want = size_known ? *m_regular_size + 1 : used + std::max(used, read_chunk);
+  return static_cast<std::size_t>(std::min<std::uint64_t>(want, size));
+}
+
+void check_distinct_files(const std::string& in, const std::string& out) {
+  const auto input = identity(in, STDIN_FILENO);
+  const auto output = identity(out, STDOUT_FILENO);
+  if (input && output && S_ISREG(input->st_mode) && input->st_dev == output->st_dev &&
+      input->st_ino == output->st_ino)
+    throw std::runtime_error(input_name(in) + " and " + output_name(out) +
+                             " are the same file; writing the output would destroy the input");
 }
 
 void check_output_target(const std::string& path, bool overwrite) {
-  if (overwrite) return;
   if (path == "-") {
-    if (::isatty(STDOUT_FILENO))
+    if (!overwrite && ::isatty(STDOUT_FILENO))
       throw std::runtime_error(
           "refusing to write binary data to a terminal (redirect standard output, or use "
           "--force)");
-  } else if (exists(path)) {
+  } else if (classify_target(path) == target_kind::replaceable && !overwrite) {
     refuse_overwrite(path);
   }
 }
@@ -209,6 +326,7 @@ void write_output(const std::string& path, const std::vector<byte_span>& pieces,
     for (const auto& piece : pieces) write_all(STDOUT_FILENO, piece, output_name(path));
     return;
   }
+  if (classify_target(path) == target_kind::device) return write_to_device(path, pieces);
   temporary_file file(path);
   for (const auto& piece : pieces) file.write(piece);
   file.commit(overwrite);

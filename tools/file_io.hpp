@@ -1,7 +1,10 @@
 #pragma once
-// Whole-file input and all-or-nothing output. "-" names standard input / standard output.
+// Bounded input and all-or-nothing output. "-" names standard input / standard output.
 // Every failure throws std::runtime_error naming the file and the system's reason (strerror).
 
+#include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,18 +16,56 @@ namespace ndzip_cli {
 std::string input_name(const std::string& path);
 std::string output_name(const std::string& path);
 
-// Reads all of `path` (standard input for "-").
-byte_buffer read_input(const std::string& path);
+// An open input: a file, a pipe, a device, or standard input for "-". Nothing is read unless
+// asked for, and never more than asked for, so that an endless input (/dev/zero, a pipe) costs
+// no more than what the caller expects to find in it.
+class input_file {
+ public:
+  explicit input_file(const std::string& path);  // refuses a directory
+  ~input_file();
+  input_file(const input_file&) = delete;
+  input_file& operator=(const input_file&) = delete;
 
-// Fails early, before any work is done, if `path` exists (or, for "-", if standard output is a
-// terminal) and `overwrite` is false. write_output checks again when it commits.
+  // input_name(path).
+  const std::string& name() const { return m_name; }
+
+  // How many bytes a regular file held from where reading starts when it was opened; nothing for
+  // a pipe, a device or a terminal, whose length is unknown until they end.
+  std::optional<std::uint64_t> regular_size() const { return m_regular_size; }
+
+  // Appends to `data` until it holds `size` bytes or the input ends; reads nothing beyond.
+  void read_up_to(byte_buffer& data, std::size_t size);
+
+ private:
+  std::size_t next_capacity(std::size_t used, std::size_t size) const;
+
+  std::string m_name;
+  int m_fd = -1;
+  bool m_owned = false;  // false for standard input, which stays open
+  std::optional<std::uint64_t> m_regular_size;
+};
+
+// Fails, before any work is done, if `in` and `out` are the same regular file (also through a
+// hard or symbolic link, or standard input/output redirected from/to it): the output would
+// replace or extend the input. A device or FIFO on both sides (say /dev/null) is no such harm.
+void check_distinct_files(const std::string& in, const std::string& out);
+
+// Fails early, before any work is done, if `path` cannot be an output (a directory, a block
+// device, a socket), or if it is an existing regular file (or a symbolic link) and `overwrite`
+// is false, or, for "-", if standard output is a terminal and `overwrite` is false. A character
+// device or a FIFO is accepted either way. write_output checks again when it commits.
 void check_output_target(const std::string& path, bool overwrite);
 
-// Writes the concatenation of `pieces` to `path`. For "-", to standard output (call this only
-// once the whole result is known). Otherwise to a new temporary file `path`.tmp.XXXXXX in the
-// same directory, which is synced, closed and then renamed onto `path`; without `overwrite` an
-// existing `path` is never replaced. On failure the temporary file is removed and `path` is
-// left as it was.
+// Writes the concatenation of `pieces` to `path`:
+// - "-": standard output (call this only once the whole result is known);
+// - an existing character device or FIFO (/dev/null, a named pipe): written to in place, never
+//   created, truncated or replaced; a write error is reported, but what was written stays;
+// - otherwise a new temporary file `path`.tmp.XXXXXX in the same directory, which is synced,
+//   closed and then renamed onto `path`, after which the directory is synced so that the new
+//   name survives a crash. Without `overwrite` an existing `path` is never replaced; with it,
+//   only a regular file or a symbolic link is. On failure the temporary file is removed and
+//   `path` is left as it was; only a failure to sync the directory comes after `path` is in
+//   place (the message says so).
 void write_output(const std::string& path, const std::vector<byte_span>& pieces, bool overwrite);
 
 }  // namespace ndzip_cli

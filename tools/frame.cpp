@@ -1,5 +1,6 @@
 #include "frame.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 #include <new>
@@ -66,15 +67,15 @@ std::array<std::byte, frame_header_size> encode_frame_header(const array_desc& a
   return out;
 }
 
-frame_header parse_frame(byte_span file) {
-  const std::byte* h = file.data;
+frame_header parse_frame_header(byte_span head) {
+  const std::byte* h = head.data;
   bool magic_ok = true;  // as far as the file goes, so that a cut-off header reads as truncated
-  for (std::size_t i = 0; magic_ok && i < magic.size() && i < file.size; ++i)
+  for (std::size_t i = 0; magic_ok && i < magic.size() && i < head.size; ++i)
     magic_ok = get_u8(h + i) == magic[i];
   if (!magic_ok)
     damaged("it does not start with \"NDZK\" (a raw ndzip stream needs --raw, -t and -n)");
-  if (file.size < frame_header_size)
-    damaged("truncated header (" + std::to_string(file.size) + " of " +
+  if (head.size < frame_header_size)
+    damaged("truncated header (" + std::to_string(head.size) + " of " +
             std::to_string(frame_header_size) + " bytes)");
 
   if (get_u8(h + 4) != frame_version)
@@ -106,8 +107,11 @@ frame_header parse_frame(byte_span file) {
   }
   header.stream_length = get_u64(h + 32);
   header.checksum = get_u64(h + frame_checksum_offset);
+  return header;
+}
 
-  const std::size_t present = file.size - frame_header_size;
+void check_frame_size(const frame_header& header, std::uint64_t file_size) {
+  const std::uint64_t present = file_size - std::min<std::uint64_t>(file_size, frame_header_size);
   if (present < header.stream_length)
     damaged("truncated: the header announces a stream of " + std::to_string(header.stream_length) +
             " bytes, but only " + std::to_string(present) + " follow it");
@@ -115,6 +119,11 @@ frame_header parse_frame(byte_span file) {
     damaged(std::to_string(present - header.stream_length) +
             " bytes of trailing data after the stream of " + std::to_string(header.stream_length) +
             " bytes");
+}
+
+frame_header parse_frame(byte_span file) {
+  const frame_header header = parse_frame_header(file);
+  check_frame_size(header, file.size);
   return header;
 }
 

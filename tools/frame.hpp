@@ -55,8 +55,18 @@ std::string checksum_string(std::uint64_t checksum);
 std::array<std::byte, frame_header_size> encode_frame_header(const array_desc& array,
                                                              byte_span stream);
 
+// Parses and validates the header at the start of `head` and looks no further: magic, version,
+// type, dimensions, reserved byte, extents. A `head` shorter than frame_header_size is reported
+// as truncated, or as not a frame if what there is of the magic is wrong. Throws
+// std::runtime_error saying what is wrong.
+frame_header parse_frame_header(byte_span head);
+
+// Throws std::runtime_error unless a frame file of `file_size` bytes holds exactly the stream
+// its header announces: it is not truncated and has no trailing data.
+void check_frame_size(const frame_header& header, std::uint64_t file_size);
+
 // Parses and validates the header of the frame `file` and checks that exactly `stream_length`
-// bytes follow it. Does not verify the checksum. Throws std::runtime_error saying what is wrong.
+// bytes follow it (parse_frame_header and check_frame_size). Does not verify the checksum.
 frame_header parse_frame(byte_span file);
 
 // The stream inside a frame that parse_frame accepted.

@@ -2,6 +2,8 @@
 // turns every failure into "ndzip: error: ..." on standard error and a non-zero exit status
 // (1: data or I/O error, 2: usage error).
 
+#include <signal.h>
+
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -69,5 +71,9 @@ int run_main(int argc, const char* const* argv) {
 }  // namespace ndzip_cli
 
 int main(int argc, char** argv) {
+  // A write beyond RLIMIT_FSIZE (ulimit -f) would otherwise kill the tool with SIGXFSZ in the
+  // middle of its temporary file; ignored, the write fails with EFBIG, which is reported and
+  // cleaned up after like any other write error.
+  ::signal(SIGXFSZ, SIG_IGN);
   return ndzip_cli::run_main(argc, argv);
 }

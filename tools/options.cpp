@@ -203,15 +203,16 @@ std::string help_text(command cmd) {
       "  -b, --backend NAME  Backend to run on: " + backends + " (default: " + default_backend +
       ").\n"
       "                      openmp uses OMP_NUM_THREADS threads.\n"
-      "  -f, --force         Replace OUT if it exists; allow binary output to a\n"
-      "                      terminal.\n"
+      "  -f, --force         Replace OUT if it is a regular file; allow binary output\n"
+      "                      to a terminal.\n"
       "  -h, --help          Show this help.\n"
       "\n"
-      "IN and OUT are file names, '-' meaning standard input / standard output. OUT\n"
-      "is written to a temporary file beside it and renamed only when complete, so a\n"
-      "failed run leaves no OUT behind; standard output is written only once the\n"
-      "whole result is known. Exit status: 0 success, 1 data or I/O error, 2 usage\n"
-      "error.\n";
+      "IN and OUT are file names, '-' meaning standard input / standard output; they\n"
+      "must not be the same file. OUT is written to a temporary file beside it and\n"
+      "renamed only when complete, so a failed run leaves no OUT behind; standard\n"
+      "output is written only once the whole result is known. An OUT that is a\n"
+      "character device or a FIFO (such as /dev/null) is written to, never replaced.\n"
+      "Exit status: 0 success, 1 data or I/O error, 2 usage error.\n";
 
   switch (cmd) {
     case command::compress:

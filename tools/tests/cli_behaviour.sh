@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Checks the behaviour of the ndzip tool with inputs it makes itself: framed round trips, the
 # frame layout, info, standard input/output, and that every kind of bad input or command line
-# fails with the right exit status and message and leaves no output file behind.
+# fails with the right exit status and message and leaves no output file behind. Then the file
+# handling: devices and FIFOs as OUT, IN and OUT as one file, ulimit -f, SIGQUIT, endless inputs
+# and the sync of OUT's directory (some parts need root, python3 or strace; each says when it is
+# skipped).
 # Usage: cli_behaviour.sh NDZIP_BINARY. Exits non-zero at the first failure.
 set -euo pipefail
 
@@ -11,7 +14,14 @@ if [ $# -ne 1 ]; then
 fi
 ndzip=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 work=$(mktemp -d "${TMPDIR:-/tmp}/ndzip-cli-behaviour.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+# Background jobs (FIFO readers and writers, an interrupted tool) end with the script too.
+cleanup() {
+  local pids
+  pids=$(jobs -p)
+  [ -z "$pids" ] || kill $pids 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
 cd "$work"
 
 check() { echo "check: $*"; }
@@ -20,13 +30,34 @@ fail() {
   exit 1
 }
 
+# run_ndzip ARGS...: the tool; with bounded=1, limited to 20 seconds (status 124) and to 1 GiB of
+# memory, far less than an endless input fills: of virtual memory (enough for the tool and two
+# OpenMP threads), or, where the tool cannot even start within that (AddressSanitizer reserves
+# terabytes), of resident memory through ASAN_OPTIONS.
+bounded=0
+if (ulimit -v $((1 << 20)) && head -c 4 /dev/zero |
+  OMP_NUM_THREADS=2 "$ndzip" compress -t float -n 1 - -) >/dev/null 2>&1; then
+  memory_limit=virtual
+else
+  memory_limit=asan-rss
+fi
+run_ndzip() {
+  if [ "$bounded" = 0 ]; then
+    "$ndzip" "$@"
+  elif [ $memory_limit = virtual ]; then
+    (ulimit -v $((1 << 20)) && OMP_NUM_THREADS=2 exec timeout 20 "$ndzip" "$@")
+  else
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}hard_rss_limit_mb=1024" OMP_NUM_THREADS=2 \
+      timeout 20 "$ndzip" "$@"
+  fi
+}
 # expect STATUS ARGS...: runs ndzip ARGS (stdin from $stdin_file if set, else /dev/null) with
 # stdout in out.txt and stderr in err.txt, and fails unless it exits with STATUS.
 stdin_file=/dev/null
 expect() {
   local want=$1 status=0
   shift
-  "$ndzip" "$@" <"$stdin_file" >out.txt 2>err.txt || status=$?
+  run_ndzip "$@" <"$stdin_file" >out.txt 2>err.txt || status=$?
   [ "$status" = "$want" ] ||
     fail "'ndzip $*' exited with status $status, expected $want; stderr: $(cat err.txt)"
 }
@@ -40,12 +71,16 @@ expect_error() {
 }
 stdout_has() { grep -qF -- "$1" out.txt || fail "stdout lacks '$1': $(cat out.txt)"; }
 stderr_empty() { [ ! -s err.txt ] || fail "unexpected stderr: $(cat err.txt)"; }
-# no_output FILE: neither FILE nor a temporary FILE.tmp.* exists (after a failed run).
-no_output() {
-  [ ! -e "$1" ] || fail "$1 exists after a failed run"
+# no_temp FILE: no temporary file FILE.tmp.* exists.
+no_temp() {
   if compgen -G "$1.tmp.*" >/dev/null; then
     fail "temporary file left behind: $(compgen -G "$1.tmp.*")"
   fi
+}
+# no_output FILE: neither FILE nor a temporary FILE.tmp.* exists (after a failed run).
+no_output() {
+  [ ! -e "$1" ] || fail "$1 exists after a failed run"
+  no_temp "$1"
 }
 same() { cmp "$1" "$2" || fail "$1 and $2 differ"; }
 # u8 FILE OFFSET / u64 FILE OFFSET: the byte / little-endian uint64 at OFFSET.
@@ -341,9 +376,16 @@ same out.raw float_70x90.raw
 rm out.raw
 
 check "raw decompress rejects trailing bytes and reports a short stream"
+expect 0 compress --raw -t float -n 70 90 float_70x90.zero float_70x90.zero.stream
+{ cat float_70x90.zero.stream; printf 'abcd'; } >long.stream
+expect_error 1 "4 bytes of trailing data" decompress --raw -t float -n 70 90 long.stream out.raw
+no_output out.raw
+# Random values compress to the largest stream there is: one byte more is never read.
 stream=float_70x90.raw.stream
 { cat $stream; printf 'abcd'; } >long.stream
-expect_error 1 "4 bytes of trailing data" decompress --raw -t float -n 70 90 long.stream out.raw
+largest=$(size_of $stream)
+expect_error 1 "has $((largest + 4)) bytes, but no stream of a float 70x90 array is longer than \
+$largest bytes" decompress --raw -t float -n 70 90 long.stream out.raw
 no_output out.raw
 head -c $(($(size_of $stream) - 4)) $stream >short.stream
 expect_error 1 "cannot decompress 'short.stream' as a float 70x90 array" \
@@ -365,5 +407,226 @@ done
 expect_error 1 "array is too large to address" \
   decompress --raw -t float -n 4611686018427387904 zeros.bin out.raw
 no_output out.raw
+
+# ---------------------------------------------------------------------------------------------
+check "character devices and FIFOs as OUT are written in place, never replaced"
+frame=float_5000.raw.serial.nz
+expect 0 compress -t float -n 5000 float_5000.raw /dev/null   # no --force needed, as in zstd
+[ -c /dev/null ] || fail "/dev/null is no longer a character device"
+if [ -w /dev/full ]; then
+  expect_error 1 "cannot write '/dev/full': No space left on device" \
+    decompress float_5000.raw.serial.nz /dev/full
+  [ -c /dev/full ] || fail "/dev/full is no longer a character device"
+fi
+mkfifo out.fifo
+for force in "" --force; do
+  timeout 20 cat out.fifo >fifo.data 2>/dev/null &
+  reader=$!
+  expect 0 compress $force -t float -n 5000 float_5000.raw out.fifo
+  wait $reader || fail "the reader of out.fifo failed (or the tool never opened it)"
+  [ -p out.fifo ] || fail "out.fifo is no longer a FIFO after compress $force"
+  same fifo.data $frame
+  no_temp out.fifo
+done
+# Copies of /dev/null and /dev/full, so that a failure harms neither. Only root can make them,
+# and only where the file system is not mounted nodev can they be opened.
+if mknod null.dev c 1 3 2>/dev/null && mknod full.dev c 1 7 && : 2>/dev/null >null.dev; then
+  expect 0 compress --force -t float -n 5000 float_5000.raw null.dev
+  [ -c null.dev ] || fail "--force replaced the character device null.dev"
+  expect_error 1 "No space left on device" decompress --force $frame full.dev
+  [ -c full.dev ] || fail "--force replaced the character device full.dev"
+  no_temp full.dev
+else
+  echo "note: no usable device nodes can be made in $work (not root, or nodev): --force on" \
+    "character devices is not tested"
+fi
+
+check "directories, block devices and sockets as OUT are refused, even with --force"
+mkdir -p outdir
+ln -sfn outdir outdir.link
+for target in outdir outdir.link; do
+  expect_error 1 "is a directory; ndzip writes only to regular files, character devices and FIFOs" \
+    compress --force -t float -n 5000 float_5000.raw $target
+  [ -d outdir ] && [ -z "$(ls -A outdir)" ] || fail "outdir was changed"
+  no_temp $target
+done
+if mknod block.dev b 7 0 2>/dev/null; then   # root only; never opened
+  expect_error 1 "'block.dev' is a block device" compress --force -t float -n 5000 float_5000.raw \
+    block.dev
+  [ -b block.dev ] || fail "block.dev is no longer a block device"
+  rm block.dev
+fi
+if command -v python3 >/dev/null; then
+  python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind("out.sock")'
+  expect_error 1 "'out.sock' is a socket" compress --force -t float -n 5000 float_5000.raw out.sock
+  [ -S out.sock ] || fail "out.sock is no longer a socket"
+fi
+
+check "--force replaces a symbolic link to a regular file, and writes through one to a device"
+echo old >link.target
+ln -sf link.target out.link
+expect 0 compress --force -t float -n 5000 float_5000.raw out.link
+[ ! -L out.link ] || fail "out.link is still a symbolic link"
+same out.link $frame
+[ "$(cat link.target)" = old ] || fail "the target of the replaced link was changed"
+ln -sf /dev/null null.link
+expect 0 compress -t float -n 5000 float_5000.raw null.link
+[ -L null.link ] && [ -c /dev/null ] || fail "the link to /dev/null was replaced"
+
+# ---------------------------------------------------------------------------------------------
+check "IN and OUT that are the same file are refused before any work, input untouched"
+cp float_5000.raw victim.raw
+ln victim.raw victim.hard
+ln -sf victim.raw victim.sym
+for out in victim.raw victim.hard victim.sym ./victim.raw; do
+  expect_error 1 "'victim.raw' and '$out' are the same file" \
+    compress --force -t float -n 5000 victim.raw "$out"
+  same victim.raw float_5000.raw
+  no_temp "$out"
+done
+stdin_file=victim.raw
+expect_error 1 "standard input and 'victim.sym' are the same file" \
+  compress --force -t float -n 5000 - victim.sym
+stdin_file=/dev/null
+same victim.raw float_5000.raw
+status=0
+"$ndzip" compress --force -t float -n 5000 victim.raw - >>victim.raw 2>err.txt || status=$?
+[ $status = 1 ] || fail "compress IN - >>IN exited with $status"
+grep -qF "'victim.raw' and standard output are the same file" err.txt ||
+  fail "no same-file message: $(cat err.txt)"
+same victim.raw float_5000.raw
+cp $frame victim.nz
+expect_error 1 "are the same file" decompress --force victim.nz victim.nz
+same victim.nz $frame
+
+# ---------------------------------------------------------------------------------------------
+check "a write beyond ulimit -f fails with 'File too large' and leaves nothing behind"
+random_file big.raw 200000   # random values: the frame is larger than the 100 KiB limit
+status=0
+(ulimit -f 100 && exec "$ndzip" compress -t float -n 50000 big.raw big.nz) 2>err.txt ||
+  status=$?
+[ $status = 1 ] || fail "compress under ulimit -f 100 exited with $status (153: killed by SIGXFSZ)"
+grep -qF "File too large" err.txt || fail "no EFBIG message: $(cat err.txt)"
+no_output big.nz
+
+check "SIGQUIT while OUT is written removes the temporary file"
+# 256 MiB of zeros compress to a few MiB, so decompressing them spends its time writing. A try
+# may miss the write (the tool finished first, or had not begun): then it must have left a
+# complete OUT. At least one of five tries must catch it.
+ignored=$(sed -n 's/^SigIgn:[[:space:]]*//p' /proc/self/status 2>/dev/null || true)
+if [ -n "$ignored" ] && (((16#$ignored >> 2) & 1)); then   # bit 2: SIGQUIT
+  echo "note: this script was started with SIGQUIT ignored, which the tool keeps; not tested"
+else
+  zero_bytes=$((256 << 20))
+  head -c $zero_bytes /dev/zero | "$ndzip" compress -t float -n 64 1024 1024 - zeros.nz
+  caught=0
+  for try in 1 2 3 4 5; do
+    # A subshell, because bash starts a simple command in the background with SIGQUIT ignored.
+    (ulimit -c 0 && exec "$ndzip" decompress zeros.nz zeros.out) 2>err.txt &
+    pid=$!
+    while kill -0 $pid 2>/dev/null && ! compgen -G "zeros.out.tmp.*" >/dev/null; do
+      sleep 0.002
+    done
+    kill -QUIT $pid 2>/dev/null || true
+    status=0
+    { wait $pid; } 2>/dev/null || status=$?   # without bash's "Quit" report
+    no_temp zeros.out
+    if [ -e zeros.out ]; then
+      [ "$(size_of zeros.out)" = $zero_bytes ] && cmp -s -n $zero_bytes zeros.out /dev/zero ||
+        fail "try $try (status $status) left an incomplete zeros.out"
+      rm zeros.out
+    elif [ $status = 131 ]; then
+      caught=1
+      break
+    else
+      fail "try $try exited with status $status and left no zeros.out: $(cat err.txt)"
+    fi
+  done
+  [ $caught = 1 ] || fail "no try was ended by SIGQUIT while writing"
+  rm zeros.nz
+fi
+
+# ---------------------------------------------------------------------------------------------
+check "endless inputs (/dev/zero, pipes) are read only as far as the expected size"
+# Within 1 GiB and 20 seconds (run_ndzip), reading to the end would exhaust the memory ("out of
+# memory", or AddressSanitizer's "hard rss limit exhausted") or the time, so only the messages
+# below show that the tool stopped reading in time.
+[ $memory_limit = virtual ] ||
+  echo "note: the tool cannot start within 1 GiB of virtual memory; limiting its RSS instead"
+bounded=1
+expect 0 compress -t float -n 5000 float_5000.raw bounded.nz   # the tool runs within the limit
+expect 0 decompress bounded.nz bounded.raw
+same bounded.raw float_5000.raw
+not_a_frame='not a valid ndzip frame: it does not start with "NDZK"'
+expect_error 1 "'/dev/zero': $not_a_frame" info /dev/zero
+expect_error 1 "'/dev/zero': $not_a_frame" decompress /dev/zero out.raw
+no_output out.raw
+expect_error 1 "'/dev/zero' has more than 64 bytes, but a float 16 array has 64 bytes" \
+  compress -t float -n 16 /dev/zero out.nz
+no_output out.nz
+expect_error 1 "'/dev/zero' has more than 64 bytes, but no stream of a float 16 array" \
+  decompress --raw -t float -n 16 /dev/zero out.raw
+no_output out.raw
+# feed PRODUCER...: PRODUCER writes into a pipe that is the next command's standard input.
+mkfifo feed.fifo
+feed() {
+  "$@" >feed.fifo 2>/dev/null &
+  feeder=$!
+  stdin_file=feed.fifo
+}
+fed() {
+  wait $feeder || true   # ended by SIGPIPE when the tool stops reading
+  stdin_file=/dev/null
+}
+frame_then_zeros() { cat "$1"; cat /dev/zero; }
+head_then_zeros() { head -c 48 "$1"; cat /dev/zero; }
+feed cat /dev/zero
+expect_error 1 "standard input: $not_a_frame" info -
+fed
+feed cat /dev/zero
+expect_error 1 "standard input: $not_a_frame" decompress - out.raw
+fed
+no_output out.raw
+feed cat /dev/zero
+expect_error 1 "standard input has more than 64 bytes" compress -t float -n 16 - out.nz
+fed
+no_output out.nz
+feed cat /dev/zero
+expect_error 1 "standard input has more than 64 bytes, but no stream" \
+  decompress --raw -t float -n 16 - out.raw
+fed
+no_output out.raw
+feed frame_then_zeros $good   # a whole frame, then more
+expect_error 1 "trailing data after the stream of $((good_size - 48)) bytes" decompress - out.raw
+fed
+no_output out.raw
+cp $good huge.nz
+poke huge.nz 32 0 0 0 0 0 0 0 1   # announces a 2^56-byte stream
+feed head_then_zeros huge.nz
+expect_error 1 "inconsistent frame" info -
+fed
+bounded=0
+
+# ---------------------------------------------------------------------------------------------
+check "the directory is synced after OUT is renamed or linked into it (strace)"
+if command -v strace >/dev/null && strace -o /dev/null true 2>/dev/null; then
+  dir=$(pwd -P)
+  for force in "" --force; do
+    rm -f synced.nz
+    # (LeakSanitizer, in a sanitizer build, cannot run under ptrace.)
+    ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+      strace -f -y -o trace.txt -e trace=fsync,fdatasync,rename,renameat,renameat2,link,linkat \
+      "$ndzip" compress $force -t float -n 5000 float_5000.raw synced.nz
+    same synced.nz $frame
+    # The first fsync of the directory after the call that gave synced.nz its name.
+    awk -v dir="$dir" '
+      /(rename|link)(at2?)?\(.*synced\.nz"/ { named = 1; next }
+      named && index($0, "fsync(") && index($0, "<" dir ">)") { synced = 1 }
+      END { exit !synced }' trace.txt ||
+      fail "no fsync of $dir after naming synced.nz ($force): $(cat trace.txt)"
+  done
+else
+  echo "note: strace is not available; the sync of the directory is not tested"
+fi
 
 echo "PASS: cli_behaviour"

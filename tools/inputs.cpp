@@ -1,0 +1,88 @@
+#include "inputs.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+
+#include "decode.hpp"
+#include "file_io.hpp"
+
+namespace ndzip_cli {
+
+namespace {
+
+// a + b, or SIZE_MAX where that overflows: a bound that large is never reached anyway.
+std::size_t saturating_add(std::size_t a, std::uint64_t b) {
+  constexpr std::size_t max = std::numeric_limits<std::size_t>::max();
+  return b > max - a ? max : a + static_cast<std::size_t>(b);
+}
+
+// The size of `file` for messages, given that `count` bytes were read from it with `limit` as
+// the bound: the count where the input ended before the bound; else a regular file's size, or
+// for a pipe or device, whose rest was not read, a lower bound.
+std::string size_text(const input_file& file, std::size_t count, std::size_t limit) {
+  if (count < limit) return std::to_string(count) + " bytes";
+  if (const auto size = file.regular_size()) return std::to_string(*size) + " bytes";
+  return "more than " + std::to_string(limit - 1) + " bytes";
+}
+
+// Runs `f`, putting "NAME: " before the message of a std::runtime_error it throws.
+template <class F>
+auto naming(const input_file& file, F&& f) {
+  try {
+    return f();
+  } catch (const std::runtime_error& e) {
+    throw std::runtime_error(file.name() + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+byte_buffer read_array(const std::string& path, const array_desc& array) {
+  input_file file(path);
+  const std::size_t expected = byte_size(array);
+  const std::size_t limit = saturating_add(expected, 1);
+  byte_buffer values;
+  file.read_up_to(values, limit);
+  if (values.size() != expected)
+    throw std::runtime_error(file.name() + " has " + size_text(file, values.size(), limit) +
+                             ", but a " + describe(array) + " array has " +
+                             std::to_string(expected) + " bytes (" +
+                             std::to_string(element_count(array)) + " elements of " +
+                             std::to_string(element_size(array.type)) + " bytes)");
+  return values;
+}
+
+frame_file read_frame(const std::string& path) {
+  input_file file(path);
+  frame_file frame;
+  file.read_up_to(frame.bytes, frame_header_size);
+  frame.header = naming(file, [&] { return parse_frame_header(frame.bytes); });
+  // A regular file's size is known: if it does not match the header, nothing more is read.
+  if (const auto size = file.regular_size())
+    naming(file, [&] { check_frame_size(frame.header, *size); });
+  check_stream_length(file.name(), frame.header);  // which bounds the rest
+  const std::size_t size = saturating_add(frame_header_size, frame.header.stream_length);
+  file.read_up_to(frame.bytes, saturating_add(size, 1));
+  if (frame.bytes.size() > size)  // a pipe or device, whose length was not known above
+    throw std::runtime_error(file.name() +
+                             ": not a valid ndzip frame: trailing data after the stream of " +
+                             std::to_string(frame.header.stream_length) + " bytes");
+  naming(file, [&] { parse_frame(frame.bytes); });  // a truncated stream
+  return frame;
+}
+
+byte_buffer read_raw_stream(const std::string& path, const array_desc& array) {
+  input_file file(path);
+  const std::size_t largest = largest_stream(file.name(), array);
+  const std::size_t limit = saturating_add(largest, 1);
+  byte_buffer stream;
+  file.read_up_to(stream, limit);
+  if (stream.size() > largest)
+    throw std::runtime_error(file.name() + " has " + size_text(file, stream.size(), limit) +
+                             ", but no stream of a " + describe(array) + " array is longer than " +
+                             std::to_string(largest) + " bytes; are -t and -n right?");
+  return stream;
+}
+
+}  // namespace ndzip_cli

@@ -1,0 +1,32 @@
+#pragma once
+// The commands' inputs, read with a bound: never more than the array, frame or stream they are
+// expected to be, plus one byte that tells a longer input, so that an endless input such as
+// /dev/zero or a pipe is refused quickly instead of filling memory. Each function throws
+// std::runtime_error naming the input and what is wrong with it.
+
+#include <string>
+
+#include "array_desc.hpp"
+#include "bytes.hpp"
+#include "frame.hpp"
+
+namespace ndzip_cli {
+
+// The values of `array` from `path` ("-": standard input), which must hold exactly
+// byte_size(array) bytes.
+byte_buffer read_array(const std::string& path, const array_desc& array);
+
+struct frame_file {
+  byte_buffer bytes;  // the whole frame
+  frame_header header;
+};
+
+// A frame from `path`. Its header is read first and validated (nothing more is read from an
+// input that is not a frame), then no more than the stream it announces, which must be possible
+// for its array. The frame has passed parse_frame; its checksum is not verified yet.
+frame_file read_frame(const std::string& path);
+
+// A raw stream of `array` from `path`: no longer than the array's largest stream.
+byte_buffer read_raw_stream(const std::string& path, const array_desc& array);
+
+}  // namespace ndzip_cli
