@@ -48,7 +48,8 @@ class call_guard {
   explicit call_guard(std::mutex* object) {
     check_calling_thread<ExecSpace>();
     if (object) m_object = std::unique_lock<std::mutex>(*object);
-    if constexpr (!kokkos_serialises_instances) m_library = std::unique_lock<std::mutex>(library_mutex());
+    if constexpr (!kokkos_serialises_instances)
+      m_library = std::unique_lock<std::mutex>(library_mutex());
   }
 
  private:
