@@ -82,8 +82,6 @@ TEST_CASE_TEMPLATE("aliasing: overlapping values and stream are refused before a
         {"stream starting inside the values", 1, 0},
         {"stream starting in the last word of the values", values_words - 1, 0},
     };
-    // The stream to decode, placed in every case before the call.
-    const auto stream_bytes = host_bytes(device_bytes<space>(expected), expected.size());
     for (const auto& p : overlapping) {
       INFO(p.what);
       auto stream = bytes_at<space>(base + p.stream_word * sizeof(T), bound);
@@ -102,7 +100,7 @@ TEST_CASE_TEMPLATE("aliasing: overlapping values and stream are refused before a
       Kokkos::deep_copy(Kokkos::subview(stream, std::make_pair(std::size_t{0}, expected.size())),
                         Kokkos::View<const std::byte*, Kokkos::HostSpace,
                                      Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
-                            reinterpret_cast<const std::byte*>(stream_bytes.data()),
+                            reinterpret_cast<const std::byte*>(expected.data()),
                             expected.size()));
       const auto placed = bits_of<Bits>(buffer);
       const auto exact = Kokkos::subview(stream, std::make_pair(std::size_t{0}, expected.size()));
