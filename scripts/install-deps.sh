@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what ndzip-kokkos needs on a Debian machine, idempotently:
 #  - Debian packages: compiler, cmake, ninja, doctest, xxHash (library; xxhsum for the CLI
-#    tests), OpenSSL (test-only SHA-256),
+#    tests), OpenSSL (test-only SHA-256), strace (the CLI test sees the directory fsync),
 #    and the benchmark's peer codecs (zstd, LZ4, Blosc, fpzip, zfp);
 #  - Kokkos 3.4.01 (Serial + OpenMP) built from the `packages/kokkos` folder of Debian's
 #    bookworm `trilinos` source package into the git-ignored prefix .deps/kokkos-host.
@@ -44,7 +44,7 @@ edit_debian_sources() {
   done
 }
 
-packages=(build-essential cmake ninja-build doctest-dev libxxhash-dev xxhash libssl-dev dpkg-dev python3
+packages=(build-essential cmake ninja-build doctest-dev libxxhash-dev xxhash libssl-dev dpkg-dev python3 strace
   libzstd-dev liblz4-dev libblosc-dev libfpzip-dev libzfp-dev)
 if [ "$with_cuda" = 1 ]; then
   packages+=(nvidia-cuda-toolkit g++-11)
