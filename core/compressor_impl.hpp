@@ -59,7 +59,7 @@ void compressor<T, Dims, ExecSpace>::check_stream_size(std::size_t stream_size) 
   if (stream_size < smallest)
     throw stream_error("ndzip: invalid stream: " + std::to_string(stream_size) +
                        " bytes is shorter than the smallest stream of a " +
-                       detail::describe(m_grid) + " grid (" + std::to_string(smallest) +
+                       to_string(m_grid) + " grid (" + std::to_string(smallest) +
                        " bytes); truncated, or decoded with the wrong extents or type");
 }
 

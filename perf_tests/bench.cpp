@@ -88,13 +88,6 @@ struct input_label {
   std::string dataset;  // file name or "synthetic"
 };
 
-template <int Dims>
-std::string describe(const ndzip::extent<Dims>& grid) {
-  std::string dims;
-  for (int a = 0; a < Dims; ++a) dims += (a ? "x" : "") + std::to_string(grid[a]);
-  return dims;
-}
-
 // Measures and verifies ndzip on one input already in the backend's memory.
 // With `with_copies`, each timed run also copies its input from the host and its output back
 // (the values and the stream for compression, the stream and the values for decompression).
@@ -160,7 +153,7 @@ ndzip::perf::result_row measure_ndzip(const ExecSpace& exec, const std::string& 
   }
 
   ndzip::perf::result_row row{label.mode, label.dataset, sizeof(T) == 4 ? "float" : "double",
-                              describe(grid), backend, "ndzip", ExecSpace().concurrency()};
+                              ndzip::to_string(grid), backend, "ndzip", ExecSpace().concurrency()};
   row.bytes = double(n) * sizeof(T);
   row.compressed_bytes = double(size);
   row.compress_s = compress.median_s;
@@ -190,7 +183,7 @@ void measure_peers(ndzip::perf::report& report, const input_label& label,
       const auto decompress =
           ndzip::perf::measure([&] { peer->decompress(in, stream, restored.data()); });
       ndzip::perf::result_row row{label.mode, label.dataset, in.is_double ? "double" : "float",
-                                  describe(grid), "host", peer->name(), 1};
+                                  ndzip::to_string(grid), "host", peer->name(), 1};
       row.bytes = double(in.bytes);
       row.compressed_bytes = double(stream.size());
       row.compress_s = compress.median_s;

@@ -42,7 +42,10 @@ std::size_t byte_size(const array_desc& array) {
 
 std::string extents_string(const array_desc& array) {
   std::string s;
-  for (int a = 0; a < array.dims; ++a) s += (a ? "x" : "") + std::to_string(array.extents[a]);
+  for (int a = 0; a < array.dims; ++a) {
+    if (a) s += 'x';  // appended piece by piece: see ndzip::to_string
+    s += std::to_string(array.extents[a]);
+  }
   return s;
 }
 

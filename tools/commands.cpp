@@ -26,7 +26,10 @@ void check_options_match(const options& opts, const std::string& name, const arr
        std::equal(opts.extents.begin(), opts.extents.end(), array.extents.begin()));
   if (!extents_match) {
     std::string given;
-    for (const auto n : opts.extents) given += " " + std::to_string(n);
+    for (const auto n : opts.extents) {
+      given += ' ';  // appended piece by piece: see ndzip::to_string
+      given += std::to_string(n);
+    }
     throw std::runtime_error("-n" + given + " does not match " + name + ", which holds a " +
                              describe(array) + " array");
   }

@@ -69,12 +69,6 @@ std::array<std::size_t, 3> to_array(const ndzip::extent<D>& e) {
   for (int i = 0; i < D; ++i) a[i] = e[i];
   return a;
 }
-template <int D>
-std::string describe(const ndzip::extent<D>& e) {
-  std::string s;
-  for (int a = 0; a < D; ++a) s += (a ? "x" : "") + std::to_string(e[a]);
-  return s;
-}
 
 // A View whose extents are the given ones, in the View's own axis order.
 template <class View, int D>

@@ -29,7 +29,7 @@ TEST_CASE_TEMPLATE("cross-backend streams are identical", C, NDZIP_ALL_CONFIGS) 
 
   for (const auto& grid : cross_backend_shapes<D>()) {
     for (const char* family : {"smooth", "checker", "specials", "random"}) {
-      INFO("grid " << describe(grid) << ", family " << std::string(family));
+      INFO("grid " << ndzip::to_string(grid) << ", family " << std::string(family));
       const auto input = generate_for<C>(family, noise, grid);
       const auto expected = model_stream<C>(input, grid);
       std::vector<std::pair<std::string, std::vector<unsigned char>>> first_streams;

@@ -48,7 +48,7 @@ TEST_CASE_TEMPLATE("errors: a too-small stream View throws capacity_error", C, N
   grids.push_back(border_only);
 
   for (const auto& grid : grids) {
-    INFO("grid " << describe(grid));
+    INFO("grid " << ndzip::to_string(grid));
     const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grid);
     const auto expected = model_stream<C>(input, grid);
     const std::size_t size = expected.size();
@@ -87,7 +87,7 @@ TEST_CASE_TEMPLATE("errors: truncated streams throw stream_error", C, NDZIP_ALL_
   grids.push_back(border_only);
 
   for (const auto& grid : grids) {
-    INFO("grid " << describe(grid));
+    INFO("grid " << ndzip::to_string(grid));
     const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grid);
     const auto stream = model_stream<C>(input, grid);
     const auto layout = model_layout_of(C::is_double, D, to_array(grid));
@@ -227,7 +227,7 @@ TEST_CASE_TEMPLATE("errors: streams decoded with the wrong extents or type", C, 
   for_each_backend([&](const std::string&, auto exec) {
     using Exec = decltype(exec);
     for (const auto& other : others) {
-      INFO("decoded as " << describe(other));
+      INFO("decoded as " << ndzip::to_string(other));
       ndzip::compressor<T, D, Exec> codec(exec, other);
       std::size_t consumed = 0;
       if (try_decompress(codec, stream, &consumed) == outcome::decoded)

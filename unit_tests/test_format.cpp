@@ -41,7 +41,7 @@ TEST_CASE_TEMPLATE("format: random double data with odd hypercube counts fills t
     // Named copies, not a structured binding: lambdas below capture them (C++17, nvcc).
     const auto grid = grid_size.first;
     const auto size = grid_size.second;
-    INFO("grid " << describe(grid));
+    INFO("grid " << ndzip::to_string(grid));
     const auto input = generate_for<C>("random", 0, grid);
     CHECK(ndzip::compressed_size_bound<T>(grid) == size);
     for_each_backend([&](const std::string&, auto exec) {

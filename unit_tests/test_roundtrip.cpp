@@ -117,7 +117,7 @@ TEST_CASE_TEMPLATE("round trip: boundary shapes", C, NDZIP_ALL_CONFIGS) {
   constexpr int D = C::dims;
   const int noise = C::is_double ? 40 : 14;
   for (const auto& grid : boundary_shapes<D>()) {
-    INFO("grid " << describe(grid));
+    INFO("grid " << ndzip::to_string(grid));
     {
       INFO("family random");
       check_round_trip<C>(generate_for<C>("random", 0, grid), grid, true);
@@ -138,7 +138,7 @@ TEST_CASE_TEMPLATE("round trip: every value family", C, NDZIP_ALL_CONFIGS) {
   for (const char* family :
        {"smooth", "checker", "const", "zeros", "negzeros", "random", "nan", "denormal", "specials"})
     for (int noise : {0, C::is_double ? 12 : 4}) {
-      INFO("grid " << describe(grid) << ", family " << std::string(family) << ", noise bits "
+      INFO("grid " << ndzip::to_string(grid) << ", family " << std::string(family) << ", noise bits "
                    << noise);
       check_round_trip<C>(generate_for<C>(family, noise, grid), grid,
                           std::string(family) == "random");
@@ -157,7 +157,7 @@ TEST_CASE_TEMPLATE("round trip: special values inside hypercubes and border", C,
   std::vector<Bits> input(grid.size());
   for (std::size_t k = 0; k < input.size(); ++k)
     input[k] = patterns[(k * 7 + k / 5) % patterns.size()];
-  INFO("patterns cycled over " << describe(grid));
+  INFO("patterns cycled over " << ndzip::to_string(grid));
   check_round_trip<C>(input, grid);
 
   // Each pattern as a constant field, and alternating with its negation.
@@ -183,7 +183,7 @@ TEST_CASE_TEMPLATE("round trip: zero-size grids give empty streams", C, NDZIP_AL
   }
   shapes.push_back(ndzip::extent<D>());  // all zero
   for (const auto& grid : shapes) {
-    INFO("grid " << describe(grid));
+    INFO("grid " << ndzip::to_string(grid));
     CHECK(ndzip::compressed_size_bound<T>(grid) == 0);
     for_each_backend([&](const std::string&, auto exec) {
       using Exec = decltype(exec);

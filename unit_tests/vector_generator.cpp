@@ -162,7 +162,10 @@ std::string vector_spec::name() const {
   if (has_noise(family)) n += "-b" + std::to_string(noise_bits);
   n += is_double ? "_f64_" : "_f32_";
   n += std::to_string(dims) + "d_";
-  for (int j = 0; j < dims; ++j) n += (j ? "x" : "") + std::to_string(extents[j]);
+  for (int j = 0; j < dims; ++j) {
+    if (j) n += 'x';  // appended piece by piece: see ndzip::to_string
+    n += std::to_string(extents[j]);
+  }
   return n;
 }
 

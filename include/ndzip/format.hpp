@@ -103,17 +103,6 @@ KOKKOS_INLINE_FUNCTION constexpr std::size_t border_slices(const stream_layout<T
   return (layout.border_size + border_slice_size - 1) / border_slice_size;
 }
 
-namespace detail {
-
-template <int Dims>
-std::string describe(const extent<Dims>& grid) {
-  std::string s;
-  for (int a = 0; a < Dims; ++a) s += (a ? "x" : "") + std::to_string(grid[a]);
-  return s;
-}
-
-}  // namespace detail
-
 // Throws std::invalid_argument unless the ndzip format can hold a grid of this extent and its
 // sizes can be computed in std::size_t: the element count times 4 * sizeof(T) must not
 // overflow, the worst-case block area must fit the 32-bit offset table, and the hypercubes plus
@@ -125,17 +114,17 @@ constexpr void check_grid_representable(const extent<Dims>& grid) {
   std::size_t elements = 1;
   for (int a = 0; a < Dims; ++a) {
     if (grid[a] != 0 && elements > max_elements / grid[a])
-      throw std::invalid_argument("ndzip: a grid of " + detail::describe(grid) +
+      throw std::invalid_argument("ndzip: a grid of " + to_string(grid) +
                                   " elements is too large to address");
     elements *= grid[a];
   }
   const stream_layout<T, Dims> layout(grid);
   if (layout.max_block_area_words() > layout.max_representable_block_area_words)
-    throw std::invalid_argument("ndzip: a grid of " + detail::describe(grid) +
+    throw std::invalid_argument("ndzip: a grid of " + to_string(grid) +
                                 " elements is too large for the ndzip format (its 32-bit offset "
                                 "table cannot address the worst-case block area)");
   if (layout.hypercube_count + border_slices(layout) > static_cast<std::size_t>(INT_MAX))
-    throw std::invalid_argument("ndzip: a grid of " + detail::describe(grid) +
+    throw std::invalid_argument("ndzip: a grid of " + to_string(grid) +
                                 " elements is too large for one kernel launch (more than " +
                                 std::to_string(INT_MAX) + " hypercubes and border slices)");
 }

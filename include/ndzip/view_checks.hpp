@@ -61,13 +61,10 @@ void check_values_view(const View& values, const extent<Dims>& grid) {
       "ndzip: the values View is not accessible from the compressor's execution space");
   const auto view_grid = grid_of(values);
   if (view_grid != grid) {
-    std::string got, want;
-    for (int a = 0; a < Dims; ++a) {
-      got += (a ? "x" : "") + std::to_string(view_grid[a]);
-      want += (a ? "x" : "") + std::to_string(grid[a]);
-    }
-    throw std::invalid_argument("ndzip: " + detail::view_label(values) + " has extents " + got +
-                                " (slowest first) but the compressor was built for " + want);
+    throw std::invalid_argument("ndzip: " + detail::view_label(values) + " has extents " +
+                                to_string(view_grid) +
+                                " (slowest first) but the compressor was built for " +
+                                to_string(grid));
   }
 }
 
