@@ -8,6 +8,9 @@
 #ifdef KOKKOS_ENABLE_CUDA
 #include "backends/cuda/lane_ops.hpp"
 #endif
+#ifdef KOKKOS_ENABLE_HIP
+#include "backends/hip/lane_ops.hpp"
+#endif
 
 namespace ndzip::backend {
 
@@ -24,6 +27,20 @@ template <>
 struct lane_ops_for<Kokkos::Cuda> {
   using type = cuda_lane_ops;
 };
+#endif
+
+#ifdef KOKKOS_ENABLE_HIP
+#if KOKKOS_VERSION >= 40000
+template <>
+struct lane_ops_for<Kokkos::HIP> {
+  using type = hip_lane_ops;
+};
+#else
+template <>
+struct lane_ops_for<Kokkos::Experimental::HIP> {
+  using type = hip_lane_ops;
+};
+#endif
 #endif
 
 template <class ExecSpace>

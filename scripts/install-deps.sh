@@ -13,17 +13,23 @@
 # the same Kokkos with CUDA (arch AMPERE80, lambdas enabled) into .deps/kokkos-cuda, for the CUDA
 # compile check of scripts/build-cuda.sh (no GPU needed).
 #
+# With --hip it also installs Debian's hipcc (ROCm 5.2.3) and builds the same Kokkos with HIP
+# (arch VEGA908, the newest Kokkos 3.4 knows) into .deps/kokkos-hip, for the HIP compile check
+# of scripts/build-hip.sh (no GPU needed).
+#
 # With --fuzz it also installs Clang 14 with libFuzzer and builds a Serial-only Kokkos with it
 # into .deps/kokkos-fuzz, for the fuzz targets (scripts/run-fuzz.sh).
 set -euo pipefail
 
 with_cuda=0
+with_hip=0
 with_fuzz=0
 for arg in "$@"; do
   case "$arg" in
     --cuda) with_cuda=1 ;;
+    --hip) with_hip=1 ;;
     --fuzz) with_fuzz=1 ;;
-    *) echo "install-deps: unknown argument '$arg' (--cuda, --fuzz)" >&2; exit 2 ;;
+    *) echo "install-deps: unknown argument '$arg' (--cuda, --hip, --fuzz)" >&2; exit 2 ;;
   esac
 done
 
@@ -56,6 +62,10 @@ if [ "$with_cuda" = 1 ]; then
       "${sudo_cmd[@]}" sed -i -E '/^deb(-src)? .*debian/ s/ main$/ main contrib non-free/' /etc/apt/sources.list
     fi
   fi
+fi
+
+if [ "$with_hip" = 1 ]; then
+  packages+=(hipcc)
 fi
 
 if [ "$with_fuzz" = 1 ]; then
@@ -158,6 +168,14 @@ if [ "$with_cuda" = 1 ]; then
       -DKokkos_ENABLE_CUDA=ON -DKokkos_ENABLE_CUDA_LAMBDA=ON -DKokkos_ARCH_AMPERE80=ON
   )
   echo "install-deps: Kokkos (CUDA) prefix $cuda_prefix"
+fi
+
+if [ "$with_hip" = 1 ]; then
+  hip_prefix="$deps/kokkos-hip"
+  # Without an AMD GPU, hipcc's rocm_agent_enumerator prints a harmless Python traceback.
+  build_kokkos "$hip_prefix" hip -DCMAKE_CXX_COMPILER=hipcc \
+    -DKokkos_ENABLE_HIP=ON -DKokkos_ARCH_VEGA908=ON
+  echo "install-deps: Kokkos (HIP) prefix $hip_prefix"
 fi
 
 if [ "$with_fuzz" = 1 ]; then

@@ -1,0 +1,77 @@
+#pragma once
+// HIP lane-ops: the 32-lane group algorithm of backends/lane_group_ops.hpp inside AMD's 64-lane
+// wavefronts, two lane groups per wavefront.
+//
+// Why 32-lane groups and not 64: a chunk has W = 32 (float) or 64 (double) rows, and the group
+// algorithm gives each lane W / 32 rows. A 64-lane group would hold half a float row per lane
+// (or two float chunks per round, with a second layout of every operation); 32-lane groups keep
+// the one layout that CUDA runs and that the host emulation tests, at the price of masking:
+// a ballot returns the whole wavefront's 64-bit mask, of which a group takes its own half, and
+// every shuffle passes width 32 so that it stays inside the group's half of the wavefront.
+//
+// Team shape and LDS: 8 groups x 32 lanes = 256 work-items (4 wavefronts) per hypercube, the
+// block size CDNA schedules best with 64 KiB of LDS per compute unit. A team's scratch is the
+// hypercube (16 KiB float, 32 KiB double) plus small per-row and per-chunk arrays, so one double
+// or three float teams fit per CU's LDS; CDNA's LDS has 32 banks of 4 bytes like NVIDIA's shared
+// memory, and the core's accesses are by consecutive lanes to consecutive words (conflict-free
+// for 32-bit words, 2-way for 64-bit words on both vendors), so no padding is added.
+
+#include <cstdint>
+
+#include <Kokkos_Core.hpp>
+
+#include "backends/lane_group_ops.hpp"
+
+namespace ndzip::backend {
+
+struct hip_intrinsics {
+  template <class Bits>
+  KOKKOS_INLINE_FUNCTION static int popcount(Bits v) {
+#ifdef __HIP_DEVICE_COMPILE__
+    if constexpr (sizeof(Bits) == 4)
+      return __popc(v);
+    else
+      return __popcll(v);
+#else
+    int n = 0;
+    for (; v != 0; v &= v - 1) ++n;
+    return n;
+#endif
+  }
+
+  template <class Bits>
+  KOKKOS_INLINE_FUNCTION static Bits shuffle(Bits v, shuffle_kind kind, int argument) {
+#ifdef __HIP_DEVICE_COMPILE__
+    switch (kind) {
+      case shuffle_kind::xor_lane:
+        return __shfl_xor(v, argument, group_width);
+      case shuffle_kind::up:
+        return __shfl_up(v, static_cast<unsigned>(argument), group_width);
+      default:
+        return __shfl(v, argument, group_width);
+    }
+#else
+    static_cast<void>(kind);
+    static_cast<void>(argument);
+    return v;  // never called on the host
+#endif
+  }
+
+  // Bit 31-l is lane l's predicate, l counted within the calling group's half of the wavefront.
+  KOKKOS_INLINE_FUNCTION static std::uint32_t ballot_reversed(bool predicate) {
+#ifdef __HIP_DEVICE_COMPILE__
+    const unsigned long long wave = __ballot(predicate);
+    const unsigned half = __lane_id() / group_width;
+    return __brev(static_cast<std::uint32_t>(wave >> (group_width * half)));
+#else
+    return predicate ? 0x80000000u : 0u;  // never called on the host
+#endif
+  }
+
+ private:
+  static constexpr int group_width = 32;
+};
+
+using hip_lane_ops = lane_group_ops<hip_intrinsics>;
+
+}  // namespace ndzip::backend
