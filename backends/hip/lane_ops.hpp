@@ -60,11 +60,25 @@ struct hip_intrinsics {
   // Bit 31-l is lane l's predicate, l counted within the calling group's half of the wavefront.
   KOKKOS_INLINE_FUNCTION static std::uint32_t ballot_reversed(bool predicate) {
 #ifdef __HIP_DEVICE_COMPILE__
-    const unsigned long long wave = __ballot(predicate);
-    const unsigned half = __lane_id() / group_width;
-    return __brev(static_cast<std::uint32_t>(wave >> (group_width * half)));
+    return group_ballot_reversed(__ballot(predicate), __lane_id());
 #else
     return predicate ? 0x80000000u : 0u;  // never called on the host
+#endif
+  }
+
+  // The 32 bits of a wavefront's 64-bit ballot that belong to the group of wavefront lane
+  // `lane_in_wave`, bit-reversed. Plain arithmetic, so that the host emulation of the lane
+  // groups (unit_tests/test_lane_group_emulation.cpp) runs this very code.
+  KOKKOS_INLINE_FUNCTION static std::uint32_t group_ballot_reversed(std::uint64_t wave,
+                                                                    unsigned lane_in_wave) {
+    const auto group =
+        static_cast<std::uint32_t>(wave >> (lane_in_wave / group_width * group_width));
+#ifdef __HIP_DEVICE_COMPILE__
+    return __brev(group);
+#else
+    std::uint32_t reversed = 0;
+    for (int b = 0; b < group_width; ++b) reversed |= ((group >> b) & 1u) << (group_width - 1 - b);
+    return reversed;
 #endif
   }
 
