@@ -9,7 +9,6 @@
 // `Intrinsics` (backends/cuda, backends/hip) supplies, for the 32 lanes of the calling group:
 //   shuffle(v, shuffle_kind, argument)   from a lane, xor a lane mask, or up by a distance
 //   ballot_reversed(predicate)           32-bit mask, bit 31-l = lane l's predicate
-//   popcount(bits)                       32- or 64-bit population count
 // These functions are called only from device code, by all 32 lanes of a group together
 // (inside a ThreadVectorRange of length 32). The host pass of the device compilers still
 // compiles them, so the intrinsics' bodies sit behind the compiler's device-pass macro.
@@ -17,6 +16,8 @@
 #include <type_traits>
 
 #include <Kokkos_Core.hpp>
+
+#include "backends/host/lane_ops.hpp"
 
 namespace ndzip::backend {
 
@@ -31,7 +32,14 @@ struct lane_group_ops {
   template <class Bits>
   KOKKOS_INLINE_FUNCTION static int popcount(Bits v) {
     static_assert(std::is_unsigned_v<Bits>);
-    return Intrinsics::popcount(v);
+#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
+    if constexpr (sizeof(Bits) == 4)
+      return __popc(v);
+    else
+      return __popcll(v);
+#else
+    return host_lane_ops::popcount(v);  // the device compilers' host pass; the host emulation
+#endif
   }
 
   // Transposes the chunk's bit matrix across the group: afterwards slot h of lane l holds

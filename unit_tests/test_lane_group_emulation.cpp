@@ -71,11 +71,6 @@ struct emulated_intrinsics {
   static constexpr int group_width = 32;
 
   template <class Bits>
-  static int popcount(Bits v) {
-    return ndzip::backend::host_lane_ops::popcount(v);
-  }
-
-  template <class Bits>
   static Bits shuffle(Bits v, shuffle_kind kind, int argument) {
     const auto all = t_wave->exchange(t_lane, v);
     const int base = t_lane / group_width * group_width, in_group = t_lane % group_width;

@@ -3,7 +3,6 @@
 // intrinsics. A lane group is a whole warp, so every mask is full.
 
 #include <cstdint>
-#include <type_traits>
 
 #include <Kokkos_Core.hpp>
 
@@ -12,20 +11,6 @@
 namespace ndzip::backend {
 
 struct cuda_intrinsics {
-  template <class Bits>
-  KOKKOS_INLINE_FUNCTION static int popcount(Bits v) {
-#ifdef __CUDA_ARCH__
-    if constexpr (sizeof(Bits) == 4)
-      return __popc(v);
-    else
-      return __popcll(v);
-#else
-    int n = 0;
-    for (; v != 0; v &= v - 1) ++n;
-    return n;
-#endif
-  }
-
   template <class Bits>
   KOKKOS_INLINE_FUNCTION static Bits shuffle(Bits v, shuffle_kind kind, int argument) {
 #ifdef __CUDA_ARCH__

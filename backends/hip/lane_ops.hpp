@@ -9,12 +9,13 @@
 // a ballot returns the whole wavefront's 64-bit mask, of which a group takes its own half, and
 // every shuffle passes width 32 so that it stays inside the group's half of the wavefront.
 //
-// Team shape and LDS: 8 groups x 32 lanes = 256 work-items (4 wavefronts) per hypercube, the
-// block size CDNA schedules best with 64 KiB of LDS per compute unit. A team's scratch is the
-// hypercube (16 KiB float, 32 KiB double) plus small per-row and per-chunk arrays, so one double
-// or three float teams fit per CU's LDS; CDNA's LDS has 32 banks of 4 bytes like NVIDIA's shared
-// memory, and the core's accesses are by consecutive lanes to consecutive words (conflict-free
-// for 32-bit words, 2-way for 64-bit words on both vendors), so no padding is added.
+// Team shape and LDS (chosen, not yet tuned: no AMD GPU has run this): 8 groups x 32 lanes =
+// 256 work-items (4 wavefronts) per hypercube, as on CUDA. A team's scratch is the hypercube
+// (16 KiB float, 32 KiB double) plus per-row and per-chunk arrays (about 2 KiB), so three float
+// teams or one double team fit in a CDNA compute unit's 64 KiB of LDS. CDNA's LDS has 32 banks
+// of 4 bytes, as NVIDIA's shared memory has, and the core's scratch accesses are consecutive
+// words by consecutive lanes, which no bank sees twice for 32-bit words, so no padding is
+// added; a 64-bit word spans two banks on both vendors.
 
 #include <cstdint>
 
@@ -25,20 +26,6 @@
 namespace ndzip::backend {
 
 struct hip_intrinsics {
-  template <class Bits>
-  KOKKOS_INLINE_FUNCTION static int popcount(Bits v) {
-#ifdef __HIP_DEVICE_COMPILE__
-    if constexpr (sizeof(Bits) == 4)
-      return __popc(v);
-    else
-      return __popcll(v);
-#else
-    int n = 0;
-    for (; v != 0; v &= v - 1) ++n;
-    return n;
-#endif
-  }
-
   template <class Bits>
   KOKKOS_INLINE_FUNCTION static Bits shuffle(Bits v, shuffle_kind kind, int argument) {
 #ifdef __HIP_DEVICE_COMPILE__
