@@ -9,9 +9,10 @@
 // `Intrinsics` (backends/cuda, backends/hip) supplies, for the 32 lanes of the calling group:
 //   shuffle(v, shuffle_kind, argument)   from a lane, xor a lane mask, or up by a distance
 //   ballot_reversed(predicate)           32-bit mask, bit 31-l = lane l's predicate
-// These functions are called only from device code, by all 32 lanes of a group together
-// (inside a ThreadVectorRange of length 32). The host pass of the device compilers still
-// compiles them, so the intrinsics' bodies sit behind the compiler's device-pass macro.
+// The kernels call these functions from device code, by all 32 lanes of a group together
+// (inside a ThreadVectorRange of length 32); the host emulation test calls them from one host
+// thread per lane, over emulated intrinsics. The device compilers' host pass compiles them too,
+// so the intrinsics' bodies sit behind the compiler's device-pass macro.
 
 #include <type_traits>
 
