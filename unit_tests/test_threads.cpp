@@ -1,6 +1,7 @@
 // Several host threads using the library at once, on every backend: distinct compressors, and
 // one compressor shared by all threads, must give the reference streams and exact round trips
-// (Kokkos 3.x Serial crashed here: its team scratch is one global buffer). With Kokkos 3.x the
+// (Kokkos 3.x Serial crashed or gave wrong streams here: its team scratch is one global
+// buffer, which the library now guards with a lock). With Kokkos 3.x the
 // OpenMP backend refuses threads other than the one that initialised Kokkos, with a clear error.
 
 #include <cstring>
