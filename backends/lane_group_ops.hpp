@@ -1,19 +1,32 @@
 #pragma once
-// Lane-ops for GPUs, written once over a backend's warp intrinsics: a chunk lives in a group of
-// 32 lanes (one Kokkos team thread with vector length 32). Lane l holds rows l and, for double,
-// l + 32. The bit transposition exchanges row pairs between lanes with shuffles; a ballot of
-// "column != 0" is the chunk head (bit-reversed, since column 0 is the head's most significant
-// bit); a lane finds its column's place in the block by counting the head bits above its plane,
-// so compaction needs no scan over lanes.
+// Lane-ops for lane groups of 32, written once over a backend's intrinsics: a chunk lives in a
+// group of 32 lanes, lane l holding rows l and, for double, l + 32. The bit transposition
+// exchanges row pairs between lanes with shuffles; a ballot of "column != 0" is the chunk head
+// (bit-reversed, since column 0 is the head's most significant bit); a lane finds its column's
+// place in the block by counting the head bits above its plane, so compaction needs no scan
+// over lanes.
 //
-// `Intrinsics` (backends/cuda, backends/hip) supplies, for the 32 lanes of the calling group:
-//   shuffle(v, shuffle_kind, argument)   from a lane, xor a lane mask, or up by a distance
-//   ballot_reversed(predicate)           32-bit mask, bit 31-l = lane l's predicate
-// The kernels call these functions from device code, by all 32 lanes of a group together
-// (inside a ThreadVectorRange of length 32); the host emulation test calls them from one host
-// thread per lane, over emulated intrinsics. The device compilers' host pass compiles them too,
-// so the intrinsics' bodies sit behind the compiler's device-pass macro.
+// Every operation works on group values: arrays with one entry per lane that the calling code
+// holds (a "slot"). On a GPU each lane runs the code for itself and holds one slot, its own; the
+// host emulation (backends/emulated) holds every lane of a warp or wavefront in one host thread,
+// where per-lane calls in a ThreadVectorRange could not see a later lane's value. The same
+// algorithm thus runs on the GPU and, in every CI run, on the host.
+//
+// `Intrinsics` (backends/cuda, backends/hip, backends/emulated) supplies:
+//   team_size, vector_length       the Kokkos team shape of a hypercube's team
+//   held_lanes, groups_per_call    slots per call, and how many lane groups they make up
+//   lanes                          the held lanes: lane(s) is slot s's lane in its group,
+//                                  group(s) which of the call's groups it belongs to
+//   for_each_group(member, count, body)
+//                                  body(lanes, first) for the items first ..
+//                                  first + groups_per_call - 1 of 0..count, spread over the team
+//   shuffle(lanes, in, out, kind, argument)
+//                                  out[s] = in of a lane of s's group: a given lane, s's lane
+//                                  xor a mask, or s's lane minus a distance (own value if none)
+//   ballot_reversed(lanes, predicates, out)
+//                                  out[s] bit 31-l = the predicate of lane l of s's group
 
+#include <cstdint>
 #include <type_traits>
 
 #include <Kokkos_Core.hpp>
@@ -24,11 +37,46 @@ namespace ndzip::backend {
 
 enum class shuffle_kind { from_lane, xor_lane, up };
 
-template <class Intrinsics>
-struct lane_group_ops {
+// What the GPU backends share: every lane of a group is a Kokkos vector lane that runs the code
+// itself, holding its own values only.
+struct device_lane_group {
   // Eight lane groups per team: one hypercube per 256-thread block.
   static constexpr int team_size = 8;
   static constexpr int vector_length = 32;
+  static constexpr int held_lanes = 1;
+  static constexpr int groups_per_call = 1;
+
+  struct lanes {
+    int own;  // this lane's index in its group
+    KOKKOS_INLINE_FUNCTION int lane(int /*slot*/) const { return own; }
+    KOKKOS_INLINE_FUNCTION int group(int /*slot*/) const { return 0; }
+  };
+
+  template <class Member, class Body>
+  KOKKOS_INLINE_FUNCTION static void for_each_group(const Member& member, int count,
+                                                    const Body& body) {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, count), [&](int item) {
+      Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, vector_length),
+                           [&](int lane) { body(lanes{lane}, item); });
+    });
+  }
+};
+
+template <class Intrinsics>
+struct lane_group_ops {
+  static constexpr int team_size = Intrinsics::team_size;
+  static constexpr int vector_length = Intrinsics::vector_length;
+  static constexpr int group_lanes = 32;
+  static constexpr int held_lanes = Intrinsics::held_lanes;
+  static constexpr int groups_per_call = Intrinsics::groups_per_call;
+  static_assert(held_lanes == 1 || held_lanes == group_lanes * groups_per_call);
+  using lanes = typename Intrinsics::lanes;
+
+  template <class Member, class Body>
+  KOKKOS_INLINE_FUNCTION static void for_each_group(const Member& member, int count,
+                                                    const Body& body) {
+    Intrinsics::for_each_group(member, count, body);
+  }
 
   template <class Bits>
   KOKKOS_INLINE_FUNCTION static int popcount(Bits v) {
@@ -43,32 +91,40 @@ struct lane_group_ops {
 #endif
   }
 
-  // Transposes the chunk's bit matrix across the group: afterwards slot h of lane l holds
-  // column i = l + 32h, the bits of plane W-1-i of rows 0..W-1, row 0 most significant. The
-  // recursive block swap of the host transpose, with the row pairs (k, k + j) that lie in
-  // different lanes exchanged by xor shuffles: log2(W) steps instead of a ballot per plane
-  // (measured faster on the H100).
+  // Transposes each group's chunk bit matrix: afterwards row slot h of lane l holds column
+  // i = l + 32h, the bits of plane W-1-i of rows 0..W-1, row 0 most significant. The recursive
+  // block swap of the host transpose, with the row pairs (k, k + j) that lie in different lanes
+  // exchanged by xor shuffles: log2(W) steps instead of a ballot per plane (measured faster on
+  // the H100).
   template <class Bits, int R>
-  KOKKOS_INLINE_FUNCTION static void transpose(int lane, Bits (&words)[R]) {
+  KOKKOS_INLINE_FUNCTION static void transpose(const lanes& held, Bits (&words)[held_lanes][R]) {
     constexpr int w = sizeof(Bits) * 8;
-    static_assert(R * vector_length == w);
+    static_assert(R * group_lanes == w);
     Bits mask = static_cast<Bits>(~Bits{0}) >> (w / 2);  // low half of each 2j-bit group
     for (int j = w / 2; j != 0;) {
-      if (j >= vector_length) {
-        // Rows k and k + j share a lane: slot h and slot h + j / 32.
-        for (int h = 0; h < R; ++h)
-          if ((h & (j / vector_length)) == 0) {
-            const Bits t = (words[h] ^ (words[h + j / vector_length] >> j)) & mask;
-            words[h] ^= t;
-            words[h + j / vector_length] ^= static_cast<Bits>(t << j);
-          }
+      if (j >= group_lanes) {
+        // Rows k and k + j share a lane: row slots h and h + j / 32.
+        for (int s = 0; s < held_lanes; ++s)
+          for (int h = 0; h < R; ++h)
+            if ((h & (j / group_lanes)) == 0) {
+              Bits& low = words[s][h];
+              Bits& high = words[s][h + j / group_lanes];
+              const Bits t = (low ^ (high >> j)) & mask;
+              low ^= t;
+              high ^= static_cast<Bits>(t << j);
+            }
       } else {
-        const bool upper = lane & j;  // this lane holds row k + j of its pair
         for (int h = 0; h < R; ++h) {
-          const Bits other = Intrinsics::shuffle(words[h], shuffle_kind::xor_lane, j);
-          words[h] = upper ? (words[h] & static_cast<Bits>(~(mask << j))) |
-                                 (static_cast<Bits>(other << j) & static_cast<Bits>(mask << j))
-                           : (words[h] & static_cast<Bits>(~mask)) | ((other >> j) & mask);
+          Bits mine[held_lanes], other[held_lanes];
+          for (int s = 0; s < held_lanes; ++s) mine[s] = words[s][h];
+          Intrinsics::shuffle(held, mine, other, shuffle_kind::xor_lane, j);
+          for (int s = 0; s < held_lanes; ++s) {
+            const bool upper = held.lane(s) & j;  // this lane holds row k + j of its pair
+            words[s][h] =
+                upper ? (mine[s] & static_cast<Bits>(~(mask << j))) |
+                            (static_cast<Bits>(other[s] << j) & static_cast<Bits>(mask << j))
+                      : (mine[s] & static_cast<Bits>(~mask)) | ((other[s] >> j) & mask);
+          }
         }
       }
       j >>= 1;
@@ -76,51 +132,68 @@ struct lane_group_ops {
     }
   }
 
-  // Inclusive prefix sum (mod 2^W) of `value` over the lanes of each aligned group of Segment
-  // lanes: Kogge-Stone steps with up-shuffles, log2(Segment) of them.
+  // Inclusive prefix sum (mod 2^W) of `values` over the lanes of each aligned segment of
+  // Segment lanes: Kogge-Stone steps with up-shuffles, log2(Segment) of them.
   template <int Segment, class Bits>
-  KOKKOS_INLINE_FUNCTION static Bits inclusive_scan(int lane, Bits value) {
-    static_assert(Segment >= 1 && Segment <= vector_length && (Segment & (Segment - 1)) == 0);
+  KOKKOS_INLINE_FUNCTION static void inclusive_scan(const lanes& held,
+                                                    Bits (&values)[held_lanes]) {
+    static_assert(Segment >= 1 && Segment <= group_lanes && (Segment & (Segment - 1)) == 0);
     for (int d = 1; d < Segment; d *= 2) {
-      const Bits before = Intrinsics::shuffle(value, shuffle_kind::up, d);
-      if ((lane & (Segment - 1)) >= d) value += before;
+      Bits before[held_lanes];
+      Intrinsics::shuffle(held, values, before, shuffle_kind::up, d);
+      for (int s = 0; s < held_lanes; ++s)
+        if ((held.lane(s) & (Segment - 1)) >= d) values[s] += before[s];
     }
-    return value;
   }
 
-  // `value` as held by lane `source`.
+  // out[s] = `values` as held by lane `source` of s's group.
   template <class Bits>
-  KOKKOS_INLINE_FUNCTION static Bits broadcast(Bits value, int source) {
-    return Intrinsics::shuffle(value, shuffle_kind::from_lane, source);
+  KOKKOS_INLINE_FUNCTION static void broadcast(const lanes& held, const Bits (&values)[held_lanes],
+                                               int source, Bits (&out)[held_lanes]) {
+    Intrinsics::shuffle(held, values, out, shuffle_kind::from_lane, source);
   }
 
-  // The chunk head: bit W-1-i set where column i is non-zero; the same in every lane.
+  // The chunk heads: heads[s] has bit W-1-i set where column i of s's group is non-zero.
   template <class Bits, int R>
-  KOKKOS_INLINE_FUNCTION static Bits nonzero_columns(int /*lane*/, const Bits (&columns)[R]) {
+  KOKKOS_INLINE_FUNCTION static void nonzero_columns(const lanes& held,
+                                                     const Bits (&columns)[held_lanes][R],
+                                                     Bits (&heads)[held_lanes]) {
     constexpr int w = sizeof(Bits) * 8;
-    Bits head = 0;
-    for (int h = 0; h < R; ++h)
-      head |= static_cast<Bits>(Intrinsics::ballot_reversed(columns[h] != 0)) << (w - 32 - 32 * h);
-    return head;
+    for (int s = 0; s < held_lanes; ++s) heads[s] = 0;
+    for (int h = 0; h < R; ++h) {
+      bool nonzero[held_lanes];
+      std::uint32_t ballot[held_lanes];
+      for (int s = 0; s < held_lanes; ++s) nonzero[s] = columns[s][h] != 0;
+      Intrinsics::ballot_reversed(held, nonzero, ballot);
+      for (int s = 0; s < held_lanes; ++s)
+        heads[s] |= static_cast<Bits>(ballot[s]) << (w - group_lanes - group_lanes * h);
+    }
   }
 
-  // Writes the non-zero columns to out[0..popcount(head)) in column order.
+  // Writes the non-zero columns of s's group to out[s][0..popcount(heads[s])) in column order.
   template <class Bits, int R>
-  KOKKOS_INLINE_FUNCTION static void compact(int lane, const Bits (&columns)[R], Bits head,
-                                             Bits* out) {
-    for (int h = 0; h < R; ++h)
-      if (columns[h] != 0) out[columns_before(head, lane + vector_length * h)] = columns[h];
+  KOKKOS_INLINE_FUNCTION static void compact(const lanes& held,
+                                             const Bits (&columns)[held_lanes][R],
+                                             const Bits (&heads)[held_lanes],
+                                             Bits* const (&out)[held_lanes]) {
+    for (int s = 0; s < held_lanes; ++s)
+      for (int h = 0; h < R; ++h)
+        if (columns[s][h] != 0)
+          out[s][columns_before(heads[s], held.lane(s) + group_lanes * h)] = columns[s][h];
   }
 
   // The inverse of compact.
   template <class Bits, int R>
-  KOKKOS_INLINE_FUNCTION static void expand(int lane, Bits head, const Bits* in,
-                                            Bits (&columns)[R]) {
+  KOKKOS_INLINE_FUNCTION static void expand(const lanes& held, const Bits (&heads)[held_lanes],
+                                            const Bits* const (&in)[held_lanes],
+                                            Bits (&columns)[held_lanes][R]) {
     constexpr int w = sizeof(Bits) * 8;
-    for (int h = 0; h < R; ++h) {
-      const int i = lane + vector_length * h;
-      columns[h] = (head >> (w - 1 - i)) & 1 ? in[columns_before(head, i)] : Bits{0};
-    }
+    for (int s = 0; s < held_lanes; ++s)
+      for (int h = 0; h < R; ++h) {
+        const int i = held.lane(s) + group_lanes * h;
+        columns[s][h] =
+            (heads[s] >> (w - 1 - i)) & 1 ? in[s][columns_before(heads[s], i)] : Bits{0};
+      }
   }
 
  private:

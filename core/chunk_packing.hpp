@@ -3,10 +3,13 @@
 // chunk heads followed by the non-zero bit-plane columns of every chunk, most significant plane
 // first; a head has bit b set exactly when the column of plane b is non-zero.
 //
-// A chunk's W rows are spread over the lanes of one team thread: lane l holds rows
-// l, l + V, l + 2V, ... (V = LaneOps::vector_length), and after the transposition the columns
-// with the same indices, column i being plane W-1-i. The host has one lane holding every row;
-// a GPU lane group holds one or two rows per lane. Everything lane-specific is in LaneOps.
+// A chunk's W rows are spread over the lanes of a lane group: lane l holds rows l, l + G,
+// l + 2G, ... (G = LaneOps::group_lanes), and after the transposition the columns with the same
+// indices, column i being plane W-1-i. The host has one lane holding every row; a GPU lane group
+// holds one or two rows per lane. The code below works on group values (an array entry per lane
+// that the calling code holds, see backends/lane_group_ops.hpp), so it serves a lane that runs
+// by itself and a host thread that plays a whole warp or wavefront alike; one call may serve
+// several chunks (LaneOps::groups_per_call). Everything lane-specific is in LaneOps.
 
 #include <Kokkos_Core.hpp>
 
@@ -15,7 +18,7 @@
 namespace ndzip::core {
 
 template <class Profile, class LaneOps>
-inline constexpr int rows_per_lane = Profile::chunk_size / LaneOps::vector_length;
+inline constexpr int rows_per_lane = Profile::chunk_size / LaneOps::group_lanes;
 
 // Exclusive prefix sums of the column counts that heads[0..H) announce, into
 // chunk_offsets[0..H); returns the total, to the whole team.
@@ -45,32 +48,41 @@ KOKKOS_INLINE_FUNCTION int pack_hypercube(const Member& member, Bits* cube, Bits
                                           int* chunk_offsets) {
   constexpr int w = Profile::chunk_size;
   constexpr int chunks = Profile::chunks_per_hypercube;
-  constexpr int lanes = LaneOps::vector_length;
+  constexpr int lanes = LaneOps::group_lanes;
+  constexpr int slots = LaneOps::held_lanes;
   constexpr int per_lane = rows_per_lane<Profile, LaneOps>;
+  using lanes_type = typename LaneOps::lanes;
 
   // Transpose every chunk in place and write its head.
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(member, chunks), [&](int k) {
-    Bits* chunk = cube + k * w;
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, lanes), [&](int lane) {
-      Bits words[per_lane];
-      for (int r = 0; r < per_lane; ++r) words[r] = fold(chunk[lane + r * lanes]);
-      LaneOps::transpose(lane, words);
-      const Bits head = LaneOps::nonzero_columns(lane, words);
-      for (int r = 0; r < per_lane; ++r) chunk[lane + r * lanes] = words[r];
-      if (lane == 0) block[k] = head;
-    });
+  LaneOps::for_each_group(member, chunks, [&](const lanes_type& held, int first_chunk) {
+    Bits words[slots][per_lane];
+    for (int s = 0; s < slots; ++s) {
+      const Bits* chunk = cube + (first_chunk + held.group(s)) * w;
+      for (int r = 0; r < per_lane; ++r) words[s][r] = fold(chunk[held.lane(s) + r * lanes]);
+    }
+    LaneOps::transpose(held, words);
+    Bits heads[slots];
+    LaneOps::nonzero_columns(held, words, heads);
+    for (int s = 0; s < slots; ++s) {
+      const int k = first_chunk + held.group(s);
+      for (int r = 0; r < per_lane; ++r) cube[k * w + held.lane(s) + r * lanes] = words[s][r];
+      if (held.lane(s) == 0) block[k] = heads[s];
+    }
   });
   member.team_barrier();
 
   // Each chunk's non-zero columns go after those of all chunks before it.
   const int columns = scan_column_counts<Profile, LaneOps>(member, block, chunk_offsets);
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(member, chunks), [&](int k) {
-    const Bits* chunk = cube + k * w;
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, lanes), [&](int lane) {
-      Bits words[per_lane];
-      for (int r = 0; r < per_lane; ++r) words[r] = chunk[lane + r * lanes];
-      LaneOps::compact(lane, words, block[k], block + chunks + chunk_offsets[k]);
-    });
+  LaneOps::for_each_group(member, chunks, [&](const lanes_type& held, int first_chunk) {
+    Bits words[slots][per_lane], heads[slots];
+    Bits* out[slots];
+    for (int s = 0; s < slots; ++s) {
+      const int k = first_chunk + held.group(s);
+      for (int r = 0; r < per_lane; ++r) words[s][r] = cube[k * w + held.lane(s) + r * lanes];
+      heads[s] = block[k];
+      out[s] = block + chunks + chunk_offsets[k];
+    }
+    LaneOps::compact(held, words, heads, out);
   });
   member.team_barrier();
   return chunks + columns;
@@ -87,21 +99,29 @@ KOKKOS_INLINE_FUNCTION bool unpack_hypercube(const Member& member, const Bits* b
                                              int* chunk_offsets) {
   constexpr int w = Profile::chunk_size;
   constexpr int chunks = Profile::chunks_per_hypercube;
-  constexpr int lanes = LaneOps::vector_length;
+  constexpr int lanes = LaneOps::group_lanes;
+  constexpr int slots = LaneOps::held_lanes;
   constexpr int per_lane = rows_per_lane<Profile, LaneOps>;
+  using lanes_type = typename LaneOps::lanes;
 
   Kokkos::parallel_for(Kokkos::TeamVectorRange(member, chunks), [&](int k) { heads[k] = block[k]; });
   member.team_barrier();
   const int columns = scan_column_counts<Profile, LaneOps>(member, heads, chunk_offsets);
   if (static_cast<std::uint64_t>(columns) + chunks != length) return false;
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(member, chunks), [&](int k) {
-    Bits* chunk = cube + k * w;
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, lanes), [&](int lane) {
-      Bits words[per_lane];
-      LaneOps::expand(lane, heads[k], block + chunks + chunk_offsets[k], words);
-      LaneOps::transpose(lane, words);
-      for (int r = 0; r < per_lane; ++r) chunk[lane + r * lanes] = fold(words[r]);
-    });
+  LaneOps::for_each_group(member, chunks, [&](const lanes_type& held, int first_chunk) {
+    Bits words[slots][per_lane], chunk_heads[slots];
+    const Bits* in[slots];
+    for (int s = 0; s < slots; ++s) {
+      const int k = first_chunk + held.group(s);
+      chunk_heads[s] = heads[k];
+      in[s] = block + chunks + chunk_offsets[k];
+    }
+    LaneOps::expand(held, chunk_heads, in, words);
+    LaneOps::transpose(held, words);
+    for (int s = 0; s < slots; ++s) {
+      const int k = first_chunk + held.group(s);
+      for (int r = 0; r < per_lane; ++r) cube[k * w + held.lane(s) + r * lanes] = fold(words[s][r]);
+    }
   });
   member.team_barrier();
   return true;

@@ -1,6 +1,7 @@
 #pragma once
-// Definitions of ndzip::compressor's members: the host-side sequence of kernel launches, size
-// checks and error reporting. Included only by the explicit instantiation units.
+// Definitions of ndzip::compressor's members and the host side of the codec (core::codec): the
+// sequence of kernel launches, size checks and error reporting. Included by the explicit
+// instantiation units, and by tests that run the kernels with emulated lane groups.
 
 #include <cstdint>
 #include <stdexcept>
@@ -8,6 +9,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "backends/lane_ops.hpp"
 #include "core/border.hpp"
 #include "core/call_guard.hpp"
 #include "core/decoder.hpp"
@@ -69,72 +71,90 @@ void compressor<T, Dims, ExecSpace>::read_status() {
   m_exec.fence();
 }
 
-template <class T, int Dims, class ExecSpace>
-std::size_t compressor<T, Dims, ExecSpace>::compress_raw(const T* values, std::byte* stream,
-                                                        std::size_t stream_capacity) {
-  using kernels = core::kernel_types<T, Dims, ExecSpace>;
-  const stream_layout<T, Dims> layout(m_grid);
+namespace core {
+
+// What ndzip::compressor's compress_raw and decompress_raw do, with the kernels over LaneOps:
+// the space's own lane-ops in the library, an emulation of GPU lane groups in tests.
+template <class T, int Dims, class ExecSpace, class LaneOps>
+struct codec {
+  using compressor_type = compressor<T, Dims, ExecSpace>;
+  using bits_type = typename compressor_type::bits_type;
+  static std::size_t compress_raw(compressor_type& self, const T* values, std::byte* stream,
+                                  std::size_t stream_capacity);
+  static std::size_t decompress_raw(compressor_type& self, const std::byte* stream,
+                                    std::size_t stream_size, T* values);
+};
+
+template <class T, int Dims, class ExecSpace, class LaneOps>
+std::size_t codec<T, Dims, ExecSpace, LaneOps>::compress_raw(compressor_type& self,
+                                                            const T* values, std::byte* stream,
+                                                            std::size_t stream_capacity) {
+  using kernels = kernel_types<T, Dims, ExecSpace, LaneOps>;
+  const stream_layout<T, Dims> layout(self.m_grid);
   detail::check_stream_alignment<bits_type>(stream);
-  detail::check_disjoint(values, m_grid.size() * sizeof(T), stream, stream_capacity);
-  const core::call_guard<ExecSpace> guard(m_calls.get());
+  detail::check_disjoint(values, self.m_grid.size() * sizeof(T), stream, stream_capacity);
+  const call_guard<ExecSpace> guard(self.m_calls.get());
   const auto* grid_bits = reinterpret_cast<const bits_type*>(values);
   const std::size_t n = layout.hypercube_count;
 
   std::uint64_t block_area_words = 0;
   if (n > 0) {
-    if (m_blocks.extent(0) == 0) {
-      m_blocks = decltype(m_blocks)(
+    if (self.m_blocks.extent(0) == 0) {
+      self.m_blocks = decltype(self.m_blocks)(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::blocks"),
           n * profile<T, Dims>::max_block_words);
-      m_block_ends = decltype(m_block_ends)(
+      self.m_block_ends = decltype(self.m_block_ends)(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::block_ends"), n);
     }
-    const core::encode_hypercubes<T, Dims, ExecSpace> encode{layout, grid_bits, m_blocks.data(),
-                                                             m_block_ends.data()};
-    Kokkos::parallel_for("ndzip::encode_hypercubes", kernels::hypercube_policy(m_exec, n), encode);
-    core::reset_stream_status(m_exec, m_status.data());
-    core::scan_block_lengths(m_exec, m_block_ends.data(), n, m_status.data() + 1);
-    read_status();
-    block_area_words = m_status_host(1);
+    const encode_hypercubes<T, Dims, ExecSpace, LaneOps> encode{
+        layout, grid_bits, self.m_blocks.data(), self.m_block_ends.data()};
+    Kokkos::parallel_for("ndzip::encode_hypercubes", kernels::hypercube_policy(self.m_exec, n),
+                         encode);
+    reset_stream_status(self.m_exec, self.m_status.data());
+    scan_block_lengths(self.m_exec, self.m_block_ends.data(), n, self.m_status.data() + 1);
+    self.read_status();
+    block_area_words = self.m_status_host(1);
   }
   const std::size_t size = layout.stream_bytes(block_area_words);
   if (size > stream_capacity)
     throw capacity_error("ndzip: the stream needs " + std::to_string(size) +
                          " bytes but the output holds only " + std::to_string(stream_capacity) +
-                         " (compressed_size_bound is " + std::to_string(size_bound()) + ")");
+                         " (compressed_size_bound is " + std::to_string(self.size_bound()) + ")");
   const std::size_t teams = n + border_slices(layout);
   if (teams > 0) {
-    const core::compact_blocks<T, Dims, ExecSpace> compact{layout, grid_bits, m_blocks.data(),
-                                                           m_block_ends.data(), stream};
-    Kokkos::parallel_for("ndzip::compact_blocks", kernels::hypercube_policy(m_exec, teams), compact);
+    const compact_blocks<T, Dims, ExecSpace, LaneOps> compact{
+        layout, grid_bits, self.m_blocks.data(), self.m_block_ends.data(), stream};
+    Kokkos::parallel_for("ndzip::compact_blocks", kernels::hypercube_policy(self.m_exec, teams),
+                         compact);
   }
   return size;
 }
 
-template <class T, int Dims, class ExecSpace>
-std::size_t compressor<T, Dims, ExecSpace>::decompress_raw(const std::byte* stream,
-                                                          std::size_t stream_size, T* values) {
+template <class T, int Dims, class ExecSpace, class LaneOps>
+std::size_t codec<T, Dims, ExecSpace, LaneOps>::decompress_raw(compressor_type& self,
+                                                              const std::byte* stream,
+                                                              std::size_t stream_size, T* values) {
   using profile_type = profile<T, Dims>;
-  using kernels = core::kernel_types<T, Dims, ExecSpace>;
-  const stream_layout<T, Dims> layout(m_grid);
+  using kernels = kernel_types<T, Dims, ExecSpace, LaneOps>;
+  const stream_layout<T, Dims> layout(self.m_grid);
   detail::check_stream_alignment<bits_type>(stream);
-  detail::check_disjoint(values, m_grid.size() * sizeof(T), stream, stream_size);
-  check_stream_size(stream_size);
-  const core::call_guard<ExecSpace> guard(m_calls.get());
+  detail::check_disjoint(values, self.m_grid.size() * sizeof(T), stream, stream_size);
+  self.check_stream_size(stream_size);
+  const call_guard<ExecSpace> guard(self.m_calls.get());
   const std::size_t n = layout.hypercube_count;
   auto* grid_bits = reinterpret_cast<bits_type*>(values);
+  const auto& status = self.m_status_host;
 
   std::uint64_t block_area_words = 0;
   if (n > 0) {
-    core::reset_stream_status(m_exec, m_status.data());
-    core::copy_offset_table(m_exec, n, stream, m_offsets.data());
-    core::validate_offset_table(m_exec, layout, m_offsets.data(), m_status.data());
-    read_status();
-    if (m_status_host(0) != core::no_stream_failure)
-      throw stream_error(core::describe_stream_failure(m_status_host(0),
-                                                       profile_type::chunks_per_hypercube,
-                                                       profile_type::max_block_words));
-    block_area_words = m_status_host(1);
+    reset_stream_status(self.m_exec, self.m_status.data());
+    copy_offset_table(self.m_exec, n, stream, self.m_offsets.data());
+    validate_offset_table(self.m_exec, layout, self.m_offsets.data(), self.m_status.data());
+    self.read_status();
+    if (status(0) != no_stream_failure)
+      throw stream_error(describe_stream_failure(status(0), profile_type::chunks_per_hypercube,
+                                                 profile_type::max_block_words));
+    block_area_words = status(1);
   }
   const std::size_t size = layout.stream_bytes(block_area_words);
   if (stream_size < size)
@@ -143,15 +163,32 @@ std::size_t compressor<T, Dims, ExecSpace>::decompress_raw(const std::byte* stre
                        " are given (truncated?)");
   const std::size_t teams = n + border_slices(layout);
   if (teams > 0) {
-    const core::decode_hypercubes<T, Dims, ExecSpace> decode{layout, stream, m_offsets.data(),
-                                                             grid_bits, m_status.data()};
-    Kokkos::parallel_for("ndzip::decode_hypercubes", kernels::hypercube_policy(m_exec, teams), decode);
+    const decode_hypercubes<T, Dims, ExecSpace, LaneOps> decode{
+        layout, stream, self.m_offsets.data(), grid_bits, self.m_status.data()};
+    Kokkos::parallel_for("ndzip::decode_hypercubes", kernels::hypercube_policy(self.m_exec, teams),
+                         decode);
   }
-  read_status();
-  if (n > 0 && m_status_host(0) != core::no_stream_failure)
-    throw stream_error(core::describe_stream_failure(
-        m_status_host(0), profile_type::chunks_per_hypercube, profile_type::max_block_words));
+  self.read_status();
+  if (n > 0 && status(0) != no_stream_failure)
+    throw stream_error(describe_stream_failure(status(0), profile_type::chunks_per_hypercube,
+                                               profile_type::max_block_words));
   return size;
+}
+
+}  // namespace core
+
+template <class T, int Dims, class ExecSpace>
+std::size_t compressor<T, Dims, ExecSpace>::compress_raw(const T* values, std::byte* stream,
+                                                        std::size_t stream_capacity) {
+  return core::codec<T, Dims, ExecSpace, backend::lane_ops_for_t<ExecSpace>>::compress_raw(
+      *this, values, stream, stream_capacity);
+}
+
+template <class T, int Dims, class ExecSpace>
+std::size_t compressor<T, Dims, ExecSpace>::decompress_raw(const std::byte* stream,
+                                                          std::size_t stream_size, T* values) {
+  return core::codec<T, Dims, ExecSpace, backend::lane_ops_for_t<ExecSpace>>::decompress_raw(
+      *this, stream, stream_size, values);
 }
 
 }  // namespace ndzip

@@ -55,9 +55,9 @@ void validate_offset_table(const ExecSpace& exec, const stream_layout<T, Dims>& 
 }
 
 // D1: block -> hypercube in the grid; teams past the last hypercube copy the border.
-template <class T, int Dims, class ExecSpace>
+template <class T, int Dims, class ExecSpace, class LaneOps>
 struct decode_hypercubes {
-  using base = kernel_types<T, Dims, ExecSpace>;
+  using base = kernel_types<T, Dims, ExecSpace, LaneOps>;
   using bits_type = typename base::bits_type;
   using lane_ops = typename base::lane_ops;
   using member_type = typename base::member_type;

@@ -8,7 +8,6 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "backends/lane_ops.hpp"
 #include "core/border.hpp"
 #include "core/chunk_packing.hpp"
 #include "core/hypercube_access.hpp"
@@ -17,11 +16,13 @@
 
 namespace ndzip::core {
 
-template <class T, int Dims, class ExecSpace>
+// LaneOps: the space's own (backend::lane_ops_for_t) in the library; tests may run host spaces
+// with an emulation of the GPU lane groups (backends/emulated).
+template <class T, int Dims, class ExecSpace, class LaneOps>
 struct kernel_types {
   using profile_type = profile<T, Dims>;
   using bits_type = typename profile_type::bits_type;
-  using lane_ops = backend::lane_ops_for_t<ExecSpace>;
+  using lane_ops = LaneOps;
   using team_policy = Kokkos::TeamPolicy<ExecSpace>;
   using member_type = typename team_policy::member_type;
 
@@ -66,9 +67,9 @@ struct kernel_types {
 };
 
 // K1: hypercube -> block at blocks + index * max_block_words; its length into block_ends.
-template <class T, int Dims, class ExecSpace>
+template <class T, int Dims, class ExecSpace, class LaneOps>
 struct encode_hypercubes {
-  using base = kernel_types<T, Dims, ExecSpace>;
+  using base = kernel_types<T, Dims, ExecSpace, LaneOps>;
   using bits_type = typename base::bits_type;
   using member_type = typename base::member_type;
   using profile_type = typename base::profile_type;
@@ -111,9 +112,9 @@ void scan_block_lengths(const ExecSpace& exec, std::uint64_t* block_ends, std::s
 
 // K3: offset table, header padding and blocks, compacted into the stream; teams past the last
 // hypercube copy the border behind the blocks.
-template <class T, int Dims, class ExecSpace>
+template <class T, int Dims, class ExecSpace, class LaneOps>
 struct compact_blocks {
-  using base = kernel_types<T, Dims, ExecSpace>;
+  using base = kernel_types<T, Dims, ExecSpace, LaneOps>;
   using bits_type = typename base::bits_type;
   using member_type = typename base::member_type;
   using profile_type = typename base::profile_type;

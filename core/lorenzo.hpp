@@ -1,8 +1,9 @@
 #pragma once
 // The integer Lorenzo transform of a hypercube: the forward transform on the way in from the
 // grid (encoder) and its inverse, per-axis prefix sums, on the team-scratch block (decoder).
-// The loop shapes differ for single-lane host threads and for lane groups; the arithmetic is
-// the same (the per-axis operators commute, so any order gives the same residuals).
+// The loop shapes differ for single-lane host threads and for lane groups (LaneOps::group_lanes
+// > 1: GPUs, and their host emulation); the arithmetic is the same (the per-axis operators
+// commute, so any order gives the same residuals).
 
 #include <cstddef>
 #include <utility>
@@ -32,7 +33,7 @@ KOKKOS_INLINE_FUNCTION void load_residuals(const Member& member, const Bits* val
   grid_stride[dims - 1] = 1;
   for (int a = dims - 2; a >= 0; --a) grid_stride[a] = grid_stride[a + 1] * grid[a + 1];
 
-  constexpr int lanes = LaneOps::vector_length;
+  constexpr int lanes = LaneOps::group_lanes;
   Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Profile::hypercube_size / lanes), [&](int g) {
     Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, lanes), [&](int lane) {
       const int local = g * lanes + lane;
@@ -67,7 +68,7 @@ template <class Profile, int Axis, class LaneOps, bool Descending, class Member,
 KOKKOS_INLINE_FUNCTION void sweep_axis(const Member& member, const Step& step) {
   constexpr int s = Profile::side_length;
   constexpr int stride = axis_stride<Profile>(Axis);
-  constexpr int lanes = LaneOps::vector_length;
+  constexpr int lanes = LaneOps::group_lanes;
   constexpr int group = lanes > 1 ? lanes : stride;  // lines per team thread
   constexpr int lines = Profile::hypercube_size / s;
   static_assert(lines % group == 0);
@@ -107,7 +108,7 @@ template <class Profile, class LaneOps, class Member, class Bits>
 KOKKOS_INLINE_FUNCTION void load_hypercube_residuals(
     const Member& member, const Bits* values, const extent<Profile::dimensions>& grid,
     const std::size_t (&origin)[Profile::dimensions], Bits* cube) {
-  if constexpr (LaneOps::vector_length == 1) {
+  if constexpr (LaneOps::group_lanes == 1) {
     load_hypercube<Profile>(member, values, grid, origin, cube);
     member.team_barrier();
     forward_lorenzo<Profile, LaneOps>(member, cube,
@@ -125,26 +126,35 @@ KOKKOS_INLINE_FUNCTION void load_hypercube_residuals(
 template <class Profile, class LaneOps, class Member, class Bits>
 KOKKOS_INLINE_FUNCTION void prefix_sum_last_axis(const Member& member, Bits* cube,
                                                  Bits* row_carry) {
-  constexpr int lanes = LaneOps::vector_length;
+  constexpr int lanes = LaneOps::group_lanes;
+  constexpr int slots = LaneOps::held_lanes;
   constexpr int row = hypercube_row_length<Profile>;
   constexpr int rows = Profile::hypercube_size / row;
+  using lanes_type = typename LaneOps::lanes;
   if constexpr (row <= lanes) {
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Profile::hypercube_size / lanes), [&](int g) {
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, lanes), [&](int lane) {
-        Bits& v = cube[g * lanes + lane];
-        v = LaneOps::template inclusive_scan<row>(lane, v);
-      });
-    });
+    // Item g: the `lanes` words from g * lanes on, rows side by side.
+    LaneOps::for_each_group(
+        member, Profile::hypercube_size / lanes, [&](const lanes_type& held, int first) {
+          Bits v[slots];
+          for (int s = 0; s < slots; ++s) v[s] = cube[(first + held.group(s)) * lanes + held.lane(s)];
+          LaneOps::template inclusive_scan<row>(held, v);
+          for (int s = 0; s < slots; ++s) cube[(first + held.group(s)) * lanes + held.lane(s)] = v[s];
+        });
   } else {
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, rows), [&](int r) {
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, lanes), [&](int lane) {
-        Bits carry = 0;
-        for (int piece = 0; piece < row / lanes; ++piece) {
-          Bits& v = cube[r * row + piece * lanes + lane];
-          v = LaneOps::template inclusive_scan<lanes>(lane, v) + carry;
-          carry = LaneOps::broadcast(v, lanes - 1);
+    // Item r: row r, `lanes` words at a time.
+    LaneOps::for_each_group(member, rows, [&](const lanes_type& held, int first_row) {
+      Bits carry[slots] = {};
+      for (int piece = 0; piece < row / lanes; ++piece) {
+        Bits v[slots];
+        for (int s = 0; s < slots; ++s)
+          v[s] = cube[(first_row + held.group(s)) * row + piece * lanes + held.lane(s)];
+        LaneOps::template inclusive_scan<lanes>(held, v);
+        for (int s = 0; s < slots; ++s) {
+          v[s] += carry[s];
+          cube[(first_row + held.group(s)) * row + piece * lanes + held.lane(s)] = v[s];
         }
-      });
+        LaneOps::broadcast(held, v, lanes - 1, carry);
+      }
     });
   }
   member.team_barrier();
@@ -174,7 +184,7 @@ KOKKOS_INLINE_FUNCTION void inverse_lorenzo(const Member& member, Bits* cube, Bi
   constexpr int last = Profile::dimensions - 1;
   const auto add_previous = [&](int at, int stride) { cube[at] += cube[at - stride]; };
   (sweep_axis<Profile, OuterAxes, LaneOps, false>(member, add_previous), ...);
-  if constexpr (LaneOps::vector_length == 1)
+  if constexpr (LaneOps::group_lanes == 1)
     sweep_axis<Profile, last, LaneOps, false>(member, add_previous);
   else
     prefix_sum_last_axis<Profile, LaneOps>(member, cube, row_carry);

@@ -200,6 +200,25 @@ std::vector<typename Cfg::bits_type> generate_for(const std::string& family, int
       make_spec(family, noise_bits, Cfg::is_double, Cfg::dims, to_array(grid)));
 }
 
+// Grid shapes of every kind of border (none, partial, hypercubes along one axis only) for the
+// generated cases that every backend must encode identically.
+template <int D>
+std::vector<ndzip::extent<D>> cross_backend_shapes() {
+  if constexpr (D == 1)
+    return {ndzip::extent<1>(20483), ndzip::extent<1>(65536), ndzip::extent<1>(163917)};
+  else if constexpr (D == 2)
+    return {ndzip::extent<2>(130, 200), ndzip::extent<2>(256, 256), ndzip::extent<2>(520, 390)};
+  else
+    return {ndzip::extent<3>(40, 50, 37), ndzip::extent<3>(64, 64, 48),
+            ndzip::extent<3>(33, 34, 35)};
+}
+
+// The generated input families of the cross-backend cases.
+inline const std::vector<std::string>& cross_backend_families() {
+  static const std::vector<std::string> families = {"smooth", "checker", "specials", "random"};
+  return families;
+}
+
 // The model encoder's stream for an input, typed like Cfg.
 template <class Cfg>
 std::vector<unsigned char> model_stream(const std::vector<typename Cfg::bits_type>& input,

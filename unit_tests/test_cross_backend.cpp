@@ -5,21 +5,6 @@
 
 using namespace ndzip_test;
 
-namespace {
-
-template <int D>
-std::vector<ndzip::extent<D>> cross_backend_shapes() {
-  if constexpr (D == 1)
-    return {ndzip::extent<1>(20483), ndzip::extent<1>(65536), ndzip::extent<1>(163917)};
-  else if constexpr (D == 2)
-    return {ndzip::extent<2>(130, 200), ndzip::extent<2>(256, 256), ndzip::extent<2>(520, 390)};
-  else
-    return {ndzip::extent<3>(40, 50, 37), ndzip::extent<3>(64, 64, 48),
-            ndzip::extent<3>(33, 34, 35)};
-}
-
-}  // namespace
-
 TEST_CASE_TEMPLATE("cross-backend streams are identical", C, NDZIP_ALL_CONFIGS) {
   using T = typename C::value_type;
   constexpr int D = C::dims;
@@ -28,8 +13,8 @@ TEST_CASE_TEMPLATE("cross-backend streams are identical", C, NDZIP_ALL_CONFIGS) 
     MESSAGE("only one backend is enabled: comparing it with the model and with itself");
 
   for (const auto& grid : cross_backend_shapes<D>()) {
-    for (const char* family : {"smooth", "checker", "specials", "random"}) {
-      INFO("grid " << ndzip::to_string(grid) << ", family " << std::string(family));
+    for (const auto& family : cross_backend_families()) {
+      INFO("grid " << ndzip::to_string(grid) << ", family " << family);
       const auto input = generate_for<C>(family, noise, grid);
       const auto expected = model_stream<C>(input, grid);
       std::vector<std::pair<std::string, std::vector<unsigned char>>> first_streams;

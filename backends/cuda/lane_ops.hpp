@@ -10,31 +10,36 @@
 
 namespace ndzip::backend {
 
-struct cuda_intrinsics {
+struct cuda_intrinsics : device_lane_group {
   template <class Bits>
-  KOKKOS_INLINE_FUNCTION static Bits shuffle(Bits v, shuffle_kind kind, int argument) {
+  KOKKOS_INLINE_FUNCTION static void shuffle(const lanes& /*held*/, const Bits (&in)[1],
+                                             Bits (&out)[1], shuffle_kind kind, int argument) {
 #ifdef __CUDA_ARCH__
     switch (kind) {
       case shuffle_kind::xor_lane:
-        return __shfl_xor_sync(0xffffffffu, v, argument);
+        out[0] = __shfl_xor_sync(0xffffffffu, in[0], argument);
+        break;
       case shuffle_kind::up:
-        return __shfl_up_sync(0xffffffffu, v, argument);
+        out[0] = __shfl_up_sync(0xffffffffu, in[0], argument);
+        break;
       default:
-        return __shfl_sync(0xffffffffu, v, argument);
+        out[0] = __shfl_sync(0xffffffffu, in[0], argument);
     }
 #else
     static_cast<void>(kind);
     static_cast<void>(argument);
-    return v;  // never called on the host
+    out[0] = in[0];  // never called on the host
 #endif
   }
 
   // Bit 31-l is lane l's predicate.
-  KOKKOS_INLINE_FUNCTION static std::uint32_t ballot_reversed(bool predicate) {
+  KOKKOS_INLINE_FUNCTION static void ballot_reversed(const lanes& /*held*/,
+                                                     const bool (&predicate)[1],
+                                                     std::uint32_t (&out)[1]) {
 #ifdef __CUDA_ARCH__
-    return __brev(__ballot_sync(0xffffffffu, predicate));
+    out[0] = __brev(__ballot_sync(0xffffffffu, predicate[0]));
 #else
-    return predicate ? 0x80000000u : 0u;  // never called on the host
+    out[0] = predicate[0] ? 0x80000000u : 0u;  // never called on the host
 #endif
   }
 };

@@ -25,37 +25,42 @@
 
 namespace ndzip::backend {
 
-struct hip_intrinsics {
+struct hip_intrinsics : device_lane_group {
   template <class Bits>
-  KOKKOS_INLINE_FUNCTION static Bits shuffle(Bits v, shuffle_kind kind, int argument) {
+  KOKKOS_INLINE_FUNCTION static void shuffle(const lanes& /*held*/, const Bits (&in)[1],
+                                             Bits (&out)[1], shuffle_kind kind, int argument) {
 #ifdef __HIP_DEVICE_COMPILE__
     switch (kind) {
       case shuffle_kind::xor_lane:
-        return __shfl_xor(v, argument, group_width);
+        out[0] = __shfl_xor(in[0], argument, group_width);
+        break;
       case shuffle_kind::up:
-        return __shfl_up(v, static_cast<unsigned>(argument), group_width);
+        out[0] = __shfl_up(in[0], static_cast<unsigned>(argument), group_width);
+        break;
       default:
-        return __shfl(v, argument, group_width);
+        out[0] = __shfl(in[0], argument, group_width);
     }
 #else
     static_cast<void>(kind);
     static_cast<void>(argument);
-    return v;  // never called on the host
+    out[0] = in[0];  // never called on the host
 #endif
   }
 
   // Bit 31-l is lane l's predicate, l counted within the calling group's half of the wavefront.
-  KOKKOS_INLINE_FUNCTION static std::uint32_t ballot_reversed(bool predicate) {
+  KOKKOS_INLINE_FUNCTION static void ballot_reversed(const lanes& /*held*/,
+                                                     const bool (&predicate)[1],
+                                                     std::uint32_t (&out)[1]) {
 #ifdef __HIP_DEVICE_COMPILE__
-    return group_ballot_reversed(__ballot(predicate), __lane_id());
+    out[0] = group_ballot_reversed(__ballot(predicate[0]), __lane_id());
 #else
-    return predicate ? 0x80000000u : 0u;  // never called on the host
+    out[0] = predicate[0] ? 0x80000000u : 0u;  // never called on the host
 #endif
   }
 
   // The 32 bits of a wavefront's 64-bit ballot that belong to the group of wavefront lane
   // `lane_in_wave`, bit-reversed. Plain arithmetic, so that the host emulation of the lane
-  // groups (unit_tests/test_lane_group_emulation.cpp) runs this very code.
+  // groups (backends/emulated) runs this very code.
   KOKKOS_INLINE_FUNCTION static std::uint32_t group_ballot_reversed(std::uint64_t wave,
                                                                     unsigned lane_in_wave) {
     const auto group =

@@ -1,7 +1,9 @@
 #pragma once
-// Host lane-ops: one lane holds a whole chunk in registers. The bit-plane transposition is a
-// recursive block swap on W words (log2(W) stages of masked shifts), written as contiguous
-// loops over row pairs so that the compiler can vectorise them; compaction walks the columns.
+// Host lane-ops: a lane group of one lane, holding a whole chunk in registers. The bit-plane
+// transposition is a recursive block swap on W words (log2(W) stages of masked shifts), written
+// as contiguous loops over row pairs so that the compiler can vectorise them; compaction walks
+// the columns. The interface is that of backends/lane_group_ops.hpp with one held lane; the
+// last axis' prefix sums do not use lane operations on the host (core/lorenzo.hpp walks it).
 
 #include <cstdint>
 #include <type_traits>
@@ -14,6 +16,22 @@ struct host_lane_ops {
   // Threads per team and lanes per thread that the core kernels use on the host.
   static constexpr int team_size = 1;
   static constexpr int vector_length = 1;
+  static constexpr int group_lanes = 1;
+  static constexpr int held_lanes = 1;
+  static constexpr int groups_per_call = 1;
+
+  struct lanes {
+    KOKKOS_INLINE_FUNCTION int lane(int /*slot*/) const { return 0; }
+    KOKKOS_INLINE_FUNCTION int group(int /*slot*/) const { return 0; }
+  };
+
+  // body(lanes, item) for every item of 0..count, spread over the team's threads.
+  template <class Member, class Body>
+  KOKKOS_INLINE_FUNCTION static void for_each_group(const Member& member, int count,
+                                                    const Body& body) {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, count),
+                         [&](int item) { body(lanes{}, item); });
+  }
 
   // Bit-parallel count: compilers turn it into a popcnt instruction where the target has one,
   // and it avoids a library call where it has not (the default x86-64 target).
@@ -32,8 +50,9 @@ struct host_lane_ops {
   // rows of a chunk this yields the bit-plane columns with plane W-1 in words[0]; it is its own
   // inverse.
   template <class Bits, int W>
-  KOKKOS_INLINE_FUNCTION static void transpose(int /*lane*/, Bits (&words)[W]) {
+  KOKKOS_INLINE_FUNCTION static void transpose(const lanes& /*held*/, Bits (&held_words)[1][W]) {
     static_assert(std::is_unsigned_v<Bits> && W == sizeof(Bits) * 8);
+    Bits(&words)[W] = held_words[0];
     Bits mask = static_cast<Bits>(~Bits{0}) >> (W / 2);  // low half of each 2j-bit group
     for (int j = W / 2; j != 0;) {
       for (int base = 0; base < W; base += 2 * j) {
@@ -50,25 +69,28 @@ struct host_lane_ops {
 
   // The chunk head: bit W-1-i set where column i is non-zero.
   template <class Bits, int W>
-  KOKKOS_INLINE_FUNCTION static Bits nonzero_columns(int /*lane*/, const Bits (&columns)[W]) {
-    Bits head = 0;
-    for (int i = 0; i < W; ++i) head |= static_cast<Bits>(columns[i] != 0) << (W - 1 - i);
-    return head;
+  KOKKOS_INLINE_FUNCTION static void nonzero_columns(const lanes& /*held*/,
+                                                     const Bits (&columns)[1][W],
+                                                     Bits (&head)[1]) {
+    head[0] = 0;
+    for (int i = 0; i < W; ++i) head[0] |= static_cast<Bits>(columns[0][i] != 0) << (W - 1 - i);
   }
 
   // Writes the non-zero columns to out[0..popcount(head)), column 0 first.
   template <class Bits, int W>
-  KOKKOS_INLINE_FUNCTION static void compact(int /*lane*/, const Bits (&columns)[W], Bits /*head*/,
-                                             Bits* out) {
+  KOKKOS_INLINE_FUNCTION static void compact(const lanes& /*held*/, const Bits (&columns)[1][W],
+                                             const Bits (&/*head*/)[1], Bits* const (&out)[1]) {
+    Bits* next = out[0];
     for (int i = 0; i < W; ++i)
-      if (columns[i] != 0) *out++ = columns[i];
+      if (columns[0][i] != 0) *next++ = columns[0][i];
   }
 
   // The inverse of compact: column i is the next word of `in` where head bit W-1-i is set.
   template <class Bits, int W>
-  KOKKOS_INLINE_FUNCTION static void expand(int /*lane*/, Bits head, const Bits* in,
-                                            Bits (&columns)[W]) {
-    for (int i = 0; i < W; ++i) columns[i] = (head >> (W - 1 - i)) & 1 ? *in++ : Bits{0};
+  KOKKOS_INLINE_FUNCTION static void expand(const lanes& /*held*/, const Bits (&head)[1],
+                                            const Bits* const (&in)[1], Bits (&columns)[1][W]) {
+    const Bits* next = in[0];
+    for (int i = 0; i < W; ++i) columns[0][i] = (head[0] >> (W - 1 - i)) & 1 ? *next++ : Bits{0};
   }
 };
 

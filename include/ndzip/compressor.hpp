@@ -28,6 +28,12 @@
 
 namespace ndzip {
 
+namespace core {
+// The host side of compress and decompress, over the kernels' lane-ops (not part of the API).
+template <class T, int Dims, class ExecSpace, class LaneOps>
+struct codec;
+}  // namespace core
+
 template <class T, int Dims, class ExecSpace = Kokkos::DefaultExecutionSpace>
 class compressor {
  public:
@@ -84,6 +90,9 @@ class compressor {
   std::size_t decompress_raw(const std::byte* stream, std::size_t stream_size, T* values);
 
  private:
+  template <class, int, class, class>
+  friend struct core::codec;
+
   ExecSpace m_exec;
   extent<Dims> m_grid;
   // Encoder scratch, allocated by the first compress(): every hypercube's block at a fixed
@@ -105,5 +114,6 @@ class compressor {
 
   void read_status();  // fences the instance
 };
+
 
 }  // namespace ndzip

@@ -1,0 +1,131 @@
+// Whole kernels with emulated GPU lane groups on the host spaces: core::codec run with the
+// lane-ops of backends/emulated (32-lane warps as on CUDA; 64-lane wavefronts of two 32-lane
+// groups as on HIP) on Serial and OpenMP must write every reference stream and every generated
+// cross-backend stream byte for byte, and decode them back to the input. So every CI run runs
+// the GPU kernels' logic: the row layout, shuffles, ballots, column placement, lane-level scans
+// and the GPU shape of the forward and inverse transforms.
+
+#include <cstring>
+
+#include "backends/emulated/lane_ops.hpp"
+#include "codec_support.hpp"
+#include "core/compressor_impl.hpp"
+
+using namespace ndzip_test;
+
+namespace {
+
+template <int WaveLanes, class T, int D, class Exec>
+using emulated_codec =
+    ndzip::core::codec<T, D, Exec, ndzip::backend::emulated_lane_ops<WaveLanes>>;
+
+// The stream of `input`, compressed by `codec`'s grid and space with emulated lane groups.
+template <int WaveLanes, class T, int D, class Exec, class Bits>
+std::vector<unsigned char> emulated_compress(ndzip::compressor<T, D, Exec>& codec,
+                                             const std::vector<Bits>& input) {
+  std::vector<Bits> stream(codec.size_bound() / sizeof(Bits) + 1, static_cast<Bits>(0xa5a5a5a5a5a5a5a5));
+  const std::size_t size = emulated_codec<WaveLanes, T, D, Exec>::compress_raw(
+      codec, reinterpret_cast<const T*>(input.data()), reinterpret_cast<std::byte*>(stream.data()),
+      stream.size() * sizeof(Bits));
+  codec.execution_space_instance().fence();
+  REQUIRE(size <= stream.size() * sizeof(Bits));
+  std::vector<unsigned char> bytes(size);
+  if (size) std::memcpy(bytes.data(), stream.data(), size);
+  return bytes;
+}
+
+// The values decoded from `stream` with emulated lane groups; the whole stream must be consumed.
+template <int WaveLanes, class T, int D, class Exec>
+std::vector<typename ndzip::profile<T, D>::bits_type> emulated_decompress(
+    ndzip::compressor<T, D, Exec>& codec, const std::vector<unsigned char>& stream) {
+  using Bits = typename ndzip::profile<T, D>::bits_type;
+  std::vector<Bits> words((stream.size() + sizeof(Bits) - 1) / sizeof(Bits));
+  if (!stream.empty()) std::memcpy(words.data(), stream.data(), stream.size());
+  std::vector<Bits> values(codec.grid().size());
+  const std::size_t consumed = emulated_codec<WaveLanes, T, D, Exec>::decompress_raw(
+      codec, reinterpret_cast<const std::byte*>(words.data()), stream.size(),
+      reinterpret_cast<T*>(values.data()));
+  CHECK(consumed == stream.size());
+  return values;
+}
+
+// Calls f(exec) for every enabled backend whose kernels run on the host.
+template <class F>
+void for_each_host_backend(F&& f) {
+  int host_backends = 0;
+  for_each_backend([&](const std::string&, auto exec) {
+    using Exec = decltype(exec);
+    if constexpr (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) {
+      ++host_backends;
+      f(exec);
+    }
+  });
+  REQUIRE(host_backends > 0);
+}
+
+template <int WaveLanes, class C>
+void check_reference_vectors() {
+  using T = typename C::value_type;
+  using Bits = typename C::bits_type;
+  constexpr int D = C::dims;
+  const bool files = vectors_available();
+  std::size_t cases = 0;
+  for (const auto& v : reference_vectors()) {
+    if (v.is_double != C::is_double || v.dims != D) continue;
+    ++cases;
+    INFO("vector " << std::string(v.name));
+    const auto input = generate_bits<Bits>(parse_vector_name(v.name));
+    std::optional<std::vector<unsigned char>> stream_file;
+    if (files) {
+      stream_file = read_vector_stream(v);
+      REQUIRE(stream_file.has_value());
+    }
+    for_each_host_backend([&](auto exec) {
+      using Exec = decltype(exec);
+      ndzip::compressor<T, D, Exec> codec(exec, make_extent<D>(v.extents));
+      const auto stream = emulated_compress<WaveLanes>(codec, input);
+      CHECK(stream.size() == v.stream_bytes);
+      CHECK(sha256_hex(stream) == v.stream_sha256);
+      if (files) CHECK(mismatch(stream, *stream_file) == "");
+      CHECK(mismatch(emulated_decompress<WaveLanes>(codec, files ? *stream_file : stream), input) ==
+            "");
+    });
+  }
+  CHECK(cases >= 10);
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("emulation: reference vectors through 32-lane warps (CUDA)", C,
+                   NDZIP_ALL_CONFIGS) {
+  check_reference_vectors<32, C>();
+}
+
+TEST_CASE_TEMPLATE("emulation: reference vectors through 64-lane wavefronts (HIP)", C,
+                   NDZIP_ALL_CONFIGS) {
+  check_reference_vectors<64, C>();
+}
+
+TEST_CASE_TEMPLATE("emulation: generated cross-backend cases through 32- and 64-lane groups", C,
+                   NDZIP_ALL_CONFIGS) {
+  using T = typename C::value_type;
+  constexpr int D = C::dims;
+  const int noise = C::is_double ? 24 : 8;
+  for (const auto& grid : cross_backend_shapes<D>()) {
+    for (const auto& family : cross_backend_families()) {
+      INFO("grid " << ndzip::to_string(grid) << ", family " << family);
+      const auto input = generate_for<C>(family, noise, grid);
+      const auto expected = model_stream<C>(input, grid);
+      for_each_host_backend([&](auto exec) {
+        using Exec = decltype(exec);
+        ndzip::compressor<T, D, Exec> codec(exec, grid);
+        INFO("32-lane warps");
+        CHECK(mismatch(emulated_compress<32>(codec, input), expected) == "");
+        CHECK(mismatch(emulated_decompress<32>(codec, expected), input) == "");
+        INFO("64-lane wavefronts");
+        CHECK(mismatch(emulated_compress<64>(codec, input), expected) == "");
+        CHECK(mismatch(emulated_decompress<64>(codec, expected), input) == "");
+      });
+    }
+  }
+}
