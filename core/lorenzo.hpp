@@ -136,9 +136,11 @@ KOKKOS_INLINE_FUNCTION void prefix_sum_last_axis(const Member& member, Bits* cub
     LaneOps::for_each_group(
         member, Profile::hypercube_size / lanes, [&](const lanes_type& held, int first) {
           Bits v[slots];
-          for (int s = 0; s < slots; ++s) v[s] = cube[(first + held.group(s)) * lanes + held.lane(s)];
+          for (int s = 0; s < slots; ++s)
+            v[s] = cube[(first + held.group(s)) * lanes + held.lane(s)];
           LaneOps::template inclusive_scan<row>(held, v);
-          for (int s = 0; s < slots; ++s) cube[(first + held.group(s)) * lanes + held.lane(s)] = v[s];
+          for (int s = 0; s < slots; ++s)
+            cube[(first + held.group(s)) * lanes + held.lane(s)] = v[s];
         });
   } else {
     // Item r: row r, `lanes` words at a time.

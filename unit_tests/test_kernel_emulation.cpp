@@ -23,7 +23,8 @@ using emulated_codec =
 template <int WaveLanes, class T, int D, class Exec, class Bits>
 std::vector<unsigned char> emulated_compress(ndzip::compressor<T, D, Exec>& codec,
                                              const std::vector<Bits>& input) {
-  std::vector<Bits> stream(codec.size_bound() / sizeof(Bits) + 1, static_cast<Bits>(0xa5a5a5a5a5a5a5a5));
+  std::vector<Bits> stream(codec.size_bound() / sizeof(Bits) + 1,
+                           static_cast<Bits>(0xa5a5a5a5a5a5a5a5u));
   const std::size_t size = emulated_codec<WaveLanes, T, D, Exec>::compress_raw(
       codec, reinterpret_cast<const T*>(input.data()), reinterpret_cast<std::byte*>(stream.data()),
       stream.size() * sizeof(Bits));
