@@ -14,6 +14,8 @@
 //
 // `Intrinsics` (backends/cuda, backends/hip, backends/emulated) supplies:
 //   team_size, vector_length       the Kokkos team shape of a hypercube's team
+//   teams_progress_independently   whether a team may wait for another that started before it
+//                                  (single-pass compression, core/block_placement.hpp)
 //   held_lanes, groups_per_call    slots per call, and how many lane groups they make up
 //   lanes                          the held lanes: lane(s) is slot s's lane in its group,
 //                                  group(s) which of the call's groups it belongs to
@@ -43,6 +45,8 @@ struct device_lane_group {
   // Eight lane groups per team: one hypercube per 256-thread block.
   static constexpr int team_size = 8;
   static constexpr int vector_length = 32;
+  // A started thread block runs to its end whatever other blocks do.
+  static constexpr bool teams_progress_independently = true;
   static constexpr int held_lanes = 1;
   static constexpr int groups_per_call = 1;
 
@@ -66,6 +70,7 @@ template <class Intrinsics>
 struct lane_group_ops {
   static constexpr int team_size = Intrinsics::team_size;
   static constexpr int vector_length = Intrinsics::vector_length;
+  static constexpr bool teams_progress_independently = Intrinsics::teams_progress_independently;
   static constexpr int group_lanes = 32;
   static constexpr int held_lanes = Intrinsics::held_lanes;
   static constexpr int groups_per_call = Intrinsics::groups_per_call;

@@ -40,12 +40,13 @@ KOKKOS_INLINE_FUNCTION int scan_column_counts(const Member& member, const Bits* 
   return chunk_offsets[chunks - 1] + LaneOps::popcount(heads[chunks - 1]);
 }
 
-// Packs the Lorenzo residuals in `cube` (folded here) into `block`, which has room for
-// Profile::max_block_words words; `cube` is overwritten with the chunks' columns. Returns the
-// block length in words, to the whole team.
-template <class Profile, class LaneOps, class Member, class Bits>
-KOKKOS_INLINE_FUNCTION int pack_hypercube(const Member& member, Bits* cube, Bits* block,
-                                          int* chunk_offsets) {
+// Packs the Lorenzo residuals in `cube` (folded here) into a block; `cube` is overwritten with
+// the chunks' columns and `heads` (team scratch) with the chunk heads. Once the block length
+// (in words) is known, the whole team calls place(length), which returns, to the whole team,
+// where the block goes (room for `length` words).
+template <class Profile, class LaneOps, class Member, class Bits, class Place>
+KOKKOS_INLINE_FUNCTION void pack_hypercube(const Member& member, Bits* cube, Bits* heads,
+                                           int* chunk_offsets, const Place& place) {
   constexpr int w = Profile::chunk_size;
   constexpr int chunks = Profile::chunks_per_hypercube;
   constexpr int lanes = LaneOps::group_lanes;
@@ -53,7 +54,7 @@ KOKKOS_INLINE_FUNCTION int pack_hypercube(const Member& member, Bits* cube, Bits
   constexpr int per_lane = rows_per_lane<Profile, LaneOps>;
   using lanes_type = typename LaneOps::lanes;
 
-  // Transpose every chunk in place and write its head.
+  // Transpose every chunk in place and note its head.
   LaneOps::for_each_group(member, chunks, [&](const lanes_type& held, int first_chunk) {
     Bits words[slots][per_lane];
     for (int s = 0; s < slots; ++s) {
@@ -61,31 +62,31 @@ KOKKOS_INLINE_FUNCTION int pack_hypercube(const Member& member, Bits* cube, Bits
       for (int r = 0; r < per_lane; ++r) words[s][r] = fold(chunk[held.lane(s) + r * lanes]);
     }
     LaneOps::transpose(held, words);
-    Bits heads[slots];
-    LaneOps::nonzero_columns(held, words, heads);
+    Bits chunk_heads[slots];
+    LaneOps::nonzero_columns(held, words, chunk_heads);
     for (int s = 0; s < slots; ++s) {
       const int k = first_chunk + held.group(s);
       for (int r = 0; r < per_lane; ++r) cube[k * w + held.lane(s) + r * lanes] = words[s][r];
-      if (held.lane(s) == 0) block[k] = heads[s];
+      if (held.lane(s) == 0) heads[k] = chunk_heads[s];
     }
   });
   member.team_barrier();
 
   // Each chunk's non-zero columns go after those of all chunks before it.
-  const int columns = scan_column_counts<Profile, LaneOps>(member, block, chunk_offsets);
+  const int columns = scan_column_counts<Profile, LaneOps>(member, heads, chunk_offsets);
+  Bits* const block = place(chunks + columns);
+  Kokkos::parallel_for(Kokkos::TeamVectorRange(member, chunks), [&](int k) { block[k] = heads[k]; });
   LaneOps::for_each_group(member, chunks, [&](const lanes_type& held, int first_chunk) {
-    Bits words[slots][per_lane], heads[slots];
+    Bits words[slots][per_lane], chunk_heads[slots];
     Bits* out[slots];
     for (int s = 0; s < slots; ++s) {
       const int k = first_chunk + held.group(s);
       for (int r = 0; r < per_lane; ++r) words[s][r] = cube[k * w + held.lane(s) + r * lanes];
-      heads[s] = block[k];
+      chunk_heads[s] = heads[k];
       out[s] = block + chunks + chunk_offsets[k];
     }
-    LaneOps::compact(held, words, heads, out);
+    LaneOps::compact(held, words, chunk_heads, out);
   });
-  member.team_barrier();
-  return chunks + columns;
 }
 
 // Unpacks a block of `length` words into folded-back Lorenzo residuals in `cube`. Returns false,

@@ -97,6 +97,30 @@ std::size_t codec<T, Dims, ExecSpace, LaneOps>::compress_raw(compressor_type& se
   const auto* grid_bits = reinterpret_cast<const bits_type*>(values);
   const std::size_t n = layout.hypercube_count;
 
+  const std::size_t teams = n + border_slices(layout);
+  if constexpr (LaneOps::teams_progress_independently) {
+    if (stream_capacity >= self.size_bound()) {
+      if (teams == 0) return layout.stream_bytes(0);
+      if (self.m_tickets.data() == nullptr) {
+        self.m_published = decltype(self.m_published)("ndzip::published", n);
+        self.m_tickets = decltype(self.m_tickets)("ndzip::tickets");
+      }
+      const std::uint64_t call = ++self.m_single_pass_calls;
+      const block_placement placement{self.m_published.data(), self.m_tickets.data(),
+                                      (call - 1) * teams, block_placement::epoch_of_call(call)};
+      const encode_into_stream<T, Dims, ExecSpace, LaneOps> encode{
+          layout, grid_bits, stream, placement, self.m_status.data() + 1};
+      Kokkos::parallel_for("ndzip::encode_into_stream",
+                           kernels::hypercube_policy(self.m_exec, teams), encode);
+      std::uint64_t block_area_words = 0;
+      if (n > 0) {
+        self.read_status();
+        block_area_words = self.m_status_host(1);
+      }
+      return layout.stream_bytes(block_area_words);
+    }
+  }
+
   std::uint64_t block_area_words = 0;
   if (n > 0) {
     if (self.m_blocks.extent(0) == 0) {
@@ -120,7 +144,6 @@ std::size_t codec<T, Dims, ExecSpace, LaneOps>::compress_raw(compressor_type& se
     throw capacity_error("ndzip: the stream needs " + std::to_string(size) +
                          " bytes but the output holds only " + std::to_string(stream_capacity) +
                          " (compressed_size_bound is " + std::to_string(self.size_bound()) + ")");
-  const std::size_t teams = n + border_slices(layout);
   if (teams > 0) {
     const compact_blocks<T, Dims, ExecSpace, LaneOps> compact{
         layout, grid_bits, self.m_blocks.data(), self.m_block_ends.data(), stream};

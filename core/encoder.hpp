@@ -1,13 +1,18 @@
 #pragma once
-// Compression kernels: encode every hypercube into a worst-case-sized scratch block (K1), scan
-// the block lengths into offset-table entries (K2), then compact the blocks into the stream
-// behind the offset table (K3). The border is copied by core/border.hpp.
+// Compression kernels. Single pass (backends whose teams progress independently, when the
+// stream has room for the worst case): each team encodes a hypercube straight into the stream
+// at the place a look-back over the blocks before it gives (core/block_placement.hpp), writes
+// its offset-table entry, and teams past the last hypercube copy the border. Otherwise, three
+// kernels: encode every hypercube into a worst-case-sized scratch block (K1), scan the block
+// lengths into offset-table entries (K2), then compact the blocks into the stream behind the
+// offset table (K3). The border is copied by core/border.hpp.
 
 #include <cstddef>
 #include <cstdint>
 
 #include <Kokkos_Core.hpp>
 
+#include "core/block_placement.hpp"
 #include "core/border.hpp"
 #include "core/chunk_packing.hpp"
 #include "core/hypercube_access.hpp"
@@ -27,7 +32,7 @@ struct kernel_types {
   using member_type = typename team_policy::member_type;
 
   // Team scratch: the hypercube's words, the carry into each row of the last axis (decoder),
-  // the chunk heads of a block read from an untrusted stream (decoder: read once, so that
+  // the chunk heads of a block (the decoder reads them from the untrusted stream once, so that
   // what was checked is what is used), and the column offset of every chunk in its block.
   static constexpr std::size_t cube_scratch_bytes = profile_type::hypercube_size * sizeof(bits_type);
   static constexpr std::size_t carry_scratch_bytes =
@@ -84,12 +89,70 @@ struct encode_hypercubes {
     const auto scratch = base::scratch(member);
     std::size_t origin[Dims];
     layout.hypercube_origin(index, origin);
-    load_hypercube_residuals<profile_type, typename base::lane_ops>(member, values, layout.grid,
-                                                                   origin, scratch.cube);
-    const int length = pack_hypercube<profile_type, typename base::lane_ops>(
-        member, scratch.cube, blocks + index * profile_type::max_block_words,
-        scratch.chunk_offsets);
-    Kokkos::single(Kokkos::PerTeam(member), [&] { block_ends[index] = length; });
+    load_hypercube_residuals<profile_type, LaneOps>(member, values, layout.grid, origin,
+                                                    scratch.cube);
+    pack_hypercube<profile_type, LaneOps>(
+        member, scratch.cube, scratch.heads, scratch.chunk_offsets, [&](int length) {
+          Kokkos::single(Kokkos::PerTeam(member), [&] { block_ends[index] = length; });
+          return blocks + index * profile_type::max_block_words;
+        });
+  }
+};
+
+// Single pass: hypercube (in ticket order) -> its block in the stream and its offset-table
+// entry; teams past the last hypercube copy the border once the block area's size is known.
+// *block_area_words receives that size. The stream must have room for the worst case.
+template <class T, int Dims, class ExecSpace, class LaneOps>
+struct encode_into_stream {
+  using base = kernel_types<T, Dims, ExecSpace, LaneOps>;
+  using bits_type = typename base::bits_type;
+  using member_type = typename base::member_type;
+  using profile_type = typename base::profile_type;
+
+  stream_layout<T, Dims> layout;
+  const bits_type* values;
+  std::byte* stream;
+  block_placement placement;
+  std::uint64_t* block_area_words;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    std::uint64_t index = 0;
+    Kokkos::single(
+        Kokkos::PerTeam(member), [&](std::uint64_t& ticket) { ticket = placement.take_ticket(); },
+        index);
+    const std::size_t n = layout.hypercube_count;
+    auto* block_area = reinterpret_cast<bits_type*>(stream + layout.header_bytes());
+    if (index >= n) {
+      std::uint64_t area = 0;
+      if (n > 0)
+        Kokkos::single(
+            Kokkos::PerTeam(member),
+            [&](std::uint64_t& words) { words = placement.inclusive_prefix_of(n - 1); }, area);
+      copy_border_slice<border_direction::grid_to_stream>(
+          member, layout, const_cast<bits_type*>(values), block_area + area, index - n);
+      return;
+    }
+    const auto scratch = base::scratch(member);
+    std::size_t origin[Dims];
+    layout.hypercube_origin(index, origin);
+    load_hypercube_residuals<profile_type, LaneOps>(member, values, layout.grid, origin,
+                                                    scratch.cube);
+    pack_hypercube<profile_type, LaneOps>(
+        member, scratch.cube, scratch.heads, scratch.chunk_offsets, [&](int length) {
+          std::uint64_t begin = 0;
+          Kokkos::single(
+              Kokkos::PerTeam(member),
+              [&](std::uint64_t& words) {
+                words = placement.exclusive_prefix(index, length);
+                auto* table = reinterpret_cast<std::uint32_t*>(stream);
+                table[index] = static_cast<std::uint32_t>(words + length);
+                // Double streams with an odd hypercube count pad the table with a zero word.
+                if (index == 0 && layout.header_bytes() > 4 * n) table[n] = 0;
+                if (index + 1 == n) *block_area_words = words + length;
+              },
+              begin);
+          return block_area + begin;
+        });
   }
 };
 

@@ -2,8 +2,9 @@
 // lane-ops of backends/emulated (32-lane warps as on CUDA; 64-lane wavefronts of two 32-lane
 // groups as on HIP) on Serial and OpenMP must write every reference stream and every generated
 // cross-backend stream byte for byte, and decode them back to the input. So every CI run runs
-// the GPU kernels' logic: the row layout, shuffles, ballots, column placement, lane-level scans
-// and the GPU shape of the forward and inverse transforms.
+// the GPU kernels' logic: the row layout, shuffles, ballots, column placement, lane-level scans,
+// the GPU shape of the forward and inverse transforms, and single-pass compression with its
+// look-back (and, for stream buffers smaller than the bound, the three-kernel path).
 
 #include <cstring>
 
@@ -19,17 +20,20 @@ template <int WaveLanes, class T, int D, class Exec>
 using emulated_codec =
     ndzip::core::codec<T, D, Exec, ndzip::backend::emulated_lane_ops<WaveLanes>>;
 
-// The stream of `input`, compressed by `codec`'s grid and space with emulated lane groups.
+// The stream of `input`, compressed by `codec`'s grid and space with emulated lane groups into
+// a buffer of `capacity` bytes (default: the size bound, which selects single-pass compression
+// as on a GPU; less selects the three-kernel path).
 template <int WaveLanes, class T, int D, class Exec, class Bits>
 std::vector<unsigned char> emulated_compress(ndzip::compressor<T, D, Exec>& codec,
-                                             const std::vector<Bits>& input) {
-  std::vector<Bits> stream(codec.size_bound() / sizeof(Bits) + 1,
-                           static_cast<Bits>(0xa5a5a5a5a5a5a5a5u));
+                                             const std::vector<Bits>& input,
+                                             std::size_t capacity = 0) {
+  if (capacity == 0) capacity = codec.size_bound();
+  std::vector<Bits> stream(capacity / sizeof(Bits) + 1, static_cast<Bits>(0xa5a5a5a5a5a5a5a5u));
   const std::size_t size = emulated_codec<WaveLanes, T, D, Exec>::compress_raw(
       codec, reinterpret_cast<const T*>(input.data()), reinterpret_cast<std::byte*>(stream.data()),
-      stream.size() * sizeof(Bits));
+      capacity);
   codec.execution_space_instance().fence();
-  REQUIRE(size <= stream.size() * sizeof(Bits));
+  REQUIRE(size <= capacity);
   std::vector<unsigned char> bytes(size);
   if (size) std::memcpy(bytes.data(), stream.data(), size);
   return bytes;
@@ -129,4 +133,34 @@ TEST_CASE_TEMPLATE("emulation: generated cross-backend cases through 32- and 64-
       });
     }
   }
+}
+
+TEST_CASE_TEMPLATE("emulation: single-pass and three-kernel compression give the same streams", C,
+                   NDZIP_ALL_CONFIGS) {
+  using T = typename C::value_type;
+  constexpr int D = C::dims;
+  const auto grid = cross_backend_shapes<D>().front();
+  const int noise = C::is_double ? 24 : 8;
+  const auto input = generate_for<C>("smooth", noise, grid);
+  const auto expected = model_stream<C>(input, grid);
+  const auto other_input = generate_for<C>("checker", noise, grid);
+  const auto other_expected = model_stream<C>(other_input, grid);
+  for_each_host_backend([&](auto exec) {
+    using Exec = decltype(exec);
+    ndzip::compressor<T, D, Exec> codec(exec, grid);
+    REQUIRE(expected.size() < codec.size_bound());
+    // Repeated single-pass calls on one compressor, with inputs whose blocks differ: each
+    // call's look-back must use only its own published words, never the previous call's.
+    for (int call = 0; call < 4; ++call) {
+      CAPTURE(call);
+      CHECK(mismatch(emulated_compress<64>(codec, input), expected) == "");
+      CHECK(mismatch(emulated_compress<32>(codec, other_input), other_expected) == "");
+    }
+    // A buffer of exactly the stream's size is below the bound: the three-kernel path, which
+    // checks the size before writing; one byte less is refused.
+    CHECK(mismatch(emulated_compress<64>(codec, input, expected.size()), expected) == "");
+    CHECK(mismatch(emulated_compress<64>(codec, input), expected) == "");
+    CHECK_THROWS_AS(emulated_compress<32>(codec, input, expected.size() - 1),
+                    ndzip::capacity_error);
+  });
 }

@@ -28,6 +28,10 @@ struct emulated_intrinsics {
   // One host thread per team, with one Kokkos lane: the emulated lanes are the held slots.
   static constexpr int team_size = 1;
   static constexpr int vector_length = 1;
+  // As on the GPUs: single-pass compression, so that its look-back runs in every CI run. Teams
+  // take tickets in start order, so a waiting team waits for a running one, which its thread
+  // lets run by yielding.
+  static constexpr bool teams_progress_independently = true;
   static constexpr int held_lanes = WaveLanes;
   static constexpr int groups_per_call = WaveLanes / group_width;
 

@@ -1,8 +1,10 @@
 #pragma once
 // ndzip::compressor: a reusable codec for one grid shape on one execution-space instance.
-// It owns all scratch memory. The encoder's scratch (a worst-case block per hypercube, about
-// 1.03x the array's size) is allocated by the first compress(), so a compressor that only
-// decompresses never holds it; after that, compress() and decompress() allocate nothing.
+// It owns all scratch memory. The encoder's scratch is allocated by the first compress() that
+// needs it, so a compressor that only decompresses never holds it: 8 bytes per hypercube on
+// GPUs when the stream View holds size_bound() bytes, otherwise (host backends, or a smaller
+// stream View) a worst-case block per hypercube, about 1.03x the array's size. After that,
+// compress() and decompress() allocate nothing.
 //
 // Threads: a compressor may be shared by host threads; its calls are serialised. Distinct
 // compressors may be used concurrently from distinct threads; with Kokkos older than 4.4 the
@@ -95,9 +97,14 @@ class compressor {
 
   ExecSpace m_exec;
   extent<Dims> m_grid;
-  // Encoder scratch, allocated by the first compress(): every hypercube's block at a fixed
-  // worst-case stride, and the block lengths (in words) that become the offset table after an
-  // inclusive scan.
+  // Encoder scratch, allocated by the first compress() that needs it. Single pass (GPUs, into
+  // a stream with room for the worst case): a published word per hypercube and a ticket
+  // counter (core/block_placement.hpp), and the number of such calls so far. Otherwise: every
+  // hypercube's block at a fixed worst-case stride (about 1.03x the array's size), and the
+  // block lengths (in words) that become the offset table after an inclusive scan.
+  Kokkos::View<std::uint64_t*, memory_space> m_published;
+  Kokkos::View<std::uint64_t[1], memory_space> m_tickets;
+  std::uint64_t m_single_pass_calls = 0;
   Kokkos::View<bits_type*, memory_space> m_blocks;
   Kokkos::View<std::uint64_t*, memory_space> m_block_ends;
   // Decoder scratch: the offset table copied out of the stream and validated there, so that an
