@@ -18,7 +18,6 @@
 // Needs teams that progress independently of each other (GPUs); on the host, a team waiting on
 // a predecessor yields its thread.
 
-#include <cstddef>
 #include <cstdint>
 #include <thread>
 
@@ -45,61 +44,22 @@ struct block_placement {
     return Kokkos::atomic_fetch_add(tickets, std::uint64_t{1}) - ticket_base;
   }
 
-  // Predecessors' words read per look-back step, by the whole team (each lane waits for its own).
-  static constexpr int window = 256;
-  // Team scratch that exclusive_prefix needs: the window, and two words to share its result.
-  static constexpr std::size_t scratch_bytes = (window + 2) * sizeof(std::uint64_t);
-
-  // Returns, to the whole team, the sum of the block lengths before block `index`, and publishes
-  // the sum up to and including it. Called by the whole team; `scratch` is scratch_bytes of team
-  // scratch. A serial walk back cost a memory round trip per predecessor, and in a wave of
-  // teams that finish together most predecessors are still looking back themselves (only
-  // aggregates to add): H200, 512^3 float, 223 -> 181 GB/s. The team reads `window` words at a
-  // time and finds the nearest inclusive prefix among them with lane reductions.
-  template <class Member>
-  KOKKOS_INLINE_FUNCTION std::uint64_t exclusive_prefix(const Member& member, std::uint64_t index,
-                                                        std::uint64_t length,
-                                                        std::uint64_t* scratch) const {
-    Kokkos::single(Kokkos::PerTeam(member),
-                   [&] { publish(index, index == 0 ? inclusive_prefix : aggregate, length); });
-    std::uint64_t before = 0;
-    for (std::uint64_t end = index; end > 0;) {
-      // The words of blocks end-1, end-2, ..., end-count (nearest first), once published.
-      const int count = end < window ? static_cast<int>(end) : window;
-      Kokkos::parallel_for(Kokkos::TeamVectorRange(member, count),
-                           [&](int j) { scratch[j] = wait_for(end - 1 - j); });
-      member.team_barrier();
-      // The nearest inclusive prefix among them, and the sum of the values up to it.
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 1), [&](int) {
-        int nearest = count;
-        Kokkos::parallel_reduce(
-            Kokkos::ThreadVectorRange(member, count),
-            [&](int j, int& m) {
-              if (kind_of(scratch[j]) == inclusive_prefix && j < m) m = j;
-            },
-            Kokkos::Min<int>(nearest));
-        std::uint64_t sum = 0;
-        Kokkos::parallel_reduce(
-            Kokkos::ThreadVectorRange(member, count),
-            [&](int j, std::uint64_t& partial) {
-              if (j <= nearest) partial += value_of(scratch[j]);
-            },
-            sum);
-        Kokkos::single(Kokkos::PerThread(member), [&] {
-          scratch[window] = sum;
-          scratch[window + 1] = nearest < count;
-        });
-      });
-      member.team_barrier();
-      before += scratch[window];
-      const bool found = scratch[window + 1] != 0;
-      member.team_barrier();  // all have read the result before the next window overwrites it
-      if (found) break;
-      end -= static_cast<std::uint64_t>(count);
+  // Returns the sum of the block lengths before block `index` and publishes the sum up to and
+  // including it (one caller per team).
+  KOKKOS_INLINE_FUNCTION std::uint64_t exclusive_prefix(std::uint64_t index,
+                                                        std::uint64_t length) const {
+    if (index == 0) {
+      publish(0, inclusive_prefix, length);
+      return 0;
     }
-    if (index > 0)
-      Kokkos::single(Kokkos::PerTeam(member),
-                     [&] { publish(index, inclusive_prefix, before + length); });
+    publish(index, aggregate, length);
+    std::uint64_t before = 0;
+    for (std::uint64_t j = index; j-- > 0;) {
+      const std::uint64_t word = wait_for(j);
+      before += word & 0xffffffffu;
+      if ((word >> 32 & 3) == inclusive_prefix) break;
+    }
+    publish(index, inclusive_prefix, before + length);
     return before;
   }
 
@@ -107,17 +67,12 @@ struct block_placement {
   KOKKOS_INLINE_FUNCTION std::uint64_t inclusive_prefix_of(std::uint64_t index) const {
     for (;;) {
       const std::uint64_t word = wait_for(index);
-      if (kind_of(word) == inclusive_prefix) return value_of(word);
+      if ((word >> 32 & 3) == inclusive_prefix) return word & 0xffffffffu;
       pause();
     }
   }
 
  private:
-  KOKKOS_INLINE_FUNCTION static std::uint64_t kind_of(std::uint64_t word) { return word >> 32 & 3; }
-  KOKKOS_INLINE_FUNCTION static std::uint64_t value_of(std::uint64_t word) {
-    return word & 0xffffffffu;
-  }
-
   KOKKOS_INLINE_FUNCTION void publish(std::uint64_t index, kind k, std::uint64_t value) const {
     Kokkos::atomic_exchange(published + index, epoch << 34 | std::uint64_t{k} << 32 | value);
   }

@@ -33,41 +33,32 @@ struct kernel_types {
 
   // Team scratch: the hypercube's words, the carry into each row of the last axis (decoder),
   // the chunk heads of a block (the decoder reads them from the untrusted stream once, so that
-  // what was checked is what is used), the column offset of every chunk in its block, and the
-  // look-back window of single-pass compression.
+  // what was checked is what is used), and the column offset of every chunk in its block.
   static constexpr std::size_t cube_scratch_bytes = profile_type::hypercube_size * sizeof(bits_type);
   static constexpr std::size_t carry_scratch_bytes =
       profile_type::hypercube_size / hypercube_row_length<profile_type> * sizeof(bits_type);
   static constexpr std::size_t heads_scratch_bytes =
       profile_type::chunks_per_hypercube * sizeof(bits_type);
   static constexpr std::size_t offsets_scratch_bytes = profile_type::chunks_per_hypercube * sizeof(int);
-  static constexpr std::size_t lookback_scratch_bytes =
-      LaneOps::teams_progress_independently ? block_placement::scratch_bytes : 0;
-  static constexpr std::size_t team_scratch_bytes = cube_scratch_bytes + carry_scratch_bytes +
-                                                    heads_scratch_bytes + offsets_scratch_bytes +
-                                                    lookback_scratch_bytes;
+  static constexpr std::size_t team_scratch_bytes =
+      cube_scratch_bytes + carry_scratch_bytes + heads_scratch_bytes + offsets_scratch_bytes;
 
   struct team_scratch {
     bits_type* cube;
     bits_type* row_carry;
     bits_type* heads;
     int* chunk_offsets;
-    std::uint64_t* lookback;
   };
 
   KOKKOS_INLINE_FUNCTION static team_scratch scratch(const member_type& member) {
     // Local copies: get_shmem takes its size by reference, which device code may not bind to a
     // static data member.
     const std::size_t cube_bytes = cube_scratch_bytes, carry_bytes = carry_scratch_bytes,
-                      heads_bytes = heads_scratch_bytes, offsets_bytes = offsets_scratch_bytes,
-                      lookback_bytes = lookback_scratch_bytes;
-    // 8-byte words first, so that every array stays aligned.
-    auto* lookback = static_cast<std::uint64_t*>(member.team_scratch(0).get_shmem(lookback_bytes));
+                      heads_bytes = heads_scratch_bytes, offsets_bytes = offsets_scratch_bytes;
     auto* cube = static_cast<bits_type*>(member.team_scratch(0).get_shmem(cube_bytes));
     auto* carry = static_cast<bits_type*>(member.team_scratch(0).get_shmem(carry_bytes));
     auto* heads = static_cast<bits_type*>(member.team_scratch(0).get_shmem(heads_bytes));
-    auto* offsets = static_cast<int*>(member.team_scratch(0).get_shmem(offsets_bytes));
-    return {cube, carry, heads, offsets, lookback};
+    return {cube, carry, heads, static_cast<int*>(member.team_scratch(0).get_shmem(offsets_bytes))};
   }
 
   // One team per hypercube (and per border slice, where the kernel copies the border too), with
@@ -148,15 +139,18 @@ struct encode_into_stream {
                                                     scratch.cube);
     pack_hypercube<profile_type, LaneOps>(
         member, scratch.cube, scratch.heads, scratch.chunk_offsets, [&](int length) {
-          const std::uint64_t begin =
-              placement.exclusive_prefix(member, index, length, scratch.lookback);
-          Kokkos::single(Kokkos::PerTeam(member), [&] {
-            auto* table = reinterpret_cast<std::uint32_t*>(stream);
-            table[index] = static_cast<std::uint32_t>(begin + length);
-            // Double streams with an odd hypercube count pad the table with a zero word.
-            if (index == 0 && layout.header_bytes() > 4 * n) table[n] = 0;
-            if (index + 1 == n) *block_area_words = begin + length;
-          });
+          std::uint64_t begin = 0;
+          Kokkos::single(
+              Kokkos::PerTeam(member),
+              [&](std::uint64_t& words) {
+                words = placement.exclusive_prefix(index, length);
+                auto* table = reinterpret_cast<std::uint32_t*>(stream);
+                table[index] = static_cast<std::uint32_t>(words + length);
+                // Double streams with an odd hypercube count pad the table with a zero word.
+                if (index == 0 && layout.header_bytes() > 4 * n) table[n] = 0;
+                if (index + 1 == n) *block_area_words = words + length;
+              },
+              begin);
           return block_area + begin;
         });
   }
