@@ -14,6 +14,7 @@
 //
 // `Intrinsics` (backends/cuda, backends/hip, backends/emulated) supplies:
 //   team_size, vector_length       the Kokkos team shape of a hypercube's team
+//   min_teams_per_multiprocessor   launch bounds of the single-pass encoder (0: none)
 //   teams_progress_independently   whether a team may wait for another that started before it
 //                                  (single-pass compression, core/block_placement.hpp)
 //   held_lanes, groups_per_call    slots per call, and how many lane groups they make up
@@ -45,6 +46,11 @@ struct device_lane_group {
   // Eight lane groups per team: one hypercube per 256-thread block.
   static constexpr int team_size = 8;
   static constexpr int vector_length = 32;
+  // Registers for six 256-thread teams per multiprocessor in the single-pass encoder (at most
+  // 42 per thread): unbounded it took 54, four teams. H200: 512^3 float 181 -> 225 GB/s, 256^3
+  // double 255 -> 299, 2^27 double 901 -> 878; five teams was slower on every shape. Chosen
+  // on NVIDIA, not tuned for AMD.
+  static constexpr int min_teams_per_multiprocessor = 6;
   // A started thread block runs to its end whatever other blocks do.
   static constexpr bool teams_progress_independently = true;
   static constexpr int held_lanes = 1;
@@ -70,6 +76,7 @@ template <class Intrinsics>
 struct lane_group_ops {
   static constexpr int team_size = Intrinsics::team_size;
   static constexpr int vector_length = Intrinsics::vector_length;
+  static constexpr int min_teams_per_multiprocessor = Intrinsics::min_teams_per_multiprocessor;
   static constexpr bool teams_progress_independently = Intrinsics::teams_progress_independently;
   static constexpr int group_lanes = 32;
   static constexpr int held_lanes = Intrinsics::held_lanes;

@@ -110,8 +110,11 @@ std::size_t codec<T, Dims, ExecSpace, LaneOps>::compress_raw(compressor_type& se
                                       (call - 1) * teams, block_placement::epoch_of_call(call)};
       const encode_into_stream<T, Dims, ExecSpace, LaneOps> encode{
           layout, grid_bits, stream, placement, self.m_status.data() + 1};
-      Kokkos::parallel_for("ndzip::encode_into_stream",
-                           kernels::hypercube_policy(self.m_exec, teams), encode);
+      Kokkos::parallel_for(
+          "ndzip::encode_into_stream",
+          kernels::template hypercube_policy<typename kernels::single_pass_policy>(self.m_exec,
+                                                                                  teams),
+          encode);
       std::uint64_t block_area_words = 0;
       if (n > 0) {
         self.read_status();

@@ -29,6 +29,13 @@ struct kernel_types {
   using bits_type = typename profile_type::bits_type;
   using lane_ops = LaneOps;
   using team_policy = Kokkos::TeamPolicy<ExecSpace>;
+  // The single-pass encoder with launch bounds, so that the device compiler fits its registers
+  // to the occupancy the lane-ops ask for (none where they ask for 0 teams).
+  using single_pass_policy = Kokkos::TeamPolicy<
+      ExecSpace, Kokkos::LaunchBounds<LaneOps::min_teams_per_multiprocessor == 0
+                                          ? 0
+                                          : LaneOps::team_size * LaneOps::vector_length,
+                                      LaneOps::min_teams_per_multiprocessor>>;
   using member_type = typename team_policy::member_type;
 
   // Team scratch: the hypercube's words, the carry into each row of the last axis (decoder),
@@ -63,10 +70,10 @@ struct kernel_types {
 
   // One team per hypercube (and per border slice, where the kernel copies the border too), with
   // its scratch.
-  static team_policy hypercube_policy(const ExecSpace& exec, std::size_t teams) {
+  template <class Policy = team_policy>
+  static Policy hypercube_policy(const ExecSpace& exec, std::size_t teams) {
     // check_grid_representable keeps `teams` within an int.
-    return team_policy(exec, static_cast<int>(teams), lane_ops::team_size,
-                       lane_ops::vector_length)
+    return Policy(exec, static_cast<int>(teams), lane_ops::team_size, lane_ops::vector_length)
         .set_scratch_size(0, Kokkos::PerTeam(team_scratch_bytes));
   }
 };

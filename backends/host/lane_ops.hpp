@@ -16,6 +16,7 @@ struct host_lane_ops {
   // Threads per team and lanes per thread that the core kernels use on the host.
   static constexpr int team_size = 1;
   static constexpr int vector_length = 1;
+  static constexpr int min_teams_per_multiprocessor = 0;  // no launch bounds
   // Compression scans the block lengths in a kernel of its own: a single pass gains a host
   // thread nothing, and a team waiting for another would only spin a core.
   static constexpr bool teams_progress_independently = false;
