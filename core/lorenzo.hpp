@@ -113,7 +113,7 @@ KOKKOS_INLINE_FUNCTION void load_hypercube_residuals(
     const Member& member, const Bits* values, const extent<Profile::dimensions>& grid,
     const std::size_t (&origin)[Profile::dimensions], Bits* cube) {
   if constexpr (LaneOps::group_lanes == 1 || Profile::dimensions == 3) {
-    load_hypercube<Profile>(member, values, grid, origin, cube);
+    load_hypercube<Profile, LaneOps>(member, values, grid, origin, cube);
     member.team_barrier();
     forward_lorenzo<Profile, LaneOps>(member, cube,
                                       std::make_integer_sequence<int, Profile::dimensions>{});
