@@ -75,7 +75,8 @@ KOKKOS_INLINE_FUNCTION void pack_hypercube(const Member& member, Bits* cube, Bit
   // Each chunk's non-zero columns go after those of all chunks before it.
   const int columns = scan_column_counts<Profile, LaneOps>(member, heads, chunk_offsets);
   Bits* const block = place(chunks + columns);
-  Kokkos::parallel_for(Kokkos::TeamVectorRange(member, chunks), [&](int k) { block[k] = heads[k]; });
+  Kokkos::parallel_for(Kokkos::TeamVectorRange(member, chunks),
+                       [&](int k) { block[k] = heads[k]; });
   LaneOps::for_each_group(member, chunks, [&](const lanes_type& held, int first_chunk) {
     Bits words[slots][per_lane], chunk_heads[slots];
     Bits* out[slots];

@@ -102,10 +102,14 @@ std::size_t codec<T, Dims, ExecSpace, LaneOps>::compress_raw(compressor_type& se
     if (stream_capacity >= self.size_bound()) {
       if (teams == 0) return layout.stream_bytes(0);
       if (self.m_tickets.data() == nullptr) {
-        self.m_published = decltype(self.m_published)("ndzip::published", n);
-        self.m_tickets = decltype(self.m_tickets)("ndzip::tickets");
+        // Zeroed on the compressor's instance, ahead of the kernel in its queue.
+        self.m_published =
+            decltype(self.m_published)(Kokkos::view_alloc(self.m_exec, "ndzip::published"), n);
+        self.m_tickets =
+            decltype(self.m_tickets)(Kokkos::view_alloc(self.m_exec, "ndzip::tickets"));
       }
-      const std::uint64_t call = ++self.m_single_pass_calls;
+      // Counted once launched: a launch that throws takes no tickets.
+      const std::uint64_t call = self.m_single_pass_calls + 1;
       const block_placement placement{self.m_published.data(), self.m_tickets.data(),
                                       (call - 1) * teams, block_placement::epoch_of_call(call)};
       const encode_into_stream<T, Dims, ExecSpace, LaneOps> encode{
@@ -115,6 +119,7 @@ std::size_t codec<T, Dims, ExecSpace, LaneOps>::compress_raw(compressor_type& se
           kernels::template hypercube_policy<typename kernels::single_pass_policy>(self.m_exec,
                                                                                   teams),
           encode);
+      self.m_single_pass_calls = call;
       std::uint64_t block_area_words = 0;
       if (n > 0) {
         self.read_status();
