@@ -27,7 +27,7 @@ KOKKOS_INLINE_FUNCTION constexpr int axis_stride(int axis) {
 
 // Offset in the grid (in elements) of the hypercube-local linear position `local`.
 template <class Profile, int Dims = Profile::dimensions>
-KOKKOS_INLINE_FUNCTION std::size_t grid_offset(const extent<Dims>& grid,
+KOKKOS_FORCEINLINE_FUNCTION std::size_t grid_offset(const extent<Dims>& grid,
                                                const std::size_t (&origin)[Dims], int local) {
   constexpr int s = Profile::side_length;
   std::size_t offset = 0;
@@ -43,7 +43,7 @@ KOKKOS_INLINE_FUNCTION std::size_t grid_offset(const extent<Dims>& grid,
 // rows side by side: one row per iteration left half the lanes idle, and the 3-D decoder's
 // store took 45 % of its time (H200).
 template <class Profile, class LaneOps, class Member, class F>
-KOKKOS_INLINE_FUNCTION void for_each_hypercube_element(
+KOKKOS_FORCEINLINE_FUNCTION void for_each_hypercube_element(
     const Member& member, const extent<Profile::dimensions>& grid,
     const std::size_t (&origin)[Profile::dimensions], const F& f) {
   constexpr int row = hypercube_row_length<Profile>;
@@ -65,7 +65,7 @@ KOKKOS_INLINE_FUNCTION void for_each_hypercube_element(
 
 // Loads a hypercube into `cube` with the sign bit rotated to bit 0.
 template <class Profile, class LaneOps, class Member, class Bits>
-KOKKOS_INLINE_FUNCTION void load_hypercube(const Member& member, const Bits* values,
+KOKKOS_FORCEINLINE_FUNCTION void load_hypercube(const Member& member, const Bits* values,
                                            const extent<Profile::dimensions>& grid,
                                            const std::size_t (&origin)[Profile::dimensions],
                                            Bits* cube) {
