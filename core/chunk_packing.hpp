@@ -13,6 +13,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "backends/host_inline.hpp"
 #include "core/bit_mapping.hpp"
 
 namespace ndzip::core {
@@ -23,7 +24,7 @@ inline constexpr int rows_per_lane = Profile::chunk_size / LaneOps::group_lanes;
 // Exclusive prefix sums of the column counts that heads[0..H) announce, into
 // chunk_offsets[0..H); returns the total, to the whole team.
 template <class Profile, class LaneOps, class Member, class Bits>
-KOKKOS_FORCEINLINE_FUNCTION int scan_column_counts(const Member& member, const Bits* heads,
+NDZIP_HOST_FORCEINLINE int scan_column_counts(const Member& member, const Bits* heads,
                                               int* chunk_offsets) {
   constexpr int chunks = Profile::chunks_per_hypercube;
   // One team thread scans with its lanes (a team-level scan over threads that have several
@@ -51,7 +52,7 @@ KOKKOS_FORCEINLINE_FUNCTION int scan_column_counts(const Member& member, const B
 // forced, it is 1.08x the old speed there. Forcing the decoder's steps as well made host
 // decompression 7-11 % slower in 1-D and 2-D, so they are left to the compiler.
 template <class Profile, class LaneOps, class Member, class Bits, class Place>
-KOKKOS_FORCEINLINE_FUNCTION void pack_hypercube(const Member& member, Bits* cube, Bits* heads,
+NDZIP_HOST_FORCEINLINE void pack_hypercube(const Member& member, Bits* cube, Bits* heads,
                                            int* chunk_offsets, const Place& place) {
   constexpr int w = Profile::chunk_size;
   constexpr int chunks = Profile::chunks_per_hypercube;

@@ -7,6 +7,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "backends/host_inline.hpp"
 #include "core/bit_mapping.hpp"
 #include "ndzip/format.hpp"
 
@@ -27,7 +28,7 @@ KOKKOS_INLINE_FUNCTION constexpr int axis_stride(int axis) {
 
 // Offset in the grid (in elements) of the hypercube-local linear position `local`.
 template <class Profile, int Dims = Profile::dimensions>
-KOKKOS_FORCEINLINE_FUNCTION std::size_t grid_offset(const extent<Dims>& grid,
+NDZIP_HOST_FORCEINLINE std::size_t grid_offset(const extent<Dims>& grid,
                                                const std::size_t (&origin)[Dims], int local) {
   constexpr int s = Profile::side_length;
   std::size_t offset = 0;
@@ -43,7 +44,7 @@ KOKKOS_FORCEINLINE_FUNCTION std::size_t grid_offset(const extent<Dims>& grid,
 // rows side by side: one row per iteration left half the lanes idle, and the 3-D decoder's
 // store took 45 % of its time (H200).
 template <class Profile, class LaneOps, class Member, class F>
-KOKKOS_FORCEINLINE_FUNCTION void for_each_hypercube_element(
+NDZIP_HOST_FORCEINLINE void for_each_hypercube_element(
     const Member& member, const extent<Profile::dimensions>& grid,
     const std::size_t (&origin)[Profile::dimensions], const F& f) {
   constexpr int row = hypercube_row_length<Profile>;
@@ -65,7 +66,7 @@ KOKKOS_FORCEINLINE_FUNCTION void for_each_hypercube_element(
 
 // Loads a hypercube into `cube` with the sign bit rotated to bit 0.
 template <class Profile, class LaneOps, class Member, class Bits>
-KOKKOS_FORCEINLINE_FUNCTION void load_hypercube(const Member& member, const Bits* values,
+NDZIP_HOST_FORCEINLINE void load_hypercube(const Member& member, const Bits* values,
                                            const extent<Profile::dimensions>& grid,
                                            const std::size_t (&origin)[Profile::dimensions],
                                            Bits* cube) {

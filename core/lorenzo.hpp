@@ -10,6 +10,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "backends/host_inline.hpp"
 #include "core/bit_mapping.hpp"
 #include "core/hypercube_access.hpp"
 #include "ndzip/format.hpp"
@@ -66,7 +67,7 @@ KOKKOS_INLINE_FUNCTION void load_residuals(const Member& member, const Bits* val
 // step is a contiguous access; a host thread (one lane) takes all lines of an outer slab, so its
 // inner loop is long enough to vectorise.
 template <class Profile, int Axis, class LaneOps, bool Descending, class Member, class Step>
-KOKKOS_FORCEINLINE_FUNCTION void sweep_axis(const Member& member, const Step& step) {
+NDZIP_HOST_FORCEINLINE void sweep_axis(const Member& member, const Step& step) {
   constexpr int s = Profile::side_length;
   constexpr int stride = axis_stride<Profile>(Axis);
   constexpr int lanes = LaneOps::group_lanes;
@@ -97,7 +98,7 @@ KOKKOS_FORCEINLINE_FUNCTION void sweep_axis(const Member& member, const Step& st
 // backward difference along every axis, each line walked from its far end so that every
 // difference reads values from before its pass.
 template <class Profile, class LaneOps, class Member, class Bits, int... Axes>
-KOKKOS_FORCEINLINE_FUNCTION void forward_lorenzo(const Member& member, Bits* cube,
+NDZIP_HOST_FORCEINLINE void forward_lorenzo(const Member& member, Bits* cube,
                                             std::integer_sequence<int, Axes...>) {
   (sweep_axis<Profile, Axes, LaneOps, true>(
        member, [&](int at, int stride) { cube[at] -= cube[at - stride]; }),
@@ -109,7 +110,7 @@ KOKKOS_FORCEINLINE_FUNCTION void forward_lorenzo(const Member& member, Bits* cub
 // coalesced load per element beats load_residuals' eight (H200, 512^3 float: 223 against 135
 // GB/s compressing; 256^3 double: 272 against 210).
 template <class Profile, class LaneOps, class Member, class Bits>
-KOKKOS_FORCEINLINE_FUNCTION void load_hypercube_residuals(
+NDZIP_HOST_FORCEINLINE void load_hypercube_residuals(
     const Member& member, const Bits* values, const extent<Profile::dimensions>& grid,
     const std::size_t (&origin)[Profile::dimensions], Bits* cube) {
   if constexpr (LaneOps::group_lanes == 1 || Profile::dimensions == 3) {

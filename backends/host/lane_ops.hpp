@@ -10,6 +10,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "backends/host_inline.hpp"
+
 namespace ndzip::backend {
 
 struct host_lane_ops {
@@ -31,7 +33,7 @@ struct host_lane_ops {
 
   // body(lanes, item) for every item of 0..count, spread over the team's threads.
   template <class Member, class Body>
-  KOKKOS_FORCEINLINE_FUNCTION static void for_each_group(const Member& member, int count,
+  NDZIP_HOST_FORCEINLINE static void for_each_group(const Member& member, int count,
                                                     const Body& body) {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, count),
                          [&](int item) { body(lanes{}, item); });
@@ -40,7 +42,7 @@ struct host_lane_ops {
   // Bit-parallel count: compilers turn it into a popcnt instruction where the target has one,
   // and it avoids a library call where it has not (the default x86-64 target).
   template <class Bits>
-  KOKKOS_FORCEINLINE_FUNCTION static int popcount(Bits v) {
+  NDZIP_HOST_FORCEINLINE static int popcount(Bits v) {
     static_assert(std::is_unsigned_v<Bits>);
     constexpr Bits ones = static_cast<Bits>(~Bits{0});
     v = v - ((v >> 1) & (ones / 3));
@@ -54,7 +56,7 @@ struct host_lane_ops {
   // rows of a chunk this yields the bit-plane columns with plane W-1 in words[0]; it is its own
   // inverse.
   template <class Bits, int W>
-  KOKKOS_FORCEINLINE_FUNCTION static void transpose(const lanes& /*held*/, Bits (&held_words)[1][W]) {
+  NDZIP_HOST_FORCEINLINE static void transpose(const lanes& /*held*/, Bits (&held_words)[1][W]) {
     static_assert(std::is_unsigned_v<Bits> && W == sizeof(Bits) * 8);
     Bits(&words)[W] = held_words[0];
     Bits mask = static_cast<Bits>(~Bits{0}) >> (W / 2);  // low half of each 2j-bit group
@@ -73,7 +75,7 @@ struct host_lane_ops {
 
   // The chunk head: bit W-1-i set where column i is non-zero.
   template <class Bits, int W>
-  KOKKOS_FORCEINLINE_FUNCTION static void nonzero_columns(const lanes& /*held*/,
+  NDZIP_HOST_FORCEINLINE static void nonzero_columns(const lanes& /*held*/,
                                                      const Bits (&columns)[1][W],
                                                      Bits (&head)[1]) {
     head[0] = 0;
@@ -82,7 +84,7 @@ struct host_lane_ops {
 
   // Writes the non-zero columns to out[0..popcount(head)), column 0 first.
   template <class Bits, int W>
-  KOKKOS_FORCEINLINE_FUNCTION static void compact(const lanes& /*held*/, const Bits (&columns)[1][W],
+  NDZIP_HOST_FORCEINLINE static void compact(const lanes& /*held*/, const Bits (&columns)[1][W],
                                              const Bits (&/*head*/)[1], Bits* const (&out)[1]) {
     Bits* next = out[0];
     for (int i = 0; i < W; ++i)
