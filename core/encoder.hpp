@@ -12,6 +12,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "backends/host_inline.hpp"
 #include "core/block_placement.hpp"
 #include "core/border.hpp"
 #include "core/chunk_packing.hpp"
@@ -78,6 +79,24 @@ struct kernel_types {
   }
 };
 
+// Hypercube `index` of the grid -> its block, at the place that place(length) returns (see
+// pack_hypercube): the steps both compression paths share, over the whole team.
+template <class T, int Dims, class ExecSpace, class LaneOps, class Place>
+NDZIP_HOST_FORCEINLINE void encode_hypercube(
+    const typename kernel_types<T, Dims, ExecSpace, LaneOps>::member_type& member,
+    const stream_layout<T, Dims>& layout,
+    const typename kernel_types<T, Dims, ExecSpace, LaneOps>::bits_type* values,
+    std::size_t index, const Place& place) {
+  using base = kernel_types<T, Dims, ExecSpace, LaneOps>;
+  const auto scratch = base::scratch(member);
+  std::size_t origin[Dims];
+  layout.hypercube_origin(index, origin);
+  load_hypercube_residuals<typename base::profile_type, LaneOps>(member, values, layout.grid,
+                                                                 origin, scratch.cube);
+  pack_hypercube<typename base::profile_type, LaneOps>(member, scratch.cube, scratch.heads,
+                                                       scratch.chunk_offsets, place);
+}
+
 // K1: hypercube -> block at blocks + index * max_block_words; its length into block_ends.
 template <class T, int Dims, class ExecSpace, class LaneOps>
 struct encode_hypercubes {
@@ -93,16 +112,10 @@ struct encode_hypercubes {
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
     const std::size_t index = member.league_rank();
-    const auto scratch = base::scratch(member);
-    std::size_t origin[Dims];
-    layout.hypercube_origin(index, origin);
-    load_hypercube_residuals<profile_type, LaneOps>(member, values, layout.grid, origin,
-                                                    scratch.cube);
-    pack_hypercube<profile_type, LaneOps>(
-        member, scratch.cube, scratch.heads, scratch.chunk_offsets, [&](int length) {
-          Kokkos::single(Kokkos::PerTeam(member), [&] { block_ends[index] = length; });
-          return blocks + index * profile_type::max_block_words;
-        });
+    encode_hypercube<T, Dims, ExecSpace, LaneOps>(member, layout, values, index, [&](int length) {
+      Kokkos::single(Kokkos::PerTeam(member), [&] { block_ends[index] = length; });
+      return blocks + index * profile_type::max_block_words;
+    });
   }
 };
 
@@ -139,13 +152,8 @@ struct encode_into_stream {
           member, layout, const_cast<bits_type*>(values), block_area + area, index - n);
       return;
     }
-    const auto scratch = base::scratch(member);
-    std::size_t origin[Dims];
-    layout.hypercube_origin(index, origin);
-    load_hypercube_residuals<profile_type, LaneOps>(member, values, layout.grid, origin,
-                                                    scratch.cube);
-    pack_hypercube<profile_type, LaneOps>(
-        member, scratch.cube, scratch.heads, scratch.chunk_offsets, [&](int length) {
+    encode_hypercube<T, Dims, ExecSpace, LaneOps>(
+        member, layout, values, index, [&](int length) {
           std::uint64_t begin = 0;
           Kokkos::single(
               Kokkos::PerTeam(member),
