@@ -62,12 +62,15 @@ struct device_lane_group {
     KOKKOS_INLINE_FUNCTION int group(int /*slot*/) const { return 0; }
   };
 
+  // One vector loop around a team thread's items rather than one per item: Kokkos ends every
+  // vector loop with a warp synchronisation, which cost 13 instructions per item (H200 SASS),
+  // as much as the work on a one-word item. The threads take the items as TeamThreadRange does.
   template <class Member, class Body>
   KOKKOS_INLINE_FUNCTION static void for_each_group(const Member& member, int count,
                                                     const Body& body) {
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, count), [&](int item) {
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, vector_length),
-                           [&](int lane) { body(lanes{lane}, item); });
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, vector_length), [&](int lane) {
+      for (int item = member.team_rank(); item < count; item += member.team_size())
+        body(lanes{lane}, item);
     });
   }
 };
@@ -131,11 +134,16 @@ struct lane_group_ops {
           for (int s = 0; s < held_lanes; ++s) mine[s] = words[s][h];
           Intrinsics::shuffle(held, mine, other, shuffle_kind::xor_lane, j);
           for (int s = 0; s < held_lanes; ++s) {
-            const bool upper = held.lane(s) & j;  // this lane holds row k + j of its pair
-            words[s][h] =
-                upper ? (mine[s] & static_cast<Bits>(~(mask << j))) |
-                            (static_cast<Bits>(other[s] << j) & static_cast<Bits>(mask << j))
-                      : (mine[s] & static_cast<Bits>(~mask)) | ((other[s] >> j) & mask);
+            // The lane of the pair that holds row k + j takes the low halves of its partner's
+            // 2j-bit groups, moved up by j bits; the other lane takes the high halves, moved
+            // down. A rotation moves them as a shift would wherever the mask takes bits (those
+            // it wraps around land outside the mask) and, unlike a shift, takes its direction
+            // from a per-lane amount: a rotation and a bit select per row instead of two
+            // shifts, two masks and a choice.
+            const bool upper = held.lane(s) & j;
+            const Bits take = upper ? static_cast<Bits>(mask << j) : mask;
+            const Bits moved = rotate_left(other[s], upper ? j : w - j);
+            words[s][h] = (mine[s] & static_cast<Bits>(~take)) | (moved & take);
           }
         }
       }
@@ -163,6 +171,15 @@ struct lane_group_ops {
   KOKKOS_INLINE_FUNCTION static void broadcast(const lanes& held, const Bits (&values)[held_lanes],
                                                int source, Bits (&out)[held_lanes]) {
     Intrinsics::shuffle(held, values, out, shuffle_kind::from_lane, source);
+  }
+
+  // out[s] = `values` as held by the lane `distance` below s's lane in its group (its own value
+  // where there is none).
+  template <class Bits>
+  KOKKOS_INLINE_FUNCTION static void shuffle_up(const lanes& held,
+                                                const Bits (&values)[held_lanes], int distance,
+                                                Bits (&out)[held_lanes]) {
+    Intrinsics::shuffle(held, values, out, shuffle_kind::up, distance);
   }
 
   // The chunk heads: heads[s] has bit W-1-i set where column i of s's group is non-zero.
@@ -209,6 +226,13 @@ struct lane_group_ops {
   }
 
  private:
+  // x rotated left by r bits, 0 < r < W.
+  template <class Bits>
+  KOKKOS_INLINE_FUNCTION static Bits rotate_left(Bits x, int r) {
+    constexpr int w = sizeof(Bits) * 8;
+    return static_cast<Bits>(x << r) | static_cast<Bits>(x >> (w - r));
+  }
+
   // Non-zero columns before column i: the head bits above plane W-1-i.
   template <class Bits>
   KOKKOS_INLINE_FUNCTION static int columns_before(Bits head, int i) {

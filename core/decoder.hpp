@@ -94,7 +94,8 @@ struct decode_hypercubes {
     inverse_lorenzo<profile_type, lane_ops>(member, scratch.cube, scratch.row_carry);
     std::size_t origin[Dims];
     layout.hypercube_origin(index, origin);
-    store_hypercube<profile_type, lane_ops>(member, scratch.cube, layout.grid, origin, values);
+    store_hypercube<profile_type, lane_ops>(member, scratch.cube,
+                                            grid_placement<profile_type>(layout.grid, origin), values);
   }
 };
 

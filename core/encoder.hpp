@@ -91,8 +91,9 @@ NDZIP_HOST_FORCEINLINE void encode_hypercube(
   const auto scratch = base::scratch(member);
   std::size_t origin[Dims];
   layout.hypercube_origin(index, origin);
-  load_hypercube_residuals<typename base::profile_type, LaneOps>(member, values, layout.grid,
-                                                                 origin, scratch.cube);
+  const grid_placement<typename base::profile_type> placement(layout.grid, origin);
+  load_hypercube_residuals<typename base::profile_type, LaneOps>(member, values, placement,
+                                                                 scratch.cube);
   pack_hypercube<typename base::profile_type, LaneOps>(member, scratch.cube, scratch.heads,
                                                        scratch.chunk_offsets, place);
 }

@@ -26,77 +26,100 @@ namespace ndzip::core {
 // threads, and lane groups in 3-D, are faster with load_hypercube and forward_lorenzo.
 template <class Profile, class LaneOps, class Member, class Bits>
 KOKKOS_INLINE_FUNCTION void load_residuals(const Member& member, const Bits* values,
-                                           const extent<Profile::dimensions>& grid,
-                                           const std::size_t (&origin)[Profile::dimensions],
-                                           Bits* cube) {
+                                           const grid_placement<Profile>& placement, Bits* cube) {
   constexpr int dims = Profile::dimensions;
-  constexpr int s = Profile::side_length;
-  std::size_t grid_stride[dims];
-  grid_stride[dims - 1] = 1;
-  for (int a = dims - 2; a >= 0; --a) grid_stride[a] = grid_stride[a + 1] * grid[a + 1];
-
   constexpr int lanes = LaneOps::group_lanes;
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Profile::hypercube_size / lanes), [&](int g) {
-    Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, lanes), [&](int lane) {
-      const int local = g * lanes + lane;
-      const std::size_t at = grid_offset<Profile>(grid, origin, local);
-      Bits residual = 0;
-      for (int neighbour = 0; neighbour < (1 << dims); ++neighbour) {
-        // Bit (dims-1-a) of `neighbour` steps back along axis a; steps out of the hypercube
-        // drop the term (nothing is predicted across its faces).
-        std::size_t back = 0;
-        bool inside = true, subtract = false;
-        for (int a = 0; a < dims; ++a) {
-          if (!((neighbour >> (dims - 1 - a)) & 1)) continue;
-          inside = inside && local / axis_stride<Profile>(a) % s != 0;
-          back += grid_stride[a];
-          subtract = !subtract;
+  LaneOps::for_each_group(
+      member, Profile::hypercube_size / lanes,
+      [&](const typename LaneOps::lanes& held, int first) {
+        for (int slot = 0; slot < LaneOps::held_lanes; ++slot) {
+          const int local = (first + held.group(slot)) * lanes + held.lane(slot);
+          const std::size_t at = placement.offset(local);
+          Bits residual = 0;
+          for (int neighbour = 0; neighbour < (1 << dims); ++neighbour) {
+            // Bit (dims-1-a) of `neighbour` steps back along axis a; steps out of the hypercube
+            // drop the term (nothing is predicted across its faces).
+            std::size_t back = 0;
+            bool inside = true, subtract = false;
+            for (int a = 0; a < dims; ++a) {
+              if (!((neighbour >> (dims - 1 - a)) & 1)) continue;
+              inside = inside && hypercube_coordinate<Profile>(local, a) != 0;
+              back += placement.stride[a];
+              subtract = !subtract;
+            }
+            if (!inside) continue;
+            const Bits term = rotate_left_1(values[at - back]);
+            residual = subtract ? residual - term : residual + term;
+          }
+          cube[local] = residual;
         }
-        if (!inside) continue;
-        const Bits term = rotate_left_1(values[at - back]);
-        residual = subtract ? residual - term : residual + term;
-      }
-      cube[local] = residual;
-    });
-  });
+      });
+}
+
+// Lane groups in 3-D: loads a hypercube with its differences along the last axis taken on the
+// way in. A group's lanes hold whole rows side by side, so a lane's left neighbour is one
+// shuffle away; sweeping that axis instead put a group's lanes on lines 16 words apart, a
+// 16-way bank conflict on every access (191 M conflicts compressing 512^3 float, H200).
+template <class Profile, class LaneOps, class Member, class Bits>
+KOKKOS_INLINE_FUNCTION void load_hypercube_row_differences(const Member& member,
+                                                           const Bits* values,
+                                                           const grid_placement<Profile>& placement,
+                                                           Bits* cube) {
+  constexpr int lanes = LaneOps::group_lanes;
+  constexpr int slots = LaneOps::held_lanes;
+  constexpr int row = hypercube_row_length<Profile>;
+  static_assert(lanes % row == 0);
+  LaneOps::for_each_group(
+      member, Profile::hypercube_size / lanes,
+      [&](const typename LaneOps::lanes& held, int first) {
+        Bits v[slots], left[slots];
+        for (int slot = 0; slot < slots; ++slot)
+          v[slot] = rotate_left_1(
+              values[placement.offset((first + held.group(slot)) * lanes + held.lane(slot))]);
+        LaneOps::shuffle_up(held, v, 1, left);
+        for (int slot = 0; slot < slots; ++slot) {
+          const int local = (first + held.group(slot)) * lanes + held.lane(slot);
+          cube[local] = local % row == 0 ? v[slot] : static_cast<Bits>(v[slot] - left[slot]);
+        }
+      });
 }
 
 // Calls step(at, stride) for every position `at` of every line along Axis except the line's
-// first, walking each line from its far end (Descending) or from its start. Lines that are
-// neighbours in memory go to the lanes of one team thread and are walked side by side, so every
-// step is a contiguous access; a host thread (one lane) takes all lines of an outer slab, so its
-// inner loop is long enough to vectorise.
+// first, walking each line from its far end (Descending) or from its start. A host thread (one
+// lane) takes the lines of an outer slab side by side, so that every step is a contiguous run
+// that the compiler vectorises. A lane of a group walks a whole line by itself: lines are
+// independent, and a vector loop per step cost a warp synchronisation per element (H200).
 template <class Profile, int Axis, class LaneOps, bool Descending, class Member, class Step>
 NDZIP_HOST_FORCEINLINE void sweep_axis(const Member& member, const Step& step) {
   constexpr int s = Profile::side_length;
   constexpr int stride = axis_stride<Profile>(Axis);
   constexpr int lanes = LaneOps::group_lanes;
-  constexpr int group = lanes > 1 ? lanes : stride;  // lines per team thread
   constexpr int lines = Profile::hypercube_size / s;
-  static_assert(lines % group == 0);
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(member, lines / group), [&](int g) {
-    for (int i = 1; i < s; ++i) {
-      const int c = Descending ? s - i : i;
-      // Lines are numbered by (outer slab, inner offset). Where a group stays inside one slab,
-      // its positions are contiguous, which the host compiler needs to see to vectorise.
-      if constexpr (group <= stride) {
-        const int at = (g * group / stride * s + c) * stride + g * group % stride;
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, group),
+  if constexpr (lanes == 1) {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, lines / stride), [&](int slab) {
+      for (int i = 1; i < s; ++i) {
+        const int at = (slab * s + (Descending ? s - i : i)) * stride;
+        Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, stride),
                              [&](int j) { step(at + j, stride); });
-      } else {
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, group), [&](int j) {
-          const int line = g * group + j;
-          step((line / stride * s + c) * stride + line % stride, stride);
-        });
       }
-    }
-  });
+    });
+  } else {
+    static_assert(lines % lanes == 0);
+    LaneOps::for_each_group(
+        member, lines / lanes, [&](const typename LaneOps::lanes& held, int first) {
+          for (int slot = 0; slot < LaneOps::held_lanes; ++slot) {
+            const int line = (first + held.group(slot)) * lanes + held.lane(slot);
+            const int start = line / stride * s * stride + line % stride;
+            for (int i = 1; i < s; ++i) step(start + (Descending ? s - i : i) * stride, stride);
+          }
+        });
+  }
   member.team_barrier();
 }
 
-// Forward integer Lorenzo transform for a single-lane (host) thread, in place on `cube`: a
-// backward difference along every axis, each line walked from its far end so that every
-// difference reads values from before its pass.
+// Forward integer Lorenzo transform along Axes, in place on `cube`: a backward difference along
+// each, every line walked from its far end so that every difference reads values from before
+// its pass.
 template <class Profile, class LaneOps, class Member, class Bits, int... Axes>
 NDZIP_HOST_FORCEINLINE void forward_lorenzo(const Member& member, Bits* cube,
                                             std::integer_sequence<int, Axes...>) {
@@ -110,16 +133,20 @@ NDZIP_HOST_FORCEINLINE void forward_lorenzo(const Member& member, Bits* cube,
 // coalesced load per element beats load_residuals' eight (H200, 512^3 float: 223 against 135
 // GB/s compressing; 256^3 double: 272 against 210).
 template <class Profile, class LaneOps, class Member, class Bits>
-NDZIP_HOST_FORCEINLINE void load_hypercube_residuals(
-    const Member& member, const Bits* values, const extent<Profile::dimensions>& grid,
-    const std::size_t (&origin)[Profile::dimensions], Bits* cube) {
-  if constexpr (LaneOps::group_lanes == 1 || Profile::dimensions == 3) {
-    load_hypercube<Profile, LaneOps>(member, values, grid, origin, cube);
+NDZIP_HOST_FORCEINLINE void load_hypercube_residuals(const Member& member, const Bits* values,
+                                                     const grid_placement<Profile>& placement,
+                                                     Bits* cube) {
+  constexpr int dims = Profile::dimensions;
+  if constexpr (LaneOps::group_lanes == 1) {
+    load_hypercube<Profile, LaneOps>(member, values, placement, cube);
     member.team_barrier();
-    forward_lorenzo<Profile, LaneOps>(member, cube,
-                                      std::make_integer_sequence<int, Profile::dimensions>{});
+    forward_lorenzo<Profile, LaneOps>(member, cube, std::make_integer_sequence<int, dims>{});
+  } else if constexpr (dims == 3) {
+    load_hypercube_row_differences<Profile, LaneOps>(member, values, placement, cube);
+    member.team_barrier();
+    forward_lorenzo<Profile, LaneOps>(member, cube, std::make_integer_sequence<int, dims - 1>{});
   } else {
-    load_residuals<Profile, LaneOps>(member, values, grid, origin, cube);
+    load_residuals<Profile, LaneOps>(member, values, placement, cube);
     member.team_barrier();
   }
 }
@@ -175,10 +202,13 @@ KOKKOS_INLINE_FUNCTION void prefix_sum_last_axis(const Member& member, Bits* cub
                             });
     });
     member.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, rows), [&](int r) {
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, row),
-                           [&](int x) { cube[r * row + x] += row_carry[r]; });
-    });
+    LaneOps::for_each_group(
+        member, Profile::hypercube_size / lanes, [&](const lanes_type& held, int first) {
+          for (int s = 0; s < slots; ++s) {
+            const int local = (first + held.group(s)) * lanes + held.lane(s);
+            cube[local] += row_carry[local / row];
+          }
+        });
     member.team_barrier();
   }
 }
