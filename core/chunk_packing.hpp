@@ -117,19 +117,30 @@ KOKKOS_INLINE_FUNCTION bool unpack_hypercube(const Member& member, const Bits* b
   member.team_barrier();
   const int columns = scan_column_counts<Profile, LaneOps>(member, heads, chunk_offsets);
   if (static_cast<std::uint64_t>(columns) + chunks != length) return false;
-  LaneOps::for_each_group(member, chunks, [&](const lanes_type& held, int first_chunk) {
-    Bits words[slots][per_lane], chunk_heads[slots];
-    const Bits* in[slots];
-    for (int s = 0; s < slots; ++s) {
-      const int k = first_chunk + held.group(s);
-      chunk_heads[s] = heads[k];
-      in[s] = block + chunks + chunk_offsets[k];
+  // A call expands `batch` chunks before it transposes them, so that their column loads are in
+  // flight together: one chunk at a time, a lane group waited on every load (H200, 512^3
+  // float: 38 % of the decoder's stalls).
+  constexpr int batch = lanes > 1 ? 4 : 1;
+  static_assert(chunks % batch == 0);
+  LaneOps::for_each_group(member, chunks / batch, [&](const lanes_type& held, int first) {
+    Bits words[batch][slots][per_lane];
+    for (int b = 0; b < batch; ++b) {
+      Bits chunk_heads[slots];
+      const Bits* in[slots];
+      for (int s = 0; s < slots; ++s) {
+        const int k = (first + held.group(s)) * batch + b;
+        chunk_heads[s] = heads[k];
+        in[s] = block + chunks + chunk_offsets[k];
+      }
+      LaneOps::expand(held, chunk_heads, in, words[b]);
     }
-    LaneOps::expand(held, chunk_heads, in, words);
-    LaneOps::transpose(held, words);
-    for (int s = 0; s < slots; ++s) {
-      const int k = first_chunk + held.group(s);
-      for (int r = 0; r < per_lane; ++r) cube[k * w + held.lane(s) + r * lanes] = fold(words[s][r]);
+    for (int b = 0; b < batch; ++b) {
+      LaneOps::transpose(held, words[b]);
+      for (int s = 0; s < slots; ++s) {
+        const int k = (first + held.group(s)) * batch + b;
+        for (int r = 0; r < per_lane; ++r)
+          cube[k * w + held.lane(s) + r * lanes] = fold(words[b][s][r]);
+      }
     }
   });
   member.team_barrier();

@@ -69,17 +69,25 @@ KOKKOS_INLINE_FUNCTION void load_hypercube_row_differences(const Member& member,
   constexpr int slots = LaneOps::held_lanes;
   constexpr int row = hypercube_row_length<Profile>;
   static_assert(lanes % row == 0);
+  // A call loads `batch` items before it uses any, so that their loads are in flight together.
+  constexpr int batch = 4;
   LaneOps::for_each_group(
-      member, Profile::hypercube_size / lanes,
+      member, Profile::hypercube_size / lanes / batch,
       [&](const typename LaneOps::lanes& held, int first) {
-        Bits v[slots], left[slots];
-        for (int slot = 0; slot < slots; ++slot)
-          v[slot] = rotate_left_1(
-              values[placement.offset((first + held.group(slot)) * lanes + held.lane(slot))]);
-        LaneOps::shuffle_up(held, v, 1, left);
-        for (int slot = 0; slot < slots; ++slot) {
-          const int local = (first + held.group(slot)) * lanes + held.lane(slot);
-          cube[local] = local % row == 0 ? v[slot] : static_cast<Bits>(v[slot] - left[slot]);
+        const auto local = [&](int b, int slot) {
+          return ((first + held.group(slot)) * batch + b) * lanes + held.lane(slot);
+        };
+        Bits v[batch][slots];
+        for (int b = 0; b < batch; ++b)
+          for (int slot = 0; slot < slots; ++slot)
+            v[b][slot] = rotate_left_1(values[placement.offset(local(b, slot))]);
+        for (int b = 0; b < batch; ++b) {
+          Bits left[slots];
+          LaneOps::shuffle_up(held, v[b], 1, left);
+          for (int slot = 0; slot < slots; ++slot)
+            cube[local(b, slot)] = local(b, slot) % row == 0
+                                       ? v[b][slot]
+                                       : static_cast<Bits>(v[b][slot] - left[slot]);
         }
       });
 }
