@@ -14,7 +14,9 @@
 //
 // `Intrinsics` (backends/cuda, backends/hip, backends/emulated) supplies:
 //   team_size, vector_length       the Kokkos team shape of a hypercube's team
-//   min_teams_per_multiprocessor   launch bounds of the single-pass encoder (0: none)
+//   min_teams_per_multiprocessor(role, word_bytes)
+//                                  launch bounds of the single-pass encoder and of the decoder
+//                                  (teams per multiprocessor; 0: none)
 //   teams_progress_independently   whether a team may wait for another that started before it
 //                                  (single-pass compression, core/block_placement.hpp)
 //   held_lanes, groups_per_call    slots per call, and how many lane groups they make up
@@ -35,6 +37,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "backends/host/lane_ops.hpp"
+#include "backends/kernel_role.hpp"
 
 namespace ndzip::backend {
 
@@ -46,11 +49,16 @@ struct device_lane_group {
   // Eight lane groups per team: one hypercube per 256-thread block.
   static constexpr int team_size = 8;
   static constexpr int vector_length = 32;
-  // Registers for six 256-thread teams per multiprocessor in the single-pass encoder (at most
-  // 42 per thread): unbounded it took 54, four teams. H200: 512^3 float 181 -> 225 GB/s, 256^3
-  // double 255 -> 299, 2^27 double 901 -> 878; five teams was slower on every shape. Chosen
-  // on NVIDIA, not tuned for AMD.
-  static constexpr int min_teams_per_multiprocessor = 6;
+  // Launch bounds, measured on the H200 (GB/s, compress / decompress). Six 256-thread teams
+  // per multiprocessor (at most 40 registers a thread) for the encoder: unbounded it took 54,
+  // four teams (512^3 float 181 -> 225, 256^3 double 255 -> 299 compressing, before the
+  // kernels of 2026-11-23); for double, four teams gave 2^27 934 -> 820, five 918. Six for the
+  // float decoder (52 registers unbounded: 512^3 657 -> 745, 8192^2 711 -> 819, 2^27
+  // 744 -> 842); four for the double decoder (72-76 unbounded: 2^27 937 -> 1000, 256^3 about
+  // 730 -> 750; six gave 2^27 841, five 937). Chosen on NVIDIA, not tuned for AMD.
+  static constexpr int min_teams_per_multiprocessor(kernel_role role, int word_bytes) {
+    return role == kernel_role::decode && word_bytes == 8 ? 4 : 6;
+  }
   // A started thread block runs to its end whatever other blocks do.
   static constexpr bool teams_progress_independently = true;
   static constexpr int held_lanes = 1;
@@ -79,7 +87,9 @@ template <class Intrinsics>
 struct lane_group_ops {
   static constexpr int team_size = Intrinsics::team_size;
   static constexpr int vector_length = Intrinsics::vector_length;
-  static constexpr int min_teams_per_multiprocessor = Intrinsics::min_teams_per_multiprocessor;
+  static constexpr int min_teams_per_multiprocessor(kernel_role role, int word_bytes) {
+    return Intrinsics::min_teams_per_multiprocessor(role, word_bytes);
+  }
   static constexpr bool teams_progress_independently = Intrinsics::teams_progress_independently;
   static constexpr int group_lanes = 32;
   static constexpr int held_lanes = Intrinsics::held_lanes;

@@ -15,6 +15,7 @@
 
 #include "backends/host_inline.hpp"
 #include "core/bit_mapping.hpp"
+#include "core/hypercube_access.hpp"
 
 namespace ndzip::core {
 
@@ -102,7 +103,9 @@ NDZIP_HOST_FORCEINLINE void pack_hypercube(const Member& member, Bits* cube, Bit
 // columns than the block holds. The block may be untrusted memory that changes while it is
 // read (a buffer shared with another process): its heads are read once, into `heads` (team
 // scratch), and only that copy is checked and used, so every column read stays in the block.
-template <class Profile, class LaneOps, class Member, class Bits>
+// With ScanRows (lane groups whose lanes hold whole rows of a chunk after the transposition),
+// the residuals are stored with their inclusive prefix sums along the last axis taken.
+template <class Profile, class LaneOps, bool ScanRows, class Member, class Bits>
 KOKKOS_INLINE_FUNCTION bool unpack_hypercube(const Member& member, const Bits* block,
                                              std::uint64_t length, Bits* cube, Bits* heads,
                                              int* chunk_offsets) {
@@ -136,10 +139,13 @@ KOKKOS_INLINE_FUNCTION bool unpack_hypercube(const Member& member, const Bits* b
     }
     for (int b = 0; b < batch; ++b) {
       LaneOps::transpose(held, words[b]);
-      for (int s = 0; s < slots; ++s) {
-        const int k = (first + held.group(s)) * batch + b;
-        for (int r = 0; r < per_lane; ++r)
-          cube[k * w + held.lane(s) + r * lanes] = fold(words[b][s][r]);
+      for (int r = 0; r < per_lane; ++r) {
+        Bits v[slots];
+        for (int s = 0; s < slots; ++s) v[s] = fold(words[b][s][r]);
+        if constexpr (ScanRows)
+          LaneOps::template inclusive_scan<hypercube_row_length<Profile>>(held, v);
+        for (int s = 0; s < slots; ++s)
+          cube[((first + held.group(s)) * batch + b) * w + held.lane(s) + r * lanes] = v[s];
       }
     }
   });

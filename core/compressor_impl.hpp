@@ -114,11 +114,11 @@ std::size_t codec<T, Dims, ExecSpace, LaneOps>::compress_raw(compressor_type& se
                                       (call - 1) * teams, block_placement::epoch_of_call(call)};
       const encode_into_stream<T, Dims, ExecSpace, LaneOps> encode{
           layout, grid_bits, stream, placement, self.m_status.data() + 1};
-      Kokkos::parallel_for(
-          "ndzip::encode_into_stream",
-          kernels::template hypercube_policy<typename kernels::single_pass_policy>(self.m_exec,
-                                                                                  teams),
-          encode);
+      using encode_policy =
+          typename kernels::template bounded_policy<backend::kernel_role::encode>;
+      Kokkos::parallel_for("ndzip::encode_into_stream",
+                           kernels::template hypercube_policy<encode_policy>(self.m_exec, teams),
+                           encode);
       self.m_single_pass_calls = call;
       std::uint64_t block_area_words = 0;
       if (n > 0) {
@@ -196,7 +196,9 @@ std::size_t codec<T, Dims, ExecSpace, LaneOps>::decompress_raw(compressor_type& 
   if (teams > 0) {
     const decode_hypercubes<T, Dims, ExecSpace, LaneOps> decode{
         layout, stream, self.m_offsets.data(), grid_bits, self.m_status.data()};
-    Kokkos::parallel_for("ndzip::decode_hypercubes", kernels::hypercube_policy(self.m_exec, teams),
+    using decode_policy = typename kernels::template bounded_policy<backend::kernel_role::decode>;
+    Kokkos::parallel_for("ndzip::decode_hypercubes",
+                         kernels::template hypercube_policy<decode_policy>(self.m_exec, teams),
                          decode);
   }
   self.read_status();

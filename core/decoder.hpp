@@ -84,8 +84,10 @@ struct decode_hypercubes {
     const std::uint64_t end = offsets[index];
     const auto* block = reinterpret_cast<const bits_type*>(stream + layout.header_bytes()) + begin;
     const auto scratch = base::scratch(member);
-    if (!unpack_hypercube<profile_type, lane_ops>(member, block, end - begin, scratch.cube,
-                                                  scratch.heads, scratch.chunk_offsets)) {
+    constexpr bool scan_rows = rows_scanned_while_unpacking<profile_type, lane_ops>;
+    if (!unpack_hypercube<profile_type, lane_ops, scan_rows>(member, block, end - begin,
+                                                             scratch.cube, scratch.heads,
+                                                             scratch.chunk_offsets)) {
       Kokkos::single(Kokkos::PerTeam(member), [&] {
         report_stream_failure(status, index, stream_failure::heads_do_not_match_block);
       });

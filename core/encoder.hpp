@@ -30,13 +30,16 @@ struct kernel_types {
   using bits_type = typename profile_type::bits_type;
   using lane_ops = LaneOps;
   using team_policy = Kokkos::TeamPolicy<ExecSpace>;
-  // The single-pass encoder with launch bounds, so that the device compiler fits its registers
-  // to the occupancy the lane-ops ask for (none where they ask for 0 teams).
-  using single_pass_policy = Kokkos::TeamPolicy<
-      ExecSpace, Kokkos::LaunchBounds<LaneOps::min_teams_per_multiprocessor == 0
-                                          ? 0
-                                          : LaneOps::team_size * LaneOps::vector_length,
-                                      LaneOps::min_teams_per_multiprocessor>>;
+  // The single-pass encoder and the decoder with launch bounds, so that the device compiler fits
+  // its registers to the occupancy the lane-ops ask for (none where they ask for 0 teams).
+  template <backend::kernel_role Role>
+  using bounded_policy = Kokkos::TeamPolicy<
+      ExecSpace,
+      Kokkos::LaunchBounds<
+          LaneOps::min_teams_per_multiprocessor(Role, sizeof(bits_type)) == 0
+              ? 0
+              : LaneOps::team_size * LaneOps::vector_length,
+          LaneOps::min_teams_per_multiprocessor(Role, sizeof(bits_type))>>;
   using member_type = typename team_policy::member_type;
 
   // Team scratch: the hypercube's words, the carry into each row of the last axis (decoder),

@@ -159,10 +159,16 @@ NDZIP_HOST_FORCEINLINE void load_hypercube_residuals(const Member& member, const
   }
 }
 
-// Inclusive prefix sum along the last axis for lane groups (GPUs): lane-level scans of each row
-// (several short rows side by side in one lane group, or a long row piece by piece with a
-// carry), plus for 1-D, where the single 4096-element line spans 64 rows, the carry of all rows
-// before.
+// Lane groups whose lanes hold whole rows of a chunk after the transposition (3-D: rows of 16)
+// take the last axis' prefix sums right there, in registers (unpack_hypercube's ScanRows): a
+// pass of its own over team scratch cost 16 % of the 3-D decoder's instructions (H200).
+template <class Profile, class LaneOps>
+inline constexpr bool rows_scanned_while_unpacking =
+    LaneOps::group_lanes > 1 && hypercube_row_length<Profile> <= LaneOps::group_lanes;
+
+// Inclusive prefix sum along the last axis for lane groups (GPUs) whose rows are longer than a
+// group: lane-level scans of each row piece by piece with a carry, plus for 1-D, where the
+// single 4096-element line spans 64 rows, the carry of all rows before.
 template <class Profile, class LaneOps, class Member, class Bits>
 KOKKOS_INLINE_FUNCTION void prefix_sum_last_axis(const Member& member, Bits* cube,
                                                  Bits* row_carry) {
@@ -171,34 +177,22 @@ KOKKOS_INLINE_FUNCTION void prefix_sum_last_axis(const Member& member, Bits* cub
   constexpr int row = hypercube_row_length<Profile>;
   constexpr int rows = Profile::hypercube_size / row;
   using lanes_type = typename LaneOps::lanes;
-  if constexpr (row <= lanes) {
-    // Item g: the `lanes` words from g * lanes on, rows side by side.
-    LaneOps::for_each_group(
-        member, Profile::hypercube_size / lanes, [&](const lanes_type& held, int first) {
-          Bits v[slots];
-          for (int s = 0; s < slots; ++s)
-            v[s] = cube[(first + held.group(s)) * lanes + held.lane(s)];
-          LaneOps::template inclusive_scan<row>(held, v);
-          for (int s = 0; s < slots; ++s)
-            cube[(first + held.group(s)) * lanes + held.lane(s)] = v[s];
-        });
-  } else {
-    // Item r: row r, `lanes` words at a time.
-    LaneOps::for_each_group(member, rows, [&](const lanes_type& held, int first_row) {
-      Bits carry[slots] = {};
-      for (int piece = 0; piece < row / lanes; ++piece) {
-        Bits v[slots];
-        for (int s = 0; s < slots; ++s)
-          v[s] = cube[(first_row + held.group(s)) * row + piece * lanes + held.lane(s)];
-        LaneOps::template inclusive_scan<lanes>(held, v);
-        for (int s = 0; s < slots; ++s) {
-          v[s] += carry[s];
-          cube[(first_row + held.group(s)) * row + piece * lanes + held.lane(s)] = v[s];
-        }
-        LaneOps::broadcast(held, v, lanes - 1, carry);
+  static_assert(row % lanes == 0);
+  // Item r: row r, `lanes` words at a time.
+  LaneOps::for_each_group(member, rows, [&](const lanes_type& held, int first_row) {
+    Bits carry[slots] = {};
+    for (int piece = 0; piece < row / lanes; ++piece) {
+      Bits v[slots];
+      for (int s = 0; s < slots; ++s)
+        v[s] = cube[(first_row + held.group(s)) * row + piece * lanes + held.lane(s)];
+      LaneOps::template inclusive_scan<lanes>(held, v);
+      for (int s = 0; s < slots; ++s) {
+        v[s] += carry[s];
+        cube[(first_row + held.group(s)) * row + piece * lanes + held.lane(s)] = v[s];
       }
-    });
-  }
+      LaneOps::broadcast(held, v, lanes - 1, carry);
+    }
+  });
   member.team_barrier();
   if constexpr (Profile::side_length > row) {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 1), [&](int) {
@@ -222,7 +216,8 @@ KOKKOS_INLINE_FUNCTION void prefix_sum_last_axis(const Member& member, Bits* cub
 }
 
 // Inverse Lorenzo transform: an inclusive prefix sum along every axis (in any order: they
-// commute). A single-lane (host) thread walks the last axis' lines too; lane groups scan them.
+// commute). A single-lane (host) thread walks the last axis' lines too; lane groups scan them,
+// here or, where rows_scanned_while_unpacking, before.
 template <class Profile, class LaneOps, class Member, class Bits, int... OuterAxes>
 KOKKOS_INLINE_FUNCTION void inverse_lorenzo(const Member& member, Bits* cube, Bits* row_carry,
                                             std::integer_sequence<int, OuterAxes...>) {
@@ -231,7 +226,7 @@ KOKKOS_INLINE_FUNCTION void inverse_lorenzo(const Member& member, Bits* cube, Bi
   (sweep_axis<Profile, OuterAxes, LaneOps, false>(member, add_previous), ...);
   if constexpr (LaneOps::group_lanes == 1)
     sweep_axis<Profile, last, LaneOps, false>(member, add_previous);
-  else
+  else if constexpr (!rows_scanned_while_unpacking<Profile, LaneOps>)
     prefix_sum_last_axis<Profile, LaneOps>(member, cube, row_carry);
 }
 

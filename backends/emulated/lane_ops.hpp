@@ -15,6 +15,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "backends/kernel_role.hpp"
+
 #include "backends/hip/lane_ops.hpp"
 #include "backends/lane_group_ops.hpp"
 
@@ -28,7 +30,7 @@ struct emulated_intrinsics {
   // One host thread per team, with one Kokkos lane: the emulated lanes are the held slots.
   static constexpr int team_size = 1;
   static constexpr int vector_length = 1;
-  static constexpr int min_teams_per_multiprocessor = 0;  // no launch bounds
+  static constexpr int min_teams_per_multiprocessor(kernel_role, int) { return 0; }  // none
   // As on the GPUs: single-pass compression, so that its look-back runs in every CI run. Teams
   // take tickets in start order, so a waiting team waits for a running one, which its thread
   // lets run by yielding.

@@ -10,6 +10,8 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "backends/kernel_role.hpp"
+
 #include "backends/host_inline.hpp"
 
 namespace ndzip::backend {
@@ -18,7 +20,7 @@ struct host_lane_ops {
   // Threads per team and lanes per thread that the core kernels use on the host.
   static constexpr int team_size = 1;
   static constexpr int vector_length = 1;
-  static constexpr int min_teams_per_multiprocessor = 0;  // no launch bounds
+  static constexpr int min_teams_per_multiprocessor(kernel_role, int) { return 0; }  // none
   // Compression scans the block lengths in a kernel of its own: a single pass gains a host
   // thread nothing, and a team waiting for another would only spin a core.
   static constexpr bool teams_progress_independently = false;
