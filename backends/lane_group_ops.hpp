@@ -13,7 +13,8 @@
 // algorithm thus runs on the GPU and, in every CI run, on the host.
 //
 // `Intrinsics` (backends/cuda, backends/hip, backends/emulated) supplies:
-//   team_size, vector_length       the Kokkos team shape of a hypercube's team
+//   team_size(word_bytes), vector_length
+//                                  the Kokkos team shape of a hypercube's team
 //   min_teams_per_multiprocessor(role, word_bytes)
 //                                  launch bounds of the single-pass encoder and of the decoder
 //                                  (teams per multiprocessor; 0: none)
@@ -46,18 +47,21 @@ enum class shuffle_kind { from_lane, xor_lane, up };
 // What the GPU backends share: every lane of a group is a Kokkos vector lane that runs the code
 // itself, holding its own values only.
 struct device_lane_group {
-  // Eight lane groups per team: one hypercube per 256-thread block.
-  static constexpr int team_size = 8;
+  // Lane groups per team (one team per hypercube) and launch bounds (teams per multiprocessor
+  // that the compiler fits registers for; 0: none), per word size, measured on the H200
+  // (GB/s, compress / decompress). Float: four groups a team, twelve teams (40 registers a
+  // thread); eight groups a team gave 3-D 617 / 733, 2-D 527 / 797, 1-D 596 / 826, four
+  // 716 / 847, 604 / 900, 698 / 938, sixteen 467 / 577, 413 / 638, 448 / 649. Double: eight
+  // groups (sixteen were slower on both shapes: 1-D 772 / 820 against 926 / 999, 3-D 655 / 658
+  // against 737 / 776; four cannot be launched with twelve teams' scratch), six teams
+  // encoding (four gave 1-D 820 compressing, five 918, six 934), four decoding (72-76
+  // registers unbounded: 1-D 937 -> 1000, 3-D about 730 -> 750; six gave 1-D 841, five 937).
+  // Unbounded, the encoder took 54 registers and four teams (512^3 float 181 -> 225 GB/s
+  // with the bounds, before the kernels of 2026-11-23). Chosen on NVIDIA, not tuned for AMD.
+  static constexpr int team_size(int word_bytes) { return word_bytes == 4 ? 4 : 8; }
   static constexpr int vector_length = 32;
-  // Launch bounds, measured on the H200 (GB/s, compress / decompress). Six 256-thread teams
-  // per multiprocessor (at most 40 registers a thread) for the encoder: unbounded it took 54,
-  // four teams (512^3 float 181 -> 225, 256^3 double 255 -> 299 compressing, before the
-  // kernels of 2026-11-23); for double, four teams gave 2^27 934 -> 820, five 918. Six for the
-  // float decoder (52 registers unbounded: 512^3 657 -> 745, 8192^2 711 -> 819, 2^27
-  // 744 -> 842); four for the double decoder (72-76 unbounded: 2^27 937 -> 1000, 256^3 about
-  // 730 -> 750; six gave 2^27 841, five 937). Chosen on NVIDIA, not tuned for AMD.
   static constexpr int min_teams_per_multiprocessor(kernel_role role, int word_bytes) {
-    return role == kernel_role::decode && word_bytes == 8 ? 4 : 6;
+    return word_bytes == 4 ? 12 : role == kernel_role::decode ? 4 : 6;
   }
   // A started thread block runs to its end whatever other blocks do.
   static constexpr bool teams_progress_independently = true;
@@ -85,7 +89,7 @@ struct device_lane_group {
 
 template <class Intrinsics>
 struct lane_group_ops {
-  static constexpr int team_size = Intrinsics::team_size;
+  static constexpr int team_size(int word_bytes) { return Intrinsics::team_size(word_bytes); }
   static constexpr int vector_length = Intrinsics::vector_length;
   static constexpr int min_teams_per_multiprocessor(kernel_role role, int word_bytes) {
     return Intrinsics::min_teams_per_multiprocessor(role, word_bytes);

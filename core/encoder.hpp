@@ -38,7 +38,7 @@ struct kernel_types {
       Kokkos::LaunchBounds<
           LaneOps::min_teams_per_multiprocessor(Role, sizeof(bits_type)) == 0
               ? 0
-              : LaneOps::team_size * LaneOps::vector_length,
+              : LaneOps::team_size(sizeof(bits_type)) * LaneOps::vector_length,
           LaneOps::min_teams_per_multiprocessor(Role, sizeof(bits_type))>>;
   using member_type = typename team_policy::member_type;
 
@@ -77,7 +77,8 @@ struct kernel_types {
   template <class Policy = team_policy>
   static Policy hypercube_policy(const ExecSpace& exec, std::size_t teams) {
     // check_grid_representable keeps `teams` within an int.
-    return Policy(exec, static_cast<int>(teams), lane_ops::team_size, lane_ops::vector_length)
+    return Policy(exec, static_cast<int>(teams), lane_ops::team_size(sizeof(bits_type)),
+                  lane_ops::vector_length)
         .set_scratch_size(0, Kokkos::PerTeam(team_scratch_bytes));
   }
 };

@@ -28,7 +28,7 @@ struct emulated_intrinsics {
   static constexpr int group_width = 32;
 
   // One host thread per team, with one Kokkos lane: the emulated lanes are the held slots.
-  static constexpr int team_size = 1;
+  static constexpr int team_size(int /*word_bytes*/) { return 1; }
   static constexpr int vector_length = 1;
   static constexpr int min_teams_per_multiprocessor(kernel_role, int) { return 0; }  // none
   // As on the GPUs: single-pass compression, so that its look-back runs in every CI run. Teams
