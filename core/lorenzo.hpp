@@ -137,9 +137,9 @@ NDZIP_HOST_FORCEINLINE void forward_lorenzo(const Member& member, Bits* cube,
 }
 
 // Loads a hypercube's Lorenzo residuals into `cube`, in the shape that suits the backend. In
-// 3-D the 256 lines per axis give every lane of a 256-thread team a line to sweep, and one
-// coalesced load per element beats load_residuals' eight (H200, 512^3 float: 223 against 135
-// GB/s compressing; 256^3 double: 272 against 210).
+// 3-D the 256 lines per outer axis give every lane of a team a line to sweep, and one coalesced
+// load per element beats load_residuals' eight (H200, 512^3 float: 223 against 135 GB/s
+// compressing; 256^3 double: 272 against 210).
 template <class Profile, class LaneOps, class Member, class Bits>
 NDZIP_HOST_FORCEINLINE void load_hypercube_residuals(const Member& member, const Bits* values,
                                                      const grid_placement<Profile>& placement,
