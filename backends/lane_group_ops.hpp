@@ -123,8 +123,8 @@ struct lane_group_ops {
   // Transposes each group's chunk bit matrix: afterwards row slot h of lane l holds column
   // i = l + 32h, the bits of plane W-1-i of rows 0..W-1, row 0 most significant. The recursive
   // block swap of the host transpose, with the row pairs (k, k + j) that lie in different lanes
-  // exchanged by xor shuffles: log2(W) steps instead of a ballot per plane (measured faster on
-  // the H100).
+  // exchanged by xor shuffles: log2(W) steps instead of a ballot per plane (H200, whole
+  // kernels: ballots made every shape about 3x slower both ways, docs/PERFORMANCE.md).
   template <class Bits, int R>
   KOKKOS_INLINE_FUNCTION static void transpose(const lanes& held, Bits (&words)[held_lanes][R]) {
     constexpr int w = sizeof(Bits) * 8;
