@@ -49,8 +49,12 @@ compressor<T, Dims, ExecSpace>::compressor(const ExecSpace& exec, const extent<D
     : m_exec(exec), m_grid(grid) {
   check_grid_representable<T>(grid);
   const core::call_guard<ExecSpace> guard(nullptr);
-  m_status = decltype(m_status)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::status"));
-  m_status_host = Kokkos::create_mirror_view(m_status);
+  m_stream_bytes = decltype(m_stream_bytes)(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::stream_bytes"));
+  m_stream_bytes_host = Kokkos::create_mirror_view(m_stream_bytes);
+  m_outcome =
+      decltype(m_outcome)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::outcome"));
+  m_outcome_host = Kokkos::create_mirror_view(m_outcome);
   m_offsets = decltype(m_offsets)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::offsets"),
                                   stream_layout<T, Dims>(grid).hypercube_count);
 }
@@ -66,45 +70,108 @@ void compressor<T, Dims, ExecSpace>::check_stream_size(std::size_t stream_size) 
 }
 
 template <class T, int Dims, class ExecSpace>
-void compressor<T, Dims, ExecSpace>::read_status() {
-  Kokkos::deep_copy(m_exec, m_status_host, m_status);
-  m_exec.fence();
+std::size_t compressor<T, Dims, ExecSpace>::check_outcome(const decompress_outcome& outcome) const {
+  using profile_type = profile<T, Dims>;
+  if (outcome.failure != decompress_outcome::no_failure)
+    throw stream_error(core::describe_stream_failure(
+        outcome, profile_type::chunks_per_hypercube, profile_type::max_block_words));
+  return outcome.stream_bytes;
 }
 
 namespace core {
 
-// What ndzip::compressor's compress_raw and decompress_raw do, with the kernels over LaneOps:
-// the space's own lane-ops in the library, an emulation of GPU lane groups in tests.
+// What ndzip::compressor's raw calls do, with the kernels over LaneOps: the space's own
+// lane-ops in the library, an emulation of GPU lane groups in tests. The enqueue_ functions
+// queue kernels only; their callers hold the call guard.
 template <class T, int Dims, class ExecSpace, class LaneOps>
 struct codec {
   using compressor_type = compressor<T, Dims, ExecSpace>;
   using bits_type = typename compressor_type::bits_type;
-  static std::size_t compress_raw(compressor_type& self, const T* values, std::byte* stream,
-                                  std::size_t stream_capacity);
-  static std::size_t decompress_raw(compressor_type& self, const std::byte* stream,
-                                    std::size_t stream_size, T* values);
-};
-
-template <class T, int Dims, class ExecSpace, class LaneOps>
-std::size_t codec<T, Dims, ExecSpace, LaneOps>::compress_raw(compressor_type& self,
-                                                            const T* values, std::byte* stream,
-                                                            std::size_t stream_capacity) {
   using kernels = kernel_types<T, Dims, ExecSpace, LaneOps>;
-  const stream_layout<T, Dims> layout(self.m_grid);
-  detail::check_stream_alignment<bits_type>(stream);
-  detail::check_disjoint(values, self.m_grid.size() * sizeof(T), stream, stream_capacity);
-  const call_guard<ExecSpace> guard(self.m_calls.get());
-  const auto* grid_bits = reinterpret_cast<const bits_type*>(values);
-  const std::size_t n = layout.hypercube_count;
 
-  const std::size_t teams = n + border_slices(layout);
-  if constexpr (LaneOps::teams_progress_independently) {
+  static std::size_t compress_raw(compressor_type& self, const T* values, std::byte* stream,
+                                  std::size_t stream_capacity) {
+    check_buffers(self, values, stream, stream_capacity);
+    const call_guard<ExecSpace> guard(self.m_calls.get());
     if (stream_capacity >= self.size_bound()) {
-      if (teams == 0) return layout.stream_bytes(0);
+      enqueue_compress(self, values, stream, self.m_stream_bytes.data());
+      return read_stream_bytes(self);
+    }
+    // A stream View smaller than the bound: the size is read back before anything is written,
+    // so that a stream that would not fit is refused (three kernels on every backend).
+    const stream_layout<T, Dims> layout(self.m_grid);
+    std::size_t size = layout.stream_bytes(0);
+    if (layout.hypercube_count > 0) {
+      encode_blocks(self, values);
+      size = read_stream_bytes(self);
+    }
+    if (size > stream_capacity)
+      throw capacity_error("ndzip: the stream needs " + std::to_string(size) +
+                           " bytes but the output holds only " + std::to_string(stream_capacity) +
+                           " (compressed_size_bound is " + std::to_string(self.size_bound()) +
+                           ")");
+    compact_blocks_into(self, values, stream, self.m_stream_bytes.data());
+    return size;
+  }
+
+  static void compress_raw_async(compressor_type& self, const T* values, std::byte* stream,
+                                 std::size_t stream_capacity, std::uint64_t* stream_bytes) {
+    check_buffers(self, values, stream, stream_capacity);
+    if (stream_capacity < self.size_bound())
+      throw capacity_error("ndzip: an asynchronous compression needs a stream of "
+                           "compressed_size_bound = " + std::to_string(self.size_bound()) +
+                           " bytes, but the output holds only " + std::to_string(stream_capacity));
+    const call_guard<ExecSpace> guard(self.m_calls.get());
+    enqueue_compress(self, values, stream, stream_bytes);
+  }
+
+  static std::size_t decompress_raw(compressor_type& self, const std::byte* stream,
+                                    std::size_t stream_size, T* values) {
+    const call_guard<ExecSpace> guard(self.m_calls.get());
+    enqueue_decompress(self, stream, stream_size, values, self.m_outcome.data());
+    Kokkos::deep_copy(self.m_exec, self.m_outcome_host, self.m_outcome);
+    self.m_exec.fence();
+    return self.check_outcome(self.m_outcome_host());
+  }
+
+  static void decompress_raw_async(compressor_type& self, const std::byte* stream,
+                                   std::size_t stream_size, T* values,
+                                   decompress_outcome* outcome) {
+    const call_guard<ExecSpace> guard(self.m_calls.get());
+    enqueue_decompress(self, stream, stream_size, values, outcome);
+  }
+
+ private:
+  static void check_buffers(compressor_type& self, const T* values, std::byte* stream,
+                            std::size_t stream_capacity) {
+    detail::check_stream_alignment<bits_type>(stream);
+    detail::check_disjoint(values, self.m_grid.size() * sizeof(T), stream, stream_capacity);
+  }
+
+  static std::size_t read_stream_bytes(compressor_type& self) {
+    Kokkos::deep_copy(self.m_exec, self.m_stream_bytes_host, self.m_stream_bytes);
+    self.m_exec.fence();
+    return self.m_stream_bytes_host();
+  }
+
+  // Teams of the block kernels: one per hypercube and per border slice, and one at least, which
+  // writes the stream size when there are no hypercubes.
+  static std::size_t block_kernel_teams(const stream_layout<T, Dims>& layout) {
+    const std::size_t teams = layout.hypercube_count + border_slices(layout);
+    return teams > 0 ? teams : 1;
+  }
+
+  // Compression into a stream with room for the worst case, writing its size to *stream_bytes.
+  // Single pass where teams progress independently, otherwise three kernels.
+  static void enqueue_compress(compressor_type& self, const T* values, std::byte* stream,
+                               std::uint64_t* stream_bytes) {
+    const stream_layout<T, Dims> layout(self.m_grid);
+    if constexpr (LaneOps::teams_progress_independently) {
+      const std::size_t teams = block_kernel_teams(layout);
       if (self.m_tickets.data() == nullptr) {
         // Zeroed on the compressor's instance, ahead of the kernel in its queue.
-        self.m_published =
-            decltype(self.m_published)(Kokkos::view_alloc(self.m_exec, "ndzip::published"), n);
+        self.m_published = decltype(self.m_published)(
+            Kokkos::view_alloc(self.m_exec, "ndzip::published"), layout.hypercube_count);
         self.m_tickets =
             decltype(self.m_tickets)(Kokkos::view_alloc(self.m_exec, "ndzip::tickets"));
       }
@@ -113,24 +180,25 @@ std::size_t codec<T, Dims, ExecSpace, LaneOps>::compress_raw(compressor_type& se
       const block_placement placement{self.m_published.data(), self.m_tickets.data(),
                                       (call - 1) * teams, block_placement::epoch_of_call(call)};
       const encode_into_stream<T, Dims, ExecSpace, LaneOps> encode{
-          layout, grid_bits, stream, placement, self.m_status.data() + 1};
+          layout, reinterpret_cast<const bits_type*>(values), stream, placement, stream_bytes};
       using encode_policy =
           typename kernels::template bounded_policy<backend::kernel_role::encode>;
       Kokkos::parallel_for("ndzip::encode_into_stream",
                            kernels::template hypercube_policy<encode_policy>(self.m_exec, teams),
                            encode);
       self.m_single_pass_calls = call;
-      std::uint64_t block_area_words = 0;
-      if (n > 0) {
-        self.read_status();
-        block_area_words = self.m_status_host(1);
-      }
-      return layout.stream_bytes(block_area_words);
+    } else {
+      if (layout.hypercube_count > 0) encode_blocks(self, values, stream_bytes);
+      compact_blocks_into(self, values, stream, stream_bytes);
     }
   }
 
-  std::uint64_t block_area_words = 0;
-  if (n > 0) {
+  // K1 and K2 (core/encoder.hpp): every hypercube into its worst-case scratch block, the block
+  // lengths into offset-table entries, the stream size into *stream_bytes.
+  static void encode_blocks(compressor_type& self, const T* values,
+                            std::uint64_t* stream_bytes = nullptr) {
+    const stream_layout<T, Dims> layout(self.m_grid);
+    const std::size_t n = layout.hypercube_count;
     if (self.m_blocks.extent(0) == 0) {
       self.m_blocks = decltype(self.m_blocks)(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::blocks"),
@@ -139,74 +207,46 @@ std::size_t codec<T, Dims, ExecSpace, LaneOps>::compress_raw(compressor_type& se
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::block_ends"), n);
     }
     const encode_hypercubes<T, Dims, ExecSpace, LaneOps> encode{
-        layout, grid_bits, self.m_blocks.data(), self.m_block_ends.data()};
+        layout, reinterpret_cast<const bits_type*>(values), self.m_blocks.data(),
+        self.m_block_ends.data()};
     Kokkos::parallel_for("ndzip::encode_hypercubes", kernels::hypercube_policy(self.m_exec, n),
                          encode);
-    reset_stream_status(self.m_exec, self.m_status.data());
-    scan_block_lengths(self.m_exec, self.m_block_ends.data(), n, self.m_status.data() + 1);
-    self.read_status();
-    block_area_words = self.m_status_host(1);
+    scan_block_lengths(self.m_exec, layout, self.m_block_ends.data(),
+                       stream_bytes ? stream_bytes : self.m_stream_bytes.data());
   }
-  const std::size_t size = layout.stream_bytes(block_area_words);
-  if (size > stream_capacity)
-    throw capacity_error("ndzip: the stream needs " + std::to_string(size) +
-                         " bytes but the output holds only " + std::to_string(stream_capacity) +
-                         " (compressed_size_bound is " + std::to_string(self.size_bound()) + ")");
-  if (teams > 0) {
+
+  // K3: the scratch blocks and the border into the stream.
+  static void compact_blocks_into(compressor_type& self, const T* values, std::byte* stream,
+                                  std::uint64_t* stream_bytes) {
+    const stream_layout<T, Dims> layout(self.m_grid);
     const compact_blocks<T, Dims, ExecSpace, LaneOps> compact{
-        layout, grid_bits, self.m_blocks.data(), self.m_block_ends.data(), stream};
-    Kokkos::parallel_for("ndzip::compact_blocks", kernels::hypercube_policy(self.m_exec, teams),
+        layout,        reinterpret_cast<const bits_type*>(values), self.m_blocks.data(),
+        self.m_block_ends.data(), stream, stream_bytes};
+    Kokkos::parallel_for("ndzip::compact_blocks",
+                         kernels::hypercube_policy(self.m_exec, block_kernel_teams(layout)),
                          compact);
   }
-  return size;
-}
 
-template <class T, int Dims, class ExecSpace, class LaneOps>
-std::size_t codec<T, Dims, ExecSpace, LaneOps>::decompress_raw(compressor_type& self,
-                                                              const std::byte* stream,
-                                                              std::size_t stream_size, T* values) {
-  using profile_type = profile<T, Dims>;
-  using kernels = kernel_types<T, Dims, ExecSpace, LaneOps>;
-  const stream_layout<T, Dims> layout(self.m_grid);
-  detail::check_stream_alignment<bits_type>(stream);
-  detail::check_disjoint(values, self.m_grid.size() * sizeof(T), stream, stream_size);
-  self.check_stream_size(stream_size);
-  const call_guard<ExecSpace> guard(self.m_calls.get());
-  const std::size_t n = layout.hypercube_count;
-  auto* grid_bits = reinterpret_cast<bits_type*>(values);
-  const auto& status = self.m_status_host;
-
-  std::uint64_t block_area_words = 0;
-  if (n > 0) {
-    reset_stream_status(self.m_exec, self.m_status.data());
-    copy_offset_table(self.m_exec, n, stream, self.m_offsets.data());
-    validate_offset_table(self.m_exec, layout, self.m_offsets.data(), self.m_status.data());
-    self.read_status();
-    if (status(0) != no_stream_failure)
-      throw stream_error(describe_stream_failure(status(0), profile_type::chunks_per_hypercube,
-                                                 profile_type::max_block_words));
-    block_area_words = status(1);
-  }
-  const std::size_t size = layout.stream_bytes(block_area_words);
-  if (stream_size < size)
-    throw stream_error("ndzip: invalid stream: its offset table needs " + std::to_string(size) +
-                       " bytes but only " + std::to_string(stream_size) +
-                       " are given (truncated?)");
-  const std::size_t teams = n + border_slices(layout);
-  if (teams > 0) {
+  static void enqueue_decompress(compressor_type& self, const std::byte* stream,
+                                 std::size_t stream_size, T* values,
+                                 decompress_outcome* outcome) {
+    detail::check_stream_alignment<bits_type>(stream);
+    detail::check_disjoint(values, self.m_grid.size() * sizeof(T), stream, stream_size);
+    self.check_stream_size(stream_size);
+    const stream_layout<T, Dims> layout(self.m_grid);
+    copy_offset_table(self.m_exec, layout.hypercube_count, stream, stream_size,
+                      self.m_offsets.data(), outcome);
+    const std::size_t teams = layout.hypercube_count + border_slices(layout);
+    if (teams == 0) return;
     const decode_hypercubes<T, Dims, ExecSpace, LaneOps> decode{
-        layout, stream, self.m_offsets.data(), grid_bits, self.m_status.data()};
+        layout, stream, stream_size, self.m_offsets.data(), reinterpret_cast<bits_type*>(values),
+        outcome};
     using decode_policy = typename kernels::template bounded_policy<backend::kernel_role::decode>;
     Kokkos::parallel_for("ndzip::decode_hypercubes",
                          kernels::template hypercube_policy<decode_policy>(self.m_exec, teams),
                          decode);
   }
-  self.read_status();
-  if (n > 0 && status(0) != no_stream_failure)
-    throw stream_error(describe_stream_failure(status(0), profile_type::chunks_per_hypercube,
-                                               profile_type::max_block_words));
-  return size;
-}
+};
 
 }  // namespace core
 
@@ -222,6 +262,22 @@ std::size_t compressor<T, Dims, ExecSpace>::decompress_raw(const std::byte* stre
                                                           std::size_t stream_size, T* values) {
   return core::codec<T, Dims, ExecSpace, backend::lane_ops_for_t<ExecSpace>>::decompress_raw(
       *this, stream, stream_size, values);
+}
+
+template <class T, int Dims, class ExecSpace>
+void compressor<T, Dims, ExecSpace>::compress_raw_async(const T* values, std::byte* stream,
+                                                       std::size_t stream_capacity,
+                                                       std::uint64_t* stream_size) {
+  core::codec<T, Dims, ExecSpace, backend::lane_ops_for_t<ExecSpace>>::compress_raw_async(
+      *this, values, stream, stream_capacity, stream_size);
+}
+
+template <class T, int Dims, class ExecSpace>
+void compressor<T, Dims, ExecSpace>::decompress_raw_async(const std::byte* stream,
+                                                         std::size_t stream_size, T* values,
+                                                         decompress_outcome* outcome) {
+  core::codec<T, Dims, ExecSpace, backend::lane_ops_for_t<ExecSpace>>::decompress_raw_async(
+      *this, stream, stream_size, values, outcome);
 }
 
 }  // namespace ndzip

@@ -126,7 +126,9 @@ struct encode_hypercubes {
 
 // Single pass: hypercube (in ticket order) -> its block in the stream and its offset-table
 // entry; teams past the last hypercube copy the border once the block area's size is known.
-// *block_area_words receives that size. The stream must have room for the worst case.
+// *stream_bytes receives the stream's size, from the last hypercube's team (or, without
+// hypercubes, the first border team: launch one at least). The stream must have room for the
+// worst case.
 template <class T, int Dims, class ExecSpace, class LaneOps>
 struct encode_into_stream {
   using base = kernel_types<T, Dims, ExecSpace, LaneOps>;
@@ -138,7 +140,7 @@ struct encode_into_stream {
   const bits_type* values;
   std::byte* stream;
   block_placement placement;
-  std::uint64_t* block_area_words;
+  std::uint64_t* stream_bytes;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
     std::uint64_t index = 0;
@@ -153,6 +155,8 @@ struct encode_into_stream {
         Kokkos::single(
             Kokkos::PerTeam(member),
             [&](std::uint64_t& words) { words = placement.inclusive_prefix_of(n - 1); }, area);
+      else if (index == 0)
+        Kokkos::single(Kokkos::PerTeam(member), [&] { *stream_bytes = layout.stream_bytes(0); });
       copy_border_slice<border_direction::grid_to_stream>(
           member, layout, const_cast<bits_type*>(values), block_area + area, index - n);
       return;
@@ -168,7 +172,7 @@ struct encode_into_stream {
                 table[index] = static_cast<std::uint32_t>(words + length);
                 // Double streams with an odd hypercube count pad the table with a zero word.
                 if (index == 0 && layout.header_bytes() > 4 * n) table[n] = 0;
-                if (index + 1 == n) *block_area_words = words + length;
+                if (index + 1 == n) *stream_bytes = layout.stream_bytes(words + length);
               },
               begin);
           return block_area + begin;
@@ -176,11 +180,12 @@ struct encode_into_stream {
   }
 };
 
-// K2: block lengths -> inclusive prefix sums (the offset-table entries); the total goes to
-// *block_area_words.
-template <class ExecSpace>
-void scan_block_lengths(const ExecSpace& exec, std::uint64_t* block_ends, std::size_t count,
-                        std::uint64_t* block_area_words) {
+// K2: block lengths -> inclusive prefix sums (the offset-table entries); *stream_bytes receives
+// the stream's size.
+template <class T, int Dims, class ExecSpace>
+void scan_block_lengths(const ExecSpace& exec, const stream_layout<T, Dims>& layout,
+                        std::uint64_t* block_ends, std::uint64_t* stream_bytes) {
+  const std::size_t count = layout.hypercube_count;
   Kokkos::parallel_scan(
       "ndzip::scan_block_lengths",
       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0, count),
@@ -188,13 +193,14 @@ void scan_block_lengths(const ExecSpace& exec, std::uint64_t* block_ends, std::s
         sum += block_ends[i];
         if (final) {
           block_ends[i] = sum;
-          if (i + 1 == static_cast<std::int64_t>(count)) *block_area_words = sum;
+          if (i + 1 == static_cast<std::int64_t>(count)) *stream_bytes = layout.stream_bytes(sum);
         }
       });
 }
 
 // K3: offset table, header padding and blocks, compacted into the stream; teams past the last
-// hypercube copy the border behind the blocks.
+// hypercube copy the border behind the blocks. Without hypercubes (no K2), the first team
+// writes the stream's size into *stream_bytes (launch one at least).
 template <class T, int Dims, class ExecSpace, class LaneOps>
 struct compact_blocks {
   using base = kernel_types<T, Dims, ExecSpace, LaneOps>;
@@ -207,12 +213,15 @@ struct compact_blocks {
   const bits_type* blocks;
   const std::uint64_t* block_ends;
   std::byte* stream;
+  std::uint64_t* stream_bytes;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
     const std::size_t index = member.league_rank();
     const std::size_t n = layout.hypercube_count;
     auto* block_area = reinterpret_cast<bits_type*>(stream + layout.header_bytes());
     if (index >= n) {
+      if (n == 0 && index == 0)
+        Kokkos::single(Kokkos::PerTeam(member), [&] { *stream_bytes = layout.stream_bytes(0); });
       bits_type* border = block_area + (n == 0 ? 0 : block_ends[n - 1]);
       copy_border_slice<border_direction::grid_to_stream>(
           member, layout, const_cast<bits_type*>(values), border, index - n);

@@ -15,14 +15,25 @@
 // Memory: the values and the stream must not overlap (std::invalid_argument). The stream is
 // read as untrusted memory that may even change during a decompress (a buffer shared with
 // another process): the result is then unspecified, but no read leaves the stream.
+//
+// Asynchronous calls (compress_async, decompress_async) only queue kernels on the instance:
+// no fence, no allocation (after the compressor's first compression, which allocates the
+// encoder's scratch), no deep copy and no host read. Their results (the stream size, or a
+// decompress_outcome) are written into Views the caller provides, and are valid, like the
+// output, once the instance has been fenced. Calls queued on one compressor run in order, so
+// its scratch may be reused by the next call before the previous one has finished; its buffers
+// (values, stream, result Views) must stay alive and untouched until then. The synchronous
+// calls are these plus one read of the result.
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 
 #include <Kokkos_Core.hpp>
 
+#include "ndzip/decompress_outcome.hpp"
 #include "ndzip/error.hpp"
 #include "ndzip/extent.hpp"
 #include "ndzip/format.hpp"
@@ -85,11 +96,52 @@ class compressor {
                           values.data());
   }
 
+  // Queues the compression of `values` into `stream` and returns at once; `stream_size` (a
+  // rank-0 View of std::uint64_t that the instance can write: device memory, or host-pinned
+  // memory to read without a copy) receives the stream size in bytes. The stream View must hold
+  // size_bound() bytes: otherwise ndzip::capacity_error, before anything is queued.
+  template <class ValuesView, class StreamView, class SizeView>
+  void compress_async(const ValuesView& values, const StreamView& stream,
+                      const SizeView& stream_size) {
+    check_values_view<T, Dims, memory_space>(values, m_grid);
+    check_stream_view<memory_space>(stream);
+    check_result_view<std::uint64_t>(stream_size);
+    compress_raw_async(values.data(), reinterpret_cast<std::byte*>(stream.data()), stream.size(),
+                       stream_size.data());
+  }
+
+  // Queues the decompression of `stream` into `values` and returns at once; `outcome` (a rank-0
+  // View of ndzip::decompress_outcome that the instance can write) receives the bytes consumed
+  // or the first inconsistency found; check_outcome() turns it into decompress()'s result or
+  // exception. Errors that the sizes alone show (a stream View shorter than the smallest
+  // stream, overlapping buffers) are thrown here, before anything is queued.
+  template <class StreamView, class ValuesView, class OutcomeView>
+  void decompress_async(const StreamView& stream, const ValuesView& values,
+                        const OutcomeView& outcome) {
+    check_stream_view<memory_space>(stream);
+    check_values_view<T, Dims, memory_space>(values, m_grid);
+    static_assert(!std::is_const_v<typename ValuesView::value_type>,
+                  "ndzip::decompress_async needs a writable values View");
+    check_result_view<decompress_outcome>(outcome);
+    decompress_raw_async(reinterpret_cast<const std::byte*>(stream.data()), stream.size(),
+                         values.data(), outcome.data());
+  }
+
+  // The number of stream bytes consumed by the decompression that wrote `outcome` (read on the
+  // host after the instance was fenced), or the ndzip::stream_error that decompress() would have
+  // thrown for the same stream.
+  std::size_t check_outcome(const decompress_outcome& outcome) const;
+
   // The same on raw pointers into memory_space: `values` holds grid().size() elements in C
   // order; `stream` must be aligned to the word size (sizeof(T)), and the two ranges
-  // ([stream, stream + capacity or size) and the values) must not overlap.
+  // ([stream, stream + capacity or size) and the values) must not overlap. `stream_size` and
+  // `outcome` point into memory the instance can write.
   std::size_t compress_raw(const T* values, std::byte* stream, std::size_t stream_capacity);
   std::size_t decompress_raw(const std::byte* stream, std::size_t stream_size, T* values);
+  void compress_raw_async(const T* values, std::byte* stream, std::size_t stream_capacity,
+                          std::uint64_t* stream_size);
+  void decompress_raw_async(const std::byte* stream, std::size_t stream_size, T* values,
+                            decompress_outcome* outcome);
 
  private:
   template <class, int, class, class>
@@ -110,16 +162,26 @@ class compressor {
   // Decoder scratch: the offset table copied out of the stream and validated there, so that an
   // untrusted stream is never read twice for the same fact.
   Kokkos::View<std::uint32_t*, memory_space> m_offsets;
-  // Device-side status: [0] first failure (hypercube index << 8 | failure code) or "none",
-  // [1] block area size in words.
-  Kokkos::View<std::uint64_t[2], memory_space> m_status;
-  typename Kokkos::View<std::uint64_t[2], memory_space>::HostMirror m_status_host;
+  // Where the synchronous calls have their results written, and host copies to read them.
+  Kokkos::View<std::uint64_t, memory_space> m_stream_bytes;
+  typename Kokkos::View<std::uint64_t, memory_space>::HostMirror m_stream_bytes_host;
+  Kokkos::View<decompress_outcome, memory_space> m_outcome;
+  typename Kokkos::View<decompress_outcome, memory_space>::HostMirror m_outcome_host;
 
   // Serialises this compressor's calls (see "Threads" above); behind a pointer so that the
   // compressor stays movable.
   std::unique_ptr<std::mutex> m_calls = std::make_unique<std::mutex>();
 
-  void read_status();  // fences the instance
+  template <class Value, class View>
+  static void check_result_view(const View&) {
+    static_assert(Kokkos::is_view<View>::value && View::rank == 0 &&
+                      std::is_same_v<typename View::value_type, Value>,
+                  "ndzip: the result of an asynchronous call goes into a rank-0 View of "
+                  "std::uint64_t (compress) or ndzip::decompress_outcome (decompress)");
+    static_assert(
+        Kokkos::SpaceAccessibility<ExecSpace, typename View::memory_space>::accessible,
+        "ndzip: the result View is not accessible from the compressor's execution space");
+  }
 };
 
 
