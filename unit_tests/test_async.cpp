@@ -1,0 +1,270 @@
+// The asynchronous API: compress_async and decompress_async give the synchronous calls' streams,
+// values and errors; calls queued back to back on one compressor, with one fence at the end,
+// give every result; and an asynchronous call fences nothing, allocates nothing and copies
+// nothing (Kokkos' tool callbacks count them).
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "codec_support.hpp"
+
+using namespace ndzip_test;
+
+namespace {
+
+template <int D>
+std::vector<ndzip::extent<D>> async_grids() {
+  // Hypercubes and border; border only; nothing at all.
+  if constexpr (D == 1)
+    return {ndzip::extent<1>(3 * 4096 + 1000), ndzip::extent<1>(100), ndzip::extent<1>(0)};
+  else if constexpr (D == 2)
+    return {ndzip::extent<2>(130, 67), ndzip::extent<2>(63, 200), ndzip::extent<2>(0, 5)};
+  else
+    return {ndzip::extent<3>(33, 18, 20), ndzip::extent<3>(15, 40, 40), ndzip::extent<3>(4, 0, 2)};
+}
+
+// Kokkos tool callbacks that count what a call does. The counters are plain globals: the
+// callbacks are function pointers without a context.
+struct tool_counts {
+  int fences = 0, allocations = 0, deep_copies = 0;
+};
+tool_counts counted;
+
+void count_fence(const char*, std::uint32_t, std::uint64_t* handle) {
+  ++counted.fences;
+  *handle = 0;
+}
+void count_allocation(Kokkos_Profiling_SpaceHandle, const char*, const void*, std::uint64_t) {
+  ++counted.allocations;
+}
+void count_deep_copy(Kokkos_Profiling_SpaceHandle, const char*, const void*,
+                     Kokkos_Profiling_SpaceHandle, const char*, const void*, std::uint64_t) {
+  ++counted.deep_copies;
+}
+
+// Counts, while it lives, the fences, allocations and deep copies that Kokkos reports.
+class tool_counter {
+ public:
+  tool_counter() {
+    counted = {};
+    Kokkos::Tools::Experimental::set_begin_fence_callback(count_fence);
+    Kokkos::Tools::Experimental::set_allocate_data_callback(count_allocation);
+    Kokkos::Tools::Experimental::set_begin_deep_copy_callback(count_deep_copy);
+  }
+  ~tool_counter() {
+    Kokkos::Tools::Experimental::set_begin_fence_callback(nullptr);
+    Kokkos::Tools::Experimental::set_allocate_data_callback(nullptr);
+    Kokkos::Tools::Experimental::set_begin_deep_copy_callback(nullptr);
+  }
+  tool_counts since_start() const { return counted; }
+};
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("async: streams, sizes and values are those of the synchronous calls", C,
+                   NDZIP_ALL_CONFIGS) {
+  using T = typename C::value_type;
+  using Bits = typename C::bits_type;
+  constexpr int D = C::dims;
+  for_each_backend([&](const std::string&, auto exec) {
+    using Exec = decltype(exec);
+    using space = typename Exec::memory_space;
+    for (const auto& grid : async_grids<D>()) {
+      INFO("grid " << ndzip::to_string(grid));
+      const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grid);
+      const auto expected = model_stream<C>(input, grid);
+      ndzip::compressor<T, D, Exec> codec(exec, grid);
+      const auto values =
+          Kokkos::create_mirror_view_and_copy(space{}, host_view_of<T, D>(input, grid));
+      auto stream = device_bytes<space>({}, codec.size_bound(), 0xa5);
+      Kokkos::View<std::uint64_t, space> size("size");
+      codec.compress_async(values, stream, size);
+      exec.fence();
+      const auto size_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, size);
+      REQUIRE(size_host() == expected.size());
+      CHECK(mismatch(host_bytes(stream, size_host()), expected) == "");
+
+      // Into a stream View with room to spare: the bytes consumed are the stream's.
+      auto longer = device_bytes<space>(expected, 64, 0x5a);
+      auto decoded = make_view<grid_view<T, D, Kokkos::LayoutRight, space>>("decoded", grid);
+      Kokkos::View<ndzip::decompress_outcome, space> outcome("outcome");
+      codec.decompress_async(longer, decoded, outcome);
+      exec.fence();
+      const auto outcome_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, outcome);
+      CHECK(codec.check_outcome(outcome_host()) == expected.size());
+      CHECK(outcome_host().given_bytes == expected.size() + 64);
+      CHECK(mismatch(bits_of<Bits>(decoded), input) == "");
+    }
+  });
+}
+
+TEST_CASE_TEMPLATE("async: calls queued back to back on one compressor all complete", C,
+                   NDZIP_ALL_CONFIGS) {
+  using T = typename C::value_type;
+  using Bits = typename C::bits_type;
+  constexpr int D = C::dims;
+  const auto grid = async_grids<D>().front();
+  const std::vector<std::string> families = {"smooth", "checker", "random"};
+  for_each_backend([&](const std::string&, auto exec) {
+    using Exec = decltype(exec);
+    using space = typename Exec::memory_space;
+    using values_view = grid_view<T, D, Kokkos::LayoutRight, space>;
+    ndzip::compressor<T, D, Exec> codec(exec, grid);
+    std::vector<std::vector<Bits>> inputs;
+    std::vector<values_view> values, decoded;
+    std::vector<Kokkos::View<unsigned char*, space>> streams;
+    Kokkos::View<std::uint64_t*, space> sizes("sizes", families.size());
+    Kokkos::View<ndzip::decompress_outcome*, space> outcomes("outcomes", families.size());
+    for (const auto& family : families) {
+      inputs.push_back(generate_for<C>(family, C::is_double ? 24 : 8, grid));
+      values.push_back(
+          Kokkos::create_mirror_view_and_copy(space{}, host_view_of<T, D>(inputs.back(), grid)));
+      decoded.push_back(make_view<values_view>("decoded", grid));
+      streams.push_back(device_bytes<space>({}, codec.size_bound(), 0xa5));
+    }
+    // Every compression, then every decompression, with no fence in between: each call reuses
+    // the compressor's scratch while the ones before it may still be queued.
+    for (std::size_t i = 0; i < families.size(); ++i)
+      codec.compress_async(values[i], streams[i], Kokkos::subview(sizes, i));
+    for (std::size_t i = 0; i < families.size(); ++i)
+      codec.decompress_async(streams[i], decoded[i], Kokkos::subview(outcomes, i));
+    exec.fence();
+    const auto sizes_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, sizes);
+    const auto outcomes_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, outcomes);
+    for (std::size_t i = 0; i < families.size(); ++i) {
+      INFO("input " << families[i]);
+      const auto expected = model_stream<C>(inputs[i], grid);
+      REQUIRE(sizes_host(i) == expected.size());
+      CHECK(mismatch(host_bytes(streams[i], sizes_host(i)), expected) == "");
+      CHECK(codec.check_outcome(outcomes_host(i)) == expected.size());
+      CHECK(mismatch(bits_of<Bits>(decoded[i]), inputs[i]) == "");
+    }
+  });
+}
+
+TEST_CASE_TEMPLATE("async: forged streams give the synchronous call's errors", C,
+                   NDZIP_ALL_CONFIGS) {
+  using T = typename C::value_type;
+  constexpr int D = C::dims;
+  const auto grid = async_grids<D>().front();
+  const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grid);
+  const auto stream = model_stream<C>(input, grid);
+  const std::uint32_t e0 = load_u32(stream, 0), e1 = load_u32(stream, 4);
+  const auto forged = [&](std::size_t at, std::uint32_t entry, std::size_t keep) {
+    auto s = stream;
+    store_u32(s, at, entry);
+    s.resize(keep);
+    return s;
+  };
+  const std::vector<std::pair<const char*, std::vector<unsigned char>>> forgeries = {
+      {"E0 > E1", forged(0, e1 + 1, stream.size())},
+      {"E0 = 0", forged(0, 0, stream.size())},
+      {"E1 far beyond the stream", forged(4, 0xffffffffu, stream.size())},
+      {"E0 one word long", forged(0, e0 + 1, stream.size())},
+      {"last word cut off", forged(0, e0, stream.size() - sizeof(T))},
+  };
+  for_each_backend([&](const std::string&, auto exec) {
+    using Exec = decltype(exec);
+    using space = typename Exec::memory_space;
+    ndzip::compressor<T, D, Exec> codec(exec, grid);
+    for (const auto& [what, bytes] : forgeries) {
+      const std::string name = what;
+      INFO("forgery: " << name);
+      std::string sync_message;
+      try {
+        decompress_with(codec, bytes);
+      } catch (const ndzip::stream_error& e) {
+        sync_message = e.what();
+      }
+      REQUIRE_FALSE(sync_message.empty());
+      const auto view = device_bytes<space>(bytes);
+      auto decoded = make_view<grid_view<T, D, Kokkos::LayoutRight, space>>("decoded", grid);
+      Kokkos::View<ndzip::decompress_outcome, space> outcome("outcome");
+      codec.decompress_async(view, decoded, outcome);
+      exec.fence();
+      const auto outcome_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, outcome);
+      std::string async_message;
+      try {
+        codec.check_outcome(outcome_host());
+      } catch (const ndzip::stream_error& e) {
+        async_message = e.what();
+      }
+      CHECK(async_message == sync_message);
+    }
+    // What the sizes alone show is thrown before anything is queued.
+    const auto short_view = device_bytes<space>(std::vector<unsigned char>(stream.begin(),
+                                                                           stream.begin() + 4));
+    auto decoded = make_view<grid_view<T, D, Kokkos::LayoutRight, space>>("decoded", grid);
+    Kokkos::View<ndzip::decompress_outcome, space> outcome("outcome");
+    CHECK_THROWS_AS(codec.decompress_async(short_view, decoded, outcome), ndzip::stream_error);
+    const auto values =
+        Kokkos::create_mirror_view_and_copy(space{}, host_view_of<T, D>(input, grid));
+    auto small = device_bytes<space>({}, codec.size_bound() - 1);
+    Kokkos::View<std::uint64_t, space> size("size");
+    CHECK_THROWS_AS(codec.compress_async(values, small, size), ndzip::capacity_error);
+  });
+}
+
+TEST_CASE_TEMPLATE("async: calls fence nothing, allocate nothing and copy nothing", C,
+                   NDZIP_ALL_CONFIGS) {
+  using T = typename C::value_type;
+  using Bits = typename C::bits_type;
+  constexpr int D = C::dims;
+  const auto grid = async_grids<D>().front();
+  const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grid);
+  for_each_backend([&](const std::string&, auto exec) {
+    using Exec = decltype(exec);
+    using space = typename Exec::memory_space;
+    ndzip::compressor<T, D, Exec> codec(exec, grid);
+    const auto values =
+        Kokkos::create_mirror_view_and_copy(space{}, host_view_of<T, D>(input, grid));
+    auto stream = device_bytes<space>({}, codec.size_bound());
+    auto decoded = make_view<grid_view<T, D, Kokkos::LayoutRight, space>>("decoded", grid);
+    Kokkos::View<std::uint64_t, space> size("size");
+    Kokkos::View<ndzip::decompress_outcome, space> outcome("outcome");
+    // The compressor's first compression allocates the encoder's scratch.
+    codec.compress_async(values, stream, size);
+    exec.fence();
+    // The counters see what Kokkos reports: the synchronous calls fence and copy their result
+    // back, so they must be counted (otherwise zero below would prove nothing). Kokkos 3 does
+    // not report a fence of an execution-space instance to tools; there only allocations and
+    // copies are checked.
+    const bool instance_fences_reported = [&] {
+      const tool_counter counter;
+      exec.fence();
+      return counter.since_start().fences > 0;
+    }();
+    {
+      const tool_counter counter;
+      const Kokkos::View<int*, space> probe("probe", 1);
+      CHECK(counter.since_start().allocations == 1);
+    }
+    if (!instance_fences_reported)
+      MESSAGE("this Kokkos does not report instance fences to tools: fences not counted");
+    {
+      const tool_counter counter;
+      const std::size_t stream_size = codec.compress(values, stream);
+      codec.decompress(stream, decoded);
+      const auto sync = counter.since_start();
+      CHECK(stream_size > 0);
+      if (instance_fences_reported) CHECK(sync.fences > 0);
+      CHECK(sync.deep_copies > 0);
+    }
+    tool_counts async;
+    {
+      const tool_counter counter;
+      codec.compress_async(values, stream, size);
+      codec.decompress_async(stream, decoded, outcome);
+      async = counter.since_start();
+    }
+    CHECK(async.fences == 0);
+    CHECK(async.allocations == 0);
+    CHECK(async.deep_copies == 0);
+    exec.fence();
+    const auto outcome_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, outcome);
+    CHECK(codec.check_outcome(outcome_host()) > 0);
+    CHECK(mismatch(bits_of<Bits>(decoded), input) == "");
+  });
+}
