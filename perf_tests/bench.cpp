@@ -88,6 +88,18 @@ struct input_label {
   std::string dataset;  // file name or "synthetic"
 };
 
+// Elements whose bit patterns differ between a and b (n each, in the backend's memory).
+template <class ExecSpace, class Bits>
+std::size_t count_mismatches(const ExecSpace& exec, const Bits* a, const Bits* b, std::size_t n) {
+  std::size_t mismatches = 0;
+  Kokkos::parallel_reduce(
+      "ndzip-bench::verify", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
+                                 exec, 0, static_cast<std::int64_t>(n)),
+      KOKKOS_LAMBDA(std::int64_t k, std::size_t & bad) { bad += a[k] != b[k]; }, mismatches);
+  exec.fence();
+  return mismatches;
+}
+
 // Measures and verifies ndzip on one input already in the backend's memory.
 // With `with_copies`, each timed run also copies its input from the host and its output back
 // (the values and the stream for compression, the stream and the values for decompression).
@@ -132,14 +144,9 @@ ndzip::perf::result_row measure_ndzip(const ExecSpace& exec, const std::string& 
   // Bit-exact check on the backend (the deep_copy above overwrote `restored`: decode again).
   codec.decompress_raw(stream.data(), size, restored.data());
   using bits = typename ndzip::profile<T, Dims>::bits_type;
-  const auto* a = reinterpret_cast<const bits*>(values.data());
-  const auto* b = reinterpret_cast<const bits*>(restored.data());
-  std::size_t mismatches = 0;
-  Kokkos::parallel_reduce(
-      "ndzip-bench::verify", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
-                                 exec, 0, static_cast<std::int64_t>(n)),
-      KOKKOS_LAMBDA(std::int64_t k, std::size_t & bad) { bad += a[k] != b[k]; }, mismatches);
-  exec.fence();
+  const std::size_t mismatches =
+      count_mismatches(exec, reinterpret_cast<const bits*>(values.data()),
+                       reinterpret_cast<const bits*>(restored.data()), n);
 
   const auto used = Kokkos::subview(stream, std::make_pair(std::size_t{0}, size));
   const auto host_stream = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, used);
@@ -271,6 +278,8 @@ struct options {
   std::string csv, json;
   bool append = false;
   bool with_copies = false;
+  bool async = false;
+  bool latency = false;
 };
 
 // Runs ndzip on every backend and then the peers on host values of one input.
@@ -309,11 +318,197 @@ void run_synthetic_input(ndzip::perf::report& report, const options& opt, const 
   run_input<T, Dims>(report, opt, label, grid, host.data(), peers);
 }
 
+// One dataset of a corpus, resident in a backend's memory with its compressor and buffers,
+// behind an interface that hides its type and rank, for the back-to-back asynchronous runs.
+template <class ExecSpace>
+struct corpus_entry {
+  virtual ~corpus_entry() = default;
+  virtual std::size_t bytes() const = 0;
+  // Queue a compression writing the stream size to *size (device memory).
+  virtual void compress(std::uint64_t* size) = 0;
+  // Queue a decompression of the stream of `size` bytes, writing its outcome to *outcome.
+  virtual void decompress(std::size_t size, ndzip::decompress_outcome* outcome) = 0;
+  // After the decompression completed: bit-exact?
+  virtual bool restored_exactly(const ExecSpace& exec) = 0;
+};
+
+template <class T, int Dims, class ExecSpace>
+struct typed_corpus_entry : corpus_entry<ExecSpace> {
+  using memory_space = typename ExecSpace::memory_space;
+  ndzip::compressor<T, Dims, ExecSpace> codec;
+  Kokkos::View<T*, memory_space> values, restored;
+  Kokkos::View<std::byte*, memory_space> stream;
+
+  typed_corpus_entry(const ExecSpace& exec, const ndzip::extent<Dims>& grid, const T* host)
+      : codec(exec, grid),
+        values(Kokkos::view_alloc(Kokkos::WithoutInitializing, "values"), grid.size()),
+        restored(Kokkos::view_alloc(Kokkos::WithoutInitializing, "restored"), grid.size()),
+        stream(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream"), codec.size_bound()) {
+    Kokkos::deep_copy(values, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                                  host, grid.size()));
+  }
+  std::size_t bytes() const override { return values.size() * sizeof(T); }
+  void compress(std::uint64_t* size) override {
+    codec.compress_raw_async(values.data(), stream.data(), stream.size(), size);
+  }
+  void decompress(std::size_t size, ndzip::decompress_outcome* outcome) override {
+    codec.decompress_raw_async(stream.data(), size, restored.data(), outcome);
+  }
+  bool restored_exactly(const ExecSpace& exec) override {
+    using bits = typename ndzip::profile<T, Dims>::bits_type;
+    return count_mismatches(exec, reinterpret_cast<const bits*>(values.data()),
+                            reinterpret_cast<const bits*>(restored.data()), values.size()) == 0;
+  }
+};
+
+// The whole corpus back to back on one execution-space instance with the asynchronous API: every
+// compression queued, then the sizes read once; every decompression queued, then the outcomes
+// read once. One aggregate row per backend (codec "ndzip-async").
+void run_corpus_async(ndzip::perf::report& report, const options& opt,
+                      const std::vector<dataset>& sets) {
+  for (const auto& b : opt.backends)
+    ndzip::with_backend(b, [&](auto exec) {
+      using Exec = decltype(exec);
+      using memory_space = typename Exec::memory_space;
+      std::vector<std::unique_ptr<corpus_entry<Exec>>> entries;
+      std::size_t total = 0;
+      for (const auto& d : sets)
+        with_shape(d.is_double, d.extents, [&](auto tag, auto dims, const auto& grid) {
+          using T = decltype(tag);
+          const auto host = read_values<T>(d, grid.size());
+          entries.push_back(std::make_unique<typed_corpus_entry<T, decltype(dims)::value, Exec>>(
+              exec, grid, host.data()));
+          total += entries.back()->bytes();
+        });
+      const std::size_t n = entries.size();
+      Kokkos::View<std::uint64_t*, memory_space> sizes("sizes", n);
+      Kokkos::View<ndzip::decompress_outcome*, memory_space> outcomes("outcomes", n);
+      const auto sizes_host = Kokkos::create_mirror_view(sizes);
+      const auto outcomes_host = Kokkos::create_mirror_view(outcomes);
+      exec.fence();
+      const auto compress = ndzip::perf::measure([&] {
+        for (std::size_t i = 0; i < n; ++i) entries[i]->compress(sizes.data() + i);
+        Kokkos::deep_copy(exec, sizes_host, sizes);
+        exec.fence();
+      });
+      const auto decompress = ndzip::perf::measure([&] {
+        for (std::size_t i = 0; i < n; ++i)
+          entries[i]->decompress(sizes_host(i), outcomes.data() + i);
+        Kokkos::deep_copy(exec, outcomes_host, outcomes);
+        exec.fence();
+      });
+      Kokkos::View<std::byte*, memory_space> from("copy from", total), to("copy to", total);
+      const auto copy = ndzip::perf::measure([&] {
+        Kokkos::deep_copy(exec, to, from);
+        exec.fence();
+      });
+      bool exact = true;
+      double compressed = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        exact = exact && outcomes_host(i).failure == ndzip::decompress_outcome::no_failure &&
+                outcomes_host(i).stream_bytes == sizes_host(i) &&
+                entries[i]->restored_exactly(exec);
+        compressed += double(sizes_host(i));
+      }
+      ndzip::perf::result_row row{"aggregate", "(all)", "mixed", "-", b, "ndzip-async",
+                                  Exec().concurrency()};
+      row.bytes = double(total);
+      row.compressed_bytes = compressed;
+      row.compress_s = compress.median_s;
+      row.decompress_s = decompress.median_s;
+      row.deep_copy_s = copy.median_s;
+      row.compress_spread = compress.spread();
+      row.decompress_spread = decompress.spread();
+      row.verified = exact;
+      row.same_stream = "-";
+      report.add(std::move(row));
+    });
+}
+
+// One call at a time on 1-D float arrays of 1 KiB, 4 KiB, ... up to --max-mib: the synchronous
+// calls (stream size or outcome read back) and the asynchronous ones followed by a fence and a
+// read of their result, median of many calls. Rows `latency`, codecs ndzip and ndzip-async.
+void run_latency(ndzip::perf::report& report, const options& opt) {
+  for (const auto& b : opt.backends)
+    ndzip::with_backend(b, [&](auto exec) {
+      using Exec = decltype(exec);
+      using memory_space = typename Exec::memory_space;
+      for (std::size_t bytes = 1024; bytes <= opt.max_mib << 20; bytes *= 4) {
+        const ndzip::extent<1> grid(bytes / sizeof(float));
+        Kokkos::View<float*, memory_space> values(
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "values"), grid.size());
+        Kokkos::View<float*, memory_space> restored(
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "restored"), grid.size());
+        fill_synthetic<float, 1>(exec, values, grid);
+        ndzip::compressor<float, 1, Exec> codec(exec, grid);
+        Kokkos::View<std::byte*, memory_space> stream(
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream"), codec.size_bound());
+        Kokkos::View<std::uint64_t, memory_space> size("size");
+        Kokkos::View<ndzip::decompress_outcome, memory_space> outcome("outcome");
+        const auto size_host = Kokkos::create_mirror_view(size);
+        const auto outcome_host = Kokkos::create_mirror_view(outcome);
+        exec.fence();
+        std::size_t stream_size = 0;
+        const auto sync_compress = ndzip::perf::measure(
+            [&] { stream_size = codec.compress_raw(values.data(), stream.data(), stream.size()); },
+            50, 0.2);
+        const auto sync_decompress = ndzip::perf::measure(
+            [&] { codec.decompress_raw(stream.data(), stream_size, restored.data()); }, 50, 0.2);
+        const auto async_compress = ndzip::perf::measure(
+            [&] {
+              codec.compress_async(values, stream, size);
+              Kokkos::deep_copy(exec, size_host, size);
+              exec.fence();
+            },
+            50, 0.2);
+        const auto async_decompress = ndzip::perf::measure(
+            [&] {
+              codec.decompress_raw_async(stream.data(), stream_size, restored.data(),
+                                         outcome.data());
+              Kokkos::deep_copy(exec, outcome_host, outcome);
+              exec.fence();
+            },
+            50, 0.2);
+        const auto copy = ndzip::perf::measure(
+            [&] {
+              Kokkos::deep_copy(exec, restored, values);
+              exec.fence();
+            },
+            50, 0.2);
+        codec.decompress_raw(stream.data(), stream_size, restored.data());
+        const bool exact =
+            count_mismatches(exec, reinterpret_cast<const std::uint32_t*>(values.data()),
+                             reinterpret_cast<const std::uint32_t*>(restored.data()),
+                             grid.size()) == 0 &&
+            size_host() == stream_size &&
+                           codec.check_outcome(outcome_host()) == stream_size;
+        const auto add = [&](const char* codec_name, const ndzip::perf::timing& c,
+                             const ndzip::perf::timing& d) {
+          ndzip::perf::result_row row{"latency", "synthetic-" + std::to_string(bytes) + "B",
+                                      "float", ndzip::to_string(grid), b, codec_name,
+                                      Exec().concurrency()};
+          row.bytes = double(bytes);
+          row.compressed_bytes = double(stream_size);
+          row.compress_s = c.median_s;
+          row.decompress_s = d.median_s;
+          row.deep_copy_s = copy.median_s;  // one deep_copy of the array, fenced
+          row.compress_spread = c.spread();
+          row.decompress_spread = d.spread();
+          row.verified = exact;
+          row.same_stream = "-";
+          report.add(std::move(row));
+        };
+        add("ndzip", sync_compress, sync_decompress);
+        add("ndzip-async", async_compress, async_decompress);
+      }
+    });
+}
+
 void usage(std::FILE* to) {
   std::fprintf(to,
-               "usage: ndzip-bench (--manifest FILE | --synthetic | --sweep) [-b BACKEND]...\n"
+               "usage: ndzip-bench (--manifest FILE | --synthetic | --sweep | --latency) [-b BACKEND]...\n"
                "                   [--peers | --no-peers] [--scale K] [--max-mib M]\n"
-               "                   [--csv FILE [--append]] [--json FILE] [--with-copies]\n"
+               "                   [--csv FILE [--append]] [--json FILE] [--with-copies] [--async]\n"
                "  --manifest FILE  datasets as `file;float|double;dims slowest first` lines, paths\n"
                "                   relative to the manifest; adds aggregate rows (total bytes /\n"
                "                   total time) per backend and codec\n"
@@ -321,6 +516,9 @@ void usage(std::FILE* to) {
                "                   2^27, double 2^27, 256^3 (--scale K divides the slowest extent)\n"
                "  --sweep          3-D float synthetic fields of 1, 4, 16, ... MiB up to --max-mib\n"
                "                   (default 256); run with several OMP_NUM_THREADS for thread scaling\n"
+               "  --latency        one call at a time on 1-D float arrays of 1 KiB, 4 KiB, ... up to\n"
+               "                   --max-mib, synchronous and asynchronous (with a fence and a read\n"
+               "                   of the result), median of at least 50 calls\n"
                "  -b BACKEND       backend (repeatable; default: the default backend). The first\n"
                "                   one's streams are the reference the others must reproduce\n"
                "  --peers          run the CPU peer codecs (zstd, lz4, blosc, fpzip, zfp) on every\n"
@@ -329,6 +527,9 @@ void usage(std::FILE* to) {
                "  --json FILE      write all rows as JSON\n"
                "  --with-copies    time host-to-device copies of the input and device-to-host\n"
                "                   copies of the output too (default: device-resident data)\n"
+               "  --async          with --manifest: also the whole corpus back to back with the\n"
+               "                   asynchronous API on one instance, sizes and outcomes read once\n"
+               "                   (rows `(all)` ... `ndzip-async`)\n"
                "Exit status 1 if any round trip is not bit-exact or any backend's stream differs.\n");
 }
 
@@ -358,6 +559,9 @@ options parse(int argc, char** argv) {
     } else if (arg == "--sweep") {
       opt.sweep = true;
       ++modes;
+    } else if (arg == "--latency") {
+      opt.latency = true;
+      ++modes;
     } else if (arg == "-b") {
       opt.backends.push_back(value());
     } else if (arg == "--no-peers") {
@@ -374,6 +578,8 @@ options parse(int argc, char** argv) {
       opt.append = true;
     } else if (arg == "--with-copies") {
       opt.with_copies = true;
+    } else if (arg == "--async") {
+      opt.async = true;
     } else if (arg == "--json") {
       opt.json = value();
     } else if (arg == "-h" || arg == "--help") {
@@ -383,7 +589,9 @@ options parse(int argc, char** argv) {
       throw std::invalid_argument("unknown argument '" + arg + "'");
     }
   }
-  if (modes != 1) throw std::invalid_argument("give exactly one of --manifest, --synthetic, --sweep");
+  if (modes != 1)
+    throw std::invalid_argument("give exactly one of --manifest, --synthetic, --sweep, --latency");
+  if (opt.async && opt.manifest.empty()) throw std::invalid_argument("--async needs --manifest");
   return opt;
 }
 
@@ -403,6 +611,7 @@ void run(ndzip::perf::report& report, const options& opt) {
                                             peers);
       });
     report.add_aggregates();
+    if (opt.async) run_corpus_async(report, opt, read_manifest(opt.manifest));
   } else if (opt.synthetic) {
     for (const auto& s : synthetic_shapes) {
       auto e = s.extents;
@@ -412,6 +621,8 @@ void run(ndzip::perf::report& report, const options& opt) {
                                                                   grid, peers);
       });
     }
+  } else if (opt.latency) {
+    run_latency(report, opt);
   } else {
     // 3-D float cubes of 1, 4, 16, ... MiB: 64 x 64 x 64 is 1 MiB.
     for (std::size_t mib = 1; mib <= opt.max_mib; mib *= 4) {
