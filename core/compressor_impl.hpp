@@ -149,7 +149,8 @@ struct codec {
   }
 
   static std::size_t read_stream_bytes(compressor_type& self) {
-    Kokkos::deep_copy(self.m_exec, self.m_stream_bytes_host, self.m_stream_bytes);
+    if (self.m_stream_bytes_host.data() != self.m_stream_bytes.data())
+      Kokkos::deep_copy(self.m_exec, self.m_stream_bytes_host, self.m_stream_bytes);
     self.m_exec.fence();
     return self.m_stream_bytes_host();
   }

@@ -29,19 +29,27 @@ std::vector<ndzip::extent<D>> async_grids() {
 // callbacks are function pointers without a context.
 struct tool_counts {
   int fences = 0, allocations = 0, deep_copies = 0;
+  std::string what;  // the labels Kokkos gave, for failure messages
 };
 tool_counts counted;
 
-void count_fence(const char*, std::uint32_t, std::uint64_t* handle) {
+void count_fence(const char* label, std::uint32_t, std::uint64_t* handle) {
   ++counted.fences;
+  counted.what += std::string(" fence:") + label;
   *handle = 0;
 }
-void count_allocation(Kokkos_Profiling_SpaceHandle, const char*, const void*, std::uint64_t) {
-  ++counted.allocations;
+// Kokkos 4.x on CUDA reports a zero-byte "TeamScratchMemory" allocation for every team launch
+// without level-1 scratch (its bookkeeping, no memory is taken): only real allocations count.
+void count_allocation(Kokkos_Profiling_SpaceHandle space, const char* label, const void*,
+                      std::uint64_t bytes) {
+  if (bytes > 0) ++counted.allocations;
+  counted.what += std::string(" allocation:") + space.name + "/" + label + "/" +
+                  std::to_string(bytes);
 }
-void count_deep_copy(Kokkos_Profiling_SpaceHandle, const char*, const void*,
-                     Kokkos_Profiling_SpaceHandle, const char*, const void*, std::uint64_t) {
+void count_deep_copy(Kokkos_Profiling_SpaceHandle, const char* to, const void*,
+                     Kokkos_Profiling_SpaceHandle, const char* from, const void*, std::uint64_t) {
   ++counted.deep_copies;
+  counted.what += std::string(" deep_copy:") + from + "->" + to;
 }
 
 // Counts, while it lives, the fences, allocations and deep copies that Kokkos reports.
@@ -96,6 +104,14 @@ TEST_CASE_TEMPLATE("async: streams, sizes and values are those of the synchronou
       CHECK(codec.check_outcome(outcome_host()) == expected.size());
       CHECK(outcome_host().given_bytes == expected.size() + 64);
       CHECK(mismatch(bits_of<Bits>(decoded), input) == "");
+
+#if KOKKOS_VERSION >= 40000
+      // The stream size in host-pinned memory, read on the host after the fence without a copy.
+      Kokkos::View<std::uint64_t, Kokkos::SharedHostPinnedSpace> pinned_size("pinned size");
+      codec.compress_async(values, stream, pinned_size);
+      exec.fence();
+      CHECK(pinned_size() == expected.size());
+#endif
     }
   });
 }
@@ -227,10 +243,10 @@ TEST_CASE_TEMPLATE("async: calls fence nothing, allocate nothing and copy nothin
     // The compressor's first compression allocates the encoder's scratch.
     codec.compress_async(values, stream, size);
     exec.fence();
-    // The counters see what Kokkos reports: the synchronous calls fence and copy their result
-    // back, so they must be counted (otherwise zero below would prove nothing). Kokkos 3 does
-    // not report a fence of an execution-space instance to tools; there only allocations and
-    // copies are checked.
+    // The counters see what Kokkos reports: an allocation, a copy, and the synchronous calls'
+    // fences must be counted (otherwise zero below would prove nothing). Kokkos 3 does not
+    // report a fence of an execution-space instance to tools; there only allocations and copies
+    // are checked.
     const bool instance_fences_reported = [&] {
       const tool_counter counter;
       exec.fence();
@@ -239,7 +255,10 @@ TEST_CASE_TEMPLATE("async: calls fence nothing, allocate nothing and copy nothin
     {
       const tool_counter counter;
       const Kokkos::View<int*, space> probe("probe", 1);
-      CHECK(counter.since_start().allocations == 1);
+      const auto host_probe = Kokkos::create_mirror(probe);
+      Kokkos::deep_copy(host_probe, probe);
+      CHECK(counter.since_start().allocations == 2);
+      CHECK(counter.since_start().deep_copies > 0);
     }
     if (!instance_fences_reported)
       MESSAGE("this Kokkos does not report instance fences to tools: fences not counted");
@@ -250,7 +269,6 @@ TEST_CASE_TEMPLATE("async: calls fence nothing, allocate nothing and copy nothin
       const auto sync = counter.since_start();
       CHECK(stream_size > 0);
       if (instance_fences_reported) CHECK(sync.fences > 0);
-      CHECK(sync.deep_copies > 0);
     }
     tool_counts async;
     {
@@ -259,6 +277,7 @@ TEST_CASE_TEMPLATE("async: calls fence nothing, allocate nothing and copy nothin
       codec.decompress_async(stream, decoded, outcome);
       async = counter.since_start();
     }
+    INFO("reported:" << async.what);
     CHECK(async.fences == 0);
     CHECK(async.allocations == 0);
     CHECK(async.deep_copies == 0);

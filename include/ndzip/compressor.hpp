@@ -41,6 +41,22 @@
 
 namespace ndzip {
 
+namespace detail {
+// Where the synchronous compression has its stream size written: host-pinned memory, which the
+// host reads after the fence without a copy, where this Kokkos names it (4.x); otherwise the
+// space's own memory, copied back.
+template <class ExecSpace>
+struct size_result_space {
+#if KOKKOS_VERSION >= 40000
+  using type = std::conditional_t<
+      Kokkos::SpaceAccessibility<ExecSpace, Kokkos::SharedHostPinnedSpace>::accessible,
+      Kokkos::SharedHostPinnedSpace, typename ExecSpace::memory_space>;
+#else
+  using type = typename ExecSpace::memory_space;
+#endif
+};
+}  // namespace detail
+
 namespace core {
 // The host side of compress and decompress, over the kernels' lane-ops (not part of the API).
 template <class T, int Dims, class ExecSpace, class LaneOps>
@@ -111,7 +127,8 @@ class compressor {
   }
 
   // Queues the decompression of `stream` into `values` and returns at once; `outcome` (a rank-0
-  // View of ndzip::decompress_outcome that the instance can write) receives the bytes consumed
+  // View of ndzip::decompress_outcome in the instance's memory space: failures are combined
+  // with device atomics, which host-mapped memory need not support) receives the bytes consumed
   // or the first inconsistency found; check_outcome() turns it into decompress()'s result or
   // exception. Errors that the sizes alone show (a stream View shorter than the smallest
   // stream, overlapping buffers) are thrown here, before anything is queued.
@@ -162,9 +179,12 @@ class compressor {
   // Decoder scratch: the offset table copied out of the stream and validated there, so that an
   // untrusted stream is never read twice for the same fact.
   Kokkos::View<std::uint32_t*, memory_space> m_offsets;
-  // Where the synchronous calls have their results written, and host copies to read them.
-  Kokkos::View<std::uint64_t, memory_space> m_stream_bytes;
-  typename Kokkos::View<std::uint64_t, memory_space>::HostMirror m_stream_bytes_host;
+  // Where the synchronous calls have their results written, and host copies to read them (the
+  // same View where it is host-accessible). The outcome stays in the space's memory: its
+  // failure word is combined with device atomics.
+  using size_view = Kokkos::View<std::uint64_t, typename detail::size_result_space<ExecSpace>::type>;
+  size_view m_stream_bytes;
+  typename size_view::HostMirror m_stream_bytes_host;
   Kokkos::View<decompress_outcome, memory_space> m_outcome;
   typename Kokkos::View<decompress_outcome, memory_space>::HostMirror m_outcome_host;
 
