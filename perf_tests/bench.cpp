@@ -439,7 +439,14 @@ void run_latency(ndzip::perf::report& report, const options& opt) {
             Kokkos::view_alloc(Kokkos::WithoutInitializing, "values"), grid.size());
         Kokkos::View<float*, memory_space> restored(
             Kokkos::view_alloc(Kokkos::WithoutInitializing, "restored"), grid.size());
-        fill_synthetic<float, 1>(exec, values, grid);
+        {
+          // Generated on the host, as for --synthetic, then copied.
+          Kokkos::View<float*, Kokkos::HostSpace> host(
+              Kokkos::view_alloc(Kokkos::WithoutInitializing, "synthetic"), grid.size());
+          fill_synthetic<float, 1>(Kokkos::DefaultHostExecutionSpace(), host, grid);
+          Kokkos::DefaultHostExecutionSpace().fence();
+          Kokkos::deep_copy(values, host);
+        }
         ndzip::compressor<float, 1, Exec> codec(exec, grid);
         Kokkos::View<std::byte*, memory_space> stream(
             Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream"), codec.size_bound());
