@@ -76,7 +76,8 @@ struct decode_hypercubes {
         });
       return;
     }
-    if (index == 0) Kokkos::single(Kokkos::PerTeam(member), [&] { outcome->stream_bytes = needed; });
+    if (index == 0)
+      Kokkos::single(Kokkos::PerTeam(member), [&] { outcome->stream_bytes = needed; });
     const auto* block_area = reinterpret_cast<const bits_type*>(stream + layout.header_bytes());
     if (index >= n) {
       copy_border_slice<border_direction::stream_to_grid>(
@@ -103,8 +104,8 @@ struct decode_hypercubes {
     inverse_lorenzo<profile_type, lane_ops>(member, scratch.cube, scratch.row_carry);
     std::size_t origin[Dims];
     layout.hypercube_origin(index, origin);
-    store_hypercube<profile_type, lane_ops>(member, scratch.cube,
-                                            grid_placement<profile_type>(layout.grid, origin), values);
+    const grid_placement<profile_type> placement(layout.grid, origin);
+    store_hypercube<profile_type, lane_ops>(member, scratch.cube, placement, values);
   }
 };
 

@@ -21,7 +21,8 @@ inline constexpr int hypercube_row_length = Profile::side_length < 64 ? Profile:
 // log2 of the side length (4096, 64 or 16): a hypercube-local linear position is one bit field
 // of this width per axis, the last axis lowest.
 template <class Profile>
-inline constexpr int side_bits = Profile::side_length == 4096 ? 12 : Profile::side_length == 64 ? 6 : 4;
+inline constexpr int side_bits =
+    Profile::side_length == 4096 ? 12 : Profile::side_length == 64 ? 6 : 4;
 
 // Distance in a hypercube's linear order between neighbours along `axis`: side_length^(D-1-axis).
 template <class Profile>
@@ -57,7 +58,8 @@ struct grid_placement {
 
   // Grid offset of the hypercube-local position `local`.
   NDZIP_HOST_FORCEINLINE std::size_t offset(int local) const {
-    std::size_t at = first + static_cast<std::size_t>(hypercube_coordinate<Profile>(local, dims - 1));
+    std::size_t at =
+        first + static_cast<std::size_t>(hypercube_coordinate<Profile>(local, dims - 1));
     for (int a = 0; a < dims - 1; ++a)
       at += static_cast<std::size_t>(hypercube_coordinate<Profile>(local, a)) * stride[a];
     return at;
@@ -75,7 +77,8 @@ NDZIP_HOST_FORCEINLINE void for_each_hypercube_element(const Member& member,
   constexpr int lanes = LaneOps::group_lanes;
   if constexpr (lanes == 1) {
     constexpr int row = hypercube_row_length<Profile>;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Profile::hypercube_size / row), [&](int g) {
+    constexpr int rows = Profile::hypercube_size / row;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, rows), [&](int g) {
       const std::size_t at = placement.offset(g * row);
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, row),
                            [&](int x) { f(g * row + x, at + x); });
@@ -96,7 +99,8 @@ template <class Profile, class LaneOps, class Member, class Bits>
 NDZIP_HOST_FORCEINLINE void load_hypercube(const Member& member, const Bits* values,
                                            const grid_placement<Profile>& placement, Bits* cube) {
   for_each_hypercube_element<Profile, LaneOps>(
-      member, placement, [&](int local, std::size_t at) { cube[local] = rotate_left_1(values[at]); });
+      member, placement,
+      [&](int local, std::size_t at) { cube[local] = rotate_left_1(values[at]); });
 }
 
 // Stores a hypercube from `cube`, rotating bit 0 back to the sign position.
@@ -105,7 +109,8 @@ KOKKOS_INLINE_FUNCTION void store_hypercube(const Member& member, const Bits* cu
                                             const grid_placement<Profile>& placement,
                                             Bits* values) {
   for_each_hypercube_element<Profile, LaneOps>(
-      member, placement, [&](int local, std::size_t at) { values[at] = rotate_right_1(cube[local]); });
+      member, placement,
+      [&](int local, std::size_t at) { values[at] = rotate_right_1(cube[local]); });
 }
 
 }  // namespace ndzip::core

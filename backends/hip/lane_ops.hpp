@@ -10,9 +10,10 @@
 // every shuffle passes width 32 so that it stays inside the group's half of the wavefront.
 //
 // Team shape and LDS (chosen, not yet tuned: no AMD GPU has run this): as on CUDA, 4 (float)
-// or 8 (double) groups x 32 lanes = 128 or 256 work-items (2 or 4 wavefronts) per hypercube. A team's scratch is the hypercube
-// (16 KiB float, 32 KiB double) plus per-row and per-chunk arrays (about 2 KiB), so three float
-// teams or one double team fit in a CDNA compute unit's 64 KiB of LDS. CDNA's LDS has 32 banks
+// or 8 (double) groups x 32 lanes = 128 or 256 work-items (2 or 4 wavefronts) per hypercube.
+// A team's scratch is the hypercube (16 KiB float, 32 KiB double) plus per-row and per-chunk
+// arrays (about 2 KiB), so three float teams or one double team fit in a CDNA compute unit's
+// 64 KiB of LDS. CDNA's LDS has 32 banks
 // of 4 bytes, as NVIDIA's shared memory has, and the core's scratch accesses are consecutive
 // words by consecutive lanes, which no bank sees twice for 32-bit words, so no padding is
 // added; a 64-bit word spans two banks on both vendors.

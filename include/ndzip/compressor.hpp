@@ -97,11 +97,12 @@ class compressor {
     return compress_raw(values.data(), reinterpret_cast<std::byte*>(stream.data()), stream.size());
   }
 
-  // Throws std::invalid_argument, before anything is written, if the two Views overlap.
   // Decompresses `stream` into `values`; returns the number of stream bytes consumed (a stream
-  // View longer than the stream is accepted; all of it must be disjoint from `values`). The stream is untrusted: anything inconsistent
-  // with this grid throws ndzip::stream_error, and the contents of `values` are then unspecified.
-  // Returns once the output is complete (the instance is fenced to read the validation result).
+  // View longer than the stream is accepted; all of it must be disjoint from `values`: else
+  // std::invalid_argument, before anything is written). The stream is untrusted: anything
+  // inconsistent with this grid throws ndzip::stream_error, and the contents of `values` are
+  // then unspecified. Returns once the output is complete (the instance is fenced once, to read
+  // the outcome of the checks).
   template <class StreamView, class ValuesView>
   std::size_t decompress(const StreamView& stream, const ValuesView& values) {
     check_stream_view<memory_space>(stream);
@@ -182,7 +183,8 @@ class compressor {
   // Where the synchronous calls have their results written, and host copies to read them (the
   // same View where it is host-accessible). The outcome stays in the space's memory: its
   // failure word is combined with device atomics.
-  using size_view = Kokkos::View<std::uint64_t, typename detail::size_result_space<ExecSpace>::type>;
+  using size_view =
+      Kokkos::View<std::uint64_t, typename detail::size_result_space<ExecSpace>::type>;
   size_view m_stream_bytes;
   typename size_view::HostMirror m_stream_bytes_host;
   Kokkos::View<decompress_outcome, memory_space> m_outcome;
