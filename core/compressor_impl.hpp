@@ -55,8 +55,8 @@ compressor<T, Dims, ExecSpace>::compressor(const ExecSpace& exec, const extent<D
   m_outcome =
       decltype(m_outcome)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::outcome"));
   m_outcome_host = Kokkos::create_mirror_view(m_outcome);
-  m_offsets = decltype(m_offsets)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::offsets"),
-                                  stream_layout<T, Dims>(grid).hypercube_count);
+  // Zeroed on the instance, ahead of every decompression in its queue.
+  m_decode_status = decltype(m_decode_status)(Kokkos::view_alloc(exec, "ndzip::decode_status"));
 }
 
 template <class T, int Dims, class ExecSpace>
@@ -129,7 +129,8 @@ struct codec {
                                     std::size_t stream_size, T* values) {
     const call_guard<ExecSpace> guard(self.m_calls.get());
     enqueue_decompress(self, stream, stream_size, values, self.m_outcome.data());
-    Kokkos::deep_copy(self.m_exec, self.m_outcome_host, self.m_outcome);
+    if (self.m_outcome_host.data() != self.m_outcome.data())
+      Kokkos::deep_copy(self.m_exec, self.m_outcome_host, self.m_outcome);
     self.m_exec.fence();
     return self.check_outcome(self.m_outcome_host());
   }
@@ -156,7 +157,7 @@ struct codec {
   }
 
   // Teams of the block kernels: one per hypercube and per border slice, and one at least, which
-  // writes the stream size when there are no hypercubes.
+  // writes the stream size (or the outcome) when there are no hypercubes.
   static std::size_t block_kernel_teams(const stream_layout<T, Dims>& layout) {
     const std::size_t teams = layout.hypercube_count + border_slices(layout);
     return teams > 0 ? teams : 1;
@@ -235,13 +236,11 @@ struct codec {
     detail::check_disjoint(values, self.m_grid.size() * sizeof(T), stream, stream_size);
     self.check_stream_size(stream_size);
     const stream_layout<T, Dims> layout(self.m_grid);
-    copy_offset_table(self.m_exec, layout.hypercube_count, stream, stream_size,
-                      self.m_offsets.data(), outcome);
-    const std::size_t teams = layout.hypercube_count + border_slices(layout);
-    if (teams == 0) return;
+    const std::size_t teams = block_kernel_teams(layout);
+    std::uint64_t* status = self.m_decode_status.data();
+    const outcome_gatherer gatherer{status, status + 1, status + 2, outcome, teams};
     const decode_hypercubes<T, Dims, ExecSpace, LaneOps> decode{
-        layout, stream, stream_size, self.m_offsets.data(), reinterpret_cast<bits_type*>(values),
-        outcome};
+        layout, stream, stream_size, reinterpret_cast<bits_type*>(values), gatherer};
     using decode_policy = typename kernels::template bounded_policy<backend::kernel_role::decode>;
     Kokkos::parallel_for("ndzip::decode_hypercubes",
                          kernels::template hypercube_policy<decode_policy>(self.m_exec, teams),

@@ -1,12 +1,13 @@
 #pragma once
-// Decompression kernels for an untrusted stream: copy the offset table out of the stream (V0),
-// then decode every hypercube (D1), each team checking its own block against that copy before
-// it reads the block. Kernels never read outside the stream, even if the stream memory changes
-// while they run (a buffer shared with another process or thread): the table is read from the
-// stream exactly once, and D1 uses only the copy; each block's heads are likewise read once into
-// team scratch and checked there before any column is read. Nothing is read back to the host:
-// the outcome (bytes consumed, or the first failure) is written into a decompress_outcome on the
-// device, so that a decompression can be queued without waiting for it.
+// The decompression kernel for an untrusted stream: one team per hypercube and per border
+// slice. Each team reads the offset-table entries it uses (its block's two and the last) from
+// the stream once, into registers, and checks them there: that the stream holds what the last
+// entry announces, then its own block's bounds; a block's heads are likewise read once into team
+// scratch and checked before any column is read. So no read leaves the stream, even if the
+// stream memory changes while the kernel runs (a buffer shared with another process or thread).
+// Nothing is read back to the host: the teams gather the outcome (bytes consumed, or the first
+// failure) into a decompress_outcome themselves (core/stream_status.hpp), so that a
+// decompression is one launch that can be queued without waiting for it.
 
 #include <cstddef>
 #include <cstdint>
@@ -24,88 +25,88 @@
 
 namespace ndzip::core {
 
-// V0: the stream's offset table (`count` 32-bit entries at its start) into `offsets`, and the
-// outcome reset: no failure yet, `given_bytes` the stream's size.
-template <class ExecSpace>
-void copy_offset_table(const ExecSpace& exec, std::size_t count, const std::byte* stream,
-                       std::size_t stream_size, std::uint32_t* offsets,
-                       decompress_outcome* outcome) {
-  Kokkos::parallel_for(
-      "ndzip::copy_offset_table",
-      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
-          exec, 0, static_cast<std::int64_t>(count > 0 ? count : 1)),
-      KOKKOS_LAMBDA(std::int64_t i) {
-        if (i == 0) {
-          outcome->failure = no_stream_failure;
-          outcome->stream_bytes = 0;
-          outcome->given_bytes = stream_size;
-        }
-        if (static_cast<std::size_t>(i) < count)
-          offsets[i] = reinterpret_cast<const std::uint32_t*>(stream)[i];
-      });
+// Team `index` of the decoder for one grid's stream: decodes hypercube `index`, or border slice
+// `index - hypercube_count`, and reports to `gatherer`. The decoder launches one team at least,
+// so that the outcome is written for a grid without hypercubes or border too.
+template <class T, int Dims, class ExecSpace, class LaneOps>
+KOKKOS_INLINE_FUNCTION void decode_team(
+    const typename kernel_types<T, Dims, ExecSpace, LaneOps>::member_type& member,
+    const stream_layout<T, Dims>& layout, const std::byte* stream, std::size_t stream_size,
+    typename kernel_types<T, Dims, ExecSpace, LaneOps>::bits_type* values, std::size_t index,
+    const outcome_gatherer& gatherer) {
+  using base = kernel_types<T, Dims, ExecSpace, LaneOps>;
+  using bits_type = typename base::bits_type;
+  using lane_ops = typename base::lane_ops;
+  using profile_type = typename base::profile_type;
+  const std::size_t n = layout.hypercube_count;
+
+  // The entries this team uses, read once by one thread and shared with the team: the last
+  // one, and (hypercube teams) its block's two packed into one word.
+  const auto* table = reinterpret_cast<const std::uint32_t*>(stream);
+  std::uint64_t area = 0, bounds = 0;
+  Kokkos::single(
+      Kokkos::PerTeam(member), [&](std::uint64_t& read) { read = n == 0 ? 0 : table[n - 1]; },
+      area);
+  if (index < n)
+    Kokkos::single(
+        Kokkos::PerTeam(member),
+        [&](std::uint64_t& read) {
+          const std::uint64_t begin = index == 0 ? 0 : table[index - 1];
+          read = begin << 32 | (index + 1 == n ? area : table[index]);
+        },
+        bounds);
+  const struct {
+    std::uint64_t area, begin, end;
+  } e{area, bounds >> 32, bounds & 0xffffffffu};
+  const std::uint64_t needed = layout.stream_bytes(e.area);
+  const auto finish = [&](std::uint64_t key) {
+    Kokkos::single(Kokkos::PerTeam(member),
+                   [&] { gatherer.finish_team(index, key, needed, stream_size); });
+  };
+  if (needed > stream_size)
+    return finish(index == 0 ? failure_key(0, stream_failure::stream_truncated)
+                             : no_stream_failure);
+  const auto* block_area = reinterpret_cast<const bits_type*>(stream + layout.header_bytes());
+  if (index >= n) {
+    copy_border_slice<border_direction::stream_to_grid>(
+        member, layout, values, const_cast<bits_type*>(block_area + e.area), index - n);
+    return finish(no_stream_failure);
+  }
+  if (e.end < e.begin + profile_type::chunks_per_hypercube)
+    return finish(failure_key(index, stream_failure::block_shorter_than_heads));
+  if (e.end - e.begin > static_cast<std::uint64_t>(profile_type::max_block_words))
+    return finish(failure_key(index, stream_failure::block_longer_than_possible));
+  if (e.end > e.area) return finish(failure_key(index, stream_failure::entry_beyond_last));
+  const auto scratch = base::scratch(member);
+  constexpr bool scan_rows = rows_scanned_while_unpacking<profile_type, lane_ops>;
+  if (!unpack_hypercube<profile_type, lane_ops, scan_rows>(member, block_area + e.begin,
+                                                           e.end - e.begin, scratch.cube,
+                                                           scratch.heads, scratch.chunk_offsets))
+    return finish(failure_key(index, stream_failure::heads_do_not_match_block));
+  inverse_lorenzo<profile_type, lane_ops>(member, scratch.cube, scratch.row_carry);
+  std::size_t origin[Dims];
+  layout.hypercube_origin(index, origin);
+  const grid_placement<profile_type> placement(layout.grid, origin);
+  store_hypercube<profile_type, lane_ops>(member, scratch.cube, placement, values);
+  finish(no_stream_failure);
 }
 
-// D1: block -> hypercube in the grid; teams past the last hypercube copy the border. Every team
-// first checks that the stream holds what the offset table's last entry announces; a hypercube's
-// team then checks its own block's entries.
+// The decoder for one grid's stream.
 template <class T, int Dims, class ExecSpace, class LaneOps>
 struct decode_hypercubes {
   using base = kernel_types<T, Dims, ExecSpace, LaneOps>;
   using bits_type = typename base::bits_type;
-  using lane_ops = typename base::lane_ops;
   using member_type = typename base::member_type;
-  using profile_type = typename base::profile_type;
 
   stream_layout<T, Dims> layout;
   const std::byte* stream;
   std::size_t stream_size;
-  const std::uint32_t* offsets;  // the offset table as V0 copied it
   bits_type* values;
-  decompress_outcome* outcome;
+  outcome_gatherer gatherer;
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
-    const std::size_t index = member.league_rank();
-    const std::size_t n = layout.hypercube_count;
-    const std::uint64_t area = n == 0 ? 0 : offsets[n - 1];
-    const std::uint64_t needed = layout.stream_bytes(area);
-    if (needed > stream_size) {
-      if (index == 0)
-        Kokkos::single(Kokkos::PerTeam(member), [&] {
-          outcome->stream_bytes = needed;
-          report_stream_failure(&outcome->failure, 0, stream_failure::stream_truncated);
-        });
-      return;
-    }
-    if (index == 0)
-      Kokkos::single(Kokkos::PerTeam(member), [&] { outcome->stream_bytes = needed; });
-    const auto* block_area = reinterpret_cast<const bits_type*>(stream + layout.header_bytes());
-    if (index >= n) {
-      copy_border_slice<border_direction::stream_to_grid>(
-          member, layout, values, const_cast<bits_type*>(block_area + area), index - n);
-      return;
-    }
-    const std::uint64_t begin = index == 0 ? 0 : offsets[index - 1];
-    const std::uint64_t end = offsets[index];
-    const auto fail = [&](stream_failure failure) {
-      Kokkos::single(Kokkos::PerTeam(member),
-                     [&] { report_stream_failure(&outcome->failure, index, failure); });
-    };
-    if (end < begin + profile_type::chunks_per_hypercube)
-      return fail(stream_failure::block_shorter_than_heads);
-    if (end - begin > static_cast<std::uint64_t>(profile_type::max_block_words))
-      return fail(stream_failure::block_longer_than_possible);
-    if (end > area) return fail(stream_failure::entry_beyond_last);
-    const auto scratch = base::scratch(member);
-    constexpr bool scan_rows = rows_scanned_while_unpacking<profile_type, lane_ops>;
-    if (!unpack_hypercube<profile_type, lane_ops, scan_rows>(member, block_area + begin,
-                                                             end - begin, scratch.cube,
-                                                             scratch.heads, scratch.chunk_offsets))
-      return fail(stream_failure::heads_do_not_match_block);
-    inverse_lorenzo<profile_type, lane_ops>(member, scratch.cube, scratch.row_carry);
-    std::size_t origin[Dims];
-    layout.hypercube_origin(index, origin);
-    const grid_placement<profile_type> placement(layout.grid, origin);
-    store_hypercube<profile_type, lane_ops>(member, scratch.cube, placement, values);
+    decode_team<T, Dims, ExecSpace, LaneOps>(member, layout, stream, stream_size, values,
+                                             member.league_rank(), gatherer);
   }
 };
 

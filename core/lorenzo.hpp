@@ -17,6 +17,13 @@
 
 namespace ndzip::core {
 
+// Whether `bits` has an odd number of bits set.
+KOKKOS_INLINE_FUNCTION constexpr bool odd_bit_count(int bits) {
+  bool odd = false;
+  for (; bits != 0; bits >>= 1) odd = odd != ((bits & 1) != 0);
+  return odd;
+}
+
 // Loads a hypercube's Lorenzo residuals into `cube`: every element, sign bit rotated to bit 0,
 // minus its prediction from the 2^D - 1 neighbours before it inside the hypercube (the
 // inclusion-exclusion sum that the per-axis backward differences compose to). Neighbours are
@@ -28,31 +35,45 @@ template <class Profile, class LaneOps, class Member, class Bits>
 KOKKOS_INLINE_FUNCTION void load_residuals(const Member& member, const Bits* values,
                                            const grid_placement<Profile>& placement, Bits* cube) {
   constexpr int dims = Profile::dimensions;
+  constexpr int neighbours = 1 << dims;
   constexpr int lanes = LaneOps::group_lanes;
+  constexpr int slots = LaneOps::held_lanes;
+  // A call loads the terms of `batch` items before it uses any, so that their loads are in
+  // flight together: one item at a time, a lane group waited on every load (H200, a 373 KB
+  // 1-D float array, 23 teams: 42 % of the encoder's stall samples on that wait).
+  constexpr int batch = 4;
   LaneOps::for_each_group(
-      member, Profile::hypercube_size / lanes,
+      member, Profile::hypercube_size / lanes / batch,
       [&](const typename LaneOps::lanes& held, int first) {
-        for (int slot = 0; slot < LaneOps::held_lanes; ++slot) {
-          const int local = (first + held.group(slot)) * lanes + held.lane(slot);
-          const std::size_t at = placement.offset(local);
-          Bits residual = 0;
-          for (int neighbour = 0; neighbour < (1 << dims); ++neighbour) {
-            // Bit (dims-1-a) of `neighbour` steps back along axis a; steps out of the hypercube
-            // drop the term (nothing is predicted across its faces).
-            std::size_t back = 0;
-            bool inside = true, subtract = false;
-            for (int a = 0; a < dims; ++a) {
-              if (!((neighbour >> (dims - 1 - a)) & 1)) continue;
-              inside = inside && hypercube_coordinate<Profile>(local, a) != 0;
-              back += placement.stride[a];
-              subtract = !subtract;
+        const auto local = [&](int b, int slot) {
+          return ((first + held.group(slot)) * batch + b) * lanes + held.lane(slot);
+        };
+        Bits terms[batch][slots][neighbours];
+        for (int b = 0; b < batch; ++b)
+          for (int slot = 0; slot < slots; ++slot) {
+            const std::size_t at = placement.offset(local(b, slot));
+            for (int neighbour = 0; neighbour < neighbours; ++neighbour) {
+              // Bit (dims-1-a) of `neighbour` steps back along axis a; steps out of the
+              // hypercube drop the term (nothing is predicted across its faces).
+              std::size_t back = 0;
+              bool inside = true;
+              for (int a = 0; a < dims; ++a) {
+                if (!((neighbour >> (dims - 1 - a)) & 1)) continue;
+                inside = inside && hypercube_coordinate<Profile>(local(b, slot), a) != 0;
+                back += placement.stride[a];
+              }
+              terms[b][slot][neighbour] = inside ? rotate_left_1(values[at - back]) : Bits{0};
             }
-            if (!inside) continue;
-            const Bits term = rotate_left_1(values[at - back]);
-            residual = subtract ? residual - term : residual + term;
           }
-          cube[local] = residual;
-        }
+        for (int b = 0; b < batch; ++b)
+          for (int slot = 0; slot < slots; ++slot) {
+            // A term whose neighbour steps back along an odd number of axes is subtracted.
+            Bits residual = 0;
+            for (int neighbour = 0; neighbour < neighbours; ++neighbour)
+              residual = odd_bit_count(neighbour) ? residual - terms[b][slot][neighbour]
+                                               : residual + terms[b][slot][neighbour];
+            cube[local(b, slot)] = residual;
+          }
       });
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // How decode kernels report the first problem they find in an untrusted stream: every failing
-// hypercube proposes (index << 8 | failure) with an atomic minimum into the failure word of a
-// decompress_outcome (ndzip/decompress_outcome.hpp), so the host sees the lowest-numbered
+// hypercube proposes the key (index << 8 | failure), and the lowest key becomes the failure word
+// of the decompress_outcome (ndzip/decompress_outcome.hpp), so the host sees the lowest-numbered
 // failing hypercube whatever order the teams ran in.
 
 #include <cstdint>
@@ -23,11 +23,45 @@ enum class stream_failure : std::uint8_t {
 
 inline constexpr std::uint64_t no_stream_failure = decompress_outcome::no_failure;
 
-KOKKOS_INLINE_FUNCTION void report_stream_failure(std::uint64_t* status, std::size_t hypercube,
-                                                  stream_failure failure) {
-  Kokkos::atomic_fetch_min(status, (static_cast<std::uint64_t>(hypercube) << 8) |
-                                       static_cast<std::uint64_t>(failure));
+KOKKOS_INLINE_FUNCTION constexpr std::uint64_t failure_key(std::size_t hypercube,
+                                                           stream_failure failure) {
+  return (static_cast<std::uint64_t>(hypercube) << 8) | static_cast<std::uint64_t>(failure);
 }
+
+// Gathers what the teams of one decompression found into its decompress_outcome, inside the
+// decoding kernel (no kernel, reset or copy of its own). A failing team merges its key into
+// `failure`, which holds the complement of the lowest key so far: zero-initialised memory then
+// means "no failure", and an atomic maximum keeps the lowest key. Team 0, which alone reports a
+// truncated stream, notes the stream size it checked in `stream_bytes`, so that the outcome
+// always pairs the size with the check made on it (teams may read different table entries
+// from a stream that changes while it is decoded). Every team then counts itself in
+// `finished`; the last one writes the outcome with plain stores (so it may live in host-pinned
+// memory, which need not support device atomics) and sets `failure` and `finished` back to
+// zero for the next decompression on the same scratch. Those are ordered on one
+// execution-space instance, so they never overlap.
+struct outcome_gatherer {
+  std::uint64_t* failure;
+  std::uint64_t* finished;
+  std::uint64_t* stream_bytes;
+  decompress_outcome* outcome;
+  std::uint64_t teams;
+
+  // One caller per team, once the team is done; `checked_bytes` counts from team 0 only.
+  KOKKOS_INLINE_FUNCTION void finish_team(std::size_t team, std::uint64_t key,
+                                          std::uint64_t checked_bytes,
+                                          std::uint64_t given_bytes) const {
+    if (team == 0) Kokkos::atomic_exchange(stream_bytes, checked_bytes);
+    if (key != no_stream_failure) Kokkos::atomic_fetch_max(failure, ~key);
+    Kokkos::memory_fence();
+    if (Kokkos::atomic_fetch_add(finished, std::uint64_t{1}) + 1 != teams) return;
+    Kokkos::memory_fence();
+    const std::uint64_t lowest = Kokkos::atomic_exchange(failure, std::uint64_t{0});
+    Kokkos::atomic_exchange(finished, std::uint64_t{0});
+    outcome->failure = ~lowest;
+    outcome->stream_bytes = Kokkos::atomic_fetch_add(stream_bytes, std::uint64_t{0});
+    outcome->given_bytes = given_bytes;
+  }
+};
 
 // The message of a failed outcome, as ndzip::stream_error carries it.
 inline std::string describe_stream_failure(const decompress_outcome& outcome, int heads_per_block,

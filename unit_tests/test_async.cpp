@@ -111,6 +111,15 @@ TEST_CASE_TEMPLATE("async: streams, sizes and values are those of the synchronou
       codec.compress_async(values, stream, pinned_size);
       exec.fence();
       CHECK(pinned_size() == expected.size());
+      // The outcome too: the decoder's teams combine their findings in scratch of their own and
+      // write the outcome with plain stores.
+      Kokkos::View<ndzip::decompress_outcome, Kokkos::SharedHostPinnedSpace> pinned_outcome(
+          "pinned outcome");
+      auto decoded_again = make_view<grid_view<T, D, Kokkos::LayoutRight, space>>("decoded", grid);
+      codec.decompress_async(longer, decoded_again, pinned_outcome);
+      exec.fence();
+      CHECK(codec.check_outcome(pinned_outcome()) == expected.size());
+      CHECK(mismatch(bits_of<Bits>(decoded_again), input) == "");
 #endif
     }
   });
@@ -209,6 +218,8 @@ TEST_CASE_TEMPLATE("async: forged streams give the synchronous call's errors", C
       }
       CHECK(async_message == sync_message);
     }
+    // A failure leaves nothing behind in the compressor's scratch: the genuine stream decodes.
+    CHECK(mismatch(decompress_with(codec, stream), input) == "");
     // What the sizes alone show is thrown before anything is queued.
     const auto short_view = device_bytes<space>(std::vector<unsigned char>(stream.begin(),
                                                                            stream.begin() + 4));

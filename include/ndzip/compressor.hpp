@@ -42,11 +42,11 @@
 namespace ndzip {
 
 namespace detail {
-// Where the synchronous compression has its stream size written: host-pinned memory, which the
-// host reads after the fence without a copy, where this Kokkos names it (4.x); otherwise the
-// space's own memory, copied back.
+// Where the synchronous calls have their results (stream size, decompress_outcome) written:
+// host-pinned memory, which the host reads after the fence without a copy, where this Kokkos
+// names it (4.x); otherwise the space's own memory, copied back.
 template <class ExecSpace>
-struct size_result_space {
+struct result_space {
 #if KOKKOS_VERSION >= 40000
   using type = std::conditional_t<
       Kokkos::SpaceAccessibility<ExecSpace, Kokkos::SharedHostPinnedSpace>::accessible,
@@ -128,11 +128,11 @@ class compressor {
   }
 
   // Queues the decompression of `stream` into `values` and returns at once; `outcome` (a rank-0
-  // View of ndzip::decompress_outcome in the instance's memory space: failures are combined
-  // with device atomics, which host-mapped memory need not support) receives the bytes consumed
-  // or the first inconsistency found; check_outcome() turns it into decompress()'s result or
-  // exception. Errors that the sizes alone show (a stream View shorter than the smallest
-  // stream, overlapping buffers) are thrown here, before anything is queued.
+  // View of ndzip::decompress_outcome that the instance can write: device memory, or host-pinned
+  // memory to read without a copy) receives the bytes consumed or the first inconsistency
+  // found; check_outcome() turns it into decompress()'s result or exception. Errors that the
+  // sizes alone show (a stream View shorter than the smallest stream, overlapping buffers) are
+  // thrown here, before anything is queued.
   template <class StreamView, class ValuesView, class OutcomeView>
   void decompress_async(const StreamView& stream, const ValuesView& values,
                         const OutcomeView& outcome) {
@@ -177,18 +177,17 @@ class compressor {
   std::uint64_t m_single_pass_calls = 0;
   Kokkos::View<bits_type*, memory_space> m_blocks;
   Kokkos::View<std::uint64_t*, memory_space> m_block_ends;
-  // Decoder scratch: the offset table copied out of the stream and validated there, so that an
-  // untrusted stream is never read twice for the same fact.
-  Kokkos::View<std::uint32_t*, memory_space> m_offsets;
+  // Decoder scratch: the lowest failure key found so far (complemented) and the number of teams
+  // done, zero between decompressions, and the stream size team 0 checked
+  // (core/stream_status.hpp).
+  Kokkos::View<std::uint64_t[3], memory_space> m_decode_status;
   // Where the synchronous calls have their results written, and host copies to read them (the
-  // same View where it is host-accessible). The outcome stays in the space's memory: its
-  // failure word is combined with device atomics.
-  using size_view =
-      Kokkos::View<std::uint64_t, typename detail::size_result_space<ExecSpace>::type>;
-  size_view m_stream_bytes;
-  typename size_view::HostMirror m_stream_bytes_host;
-  Kokkos::View<decompress_outcome, memory_space> m_outcome;
-  typename Kokkos::View<decompress_outcome, memory_space>::HostMirror m_outcome_host;
+  // same View where it is host-accessible).
+  using result_memory_space = typename detail::result_space<ExecSpace>::type;
+  Kokkos::View<std::uint64_t, result_memory_space> m_stream_bytes;
+  typename Kokkos::View<std::uint64_t, result_memory_space>::HostMirror m_stream_bytes_host;
+  Kokkos::View<decompress_outcome, result_memory_space> m_outcome;
+  typename Kokkos::View<decompress_outcome, result_memory_space>::HostMirror m_outcome_host;
 
   // Serialises this compressor's calls (see "Threads" above); behind a pointer so that the
   // compressor stays movable.
