@@ -63,10 +63,8 @@ template <class T, int Dims, class ExecSpace>
 void compressor<T, Dims, ExecSpace>::check_stream_size(std::size_t stream_size) const {
   const std::size_t smallest = stream_layout<T, Dims>(m_grid).smallest_stream_bytes();
   if (stream_size < smallest)
-    throw stream_error("ndzip: invalid stream: " + std::to_string(stream_size) +
-                       " bytes is shorter than the smallest stream of a " +
-                       to_string(m_grid) + " grid (" + std::to_string(smallest) +
-                       " bytes); truncated, or decoded with the wrong extents or type");
+    throw stream_error(
+        core::shorter_than_smallest_message(stream_size, smallest, to_string(m_grid)));
 }
 
 template <class T, int Dims, class ExecSpace>
@@ -74,7 +72,8 @@ std::size_t compressor<T, Dims, ExecSpace>::check_outcome(const decompress_outco
   using profile_type = profile<T, Dims>;
   if (outcome.failure != decompress_outcome::no_failure)
     throw stream_error(core::describe_stream_failure(
-        outcome, profile_type::chunks_per_hypercube, profile_type::max_block_words));
+        outcome, profile_type::chunks_per_hypercube, profile_type::max_block_words,
+        to_string(m_grid)));
   return outcome.stream_bytes;
 }
 

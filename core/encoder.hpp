@@ -124,17 +124,56 @@ struct encode_hypercubes {
   }
 };
 
-// Single pass: hypercube (in ticket order) -> its block in the stream and its offset-table
-// entry; teams past the last hypercube copy the border once the block area's size is known.
-// *stream_bytes receives the stream's size, from the last hypercube's team (or, without
-// hypercubes, the first border team: launch one at least). The stream must have room for the
-// worst case.
+// Single pass, team `index` (in ticket order) of one grid: hypercube `index` -> its block in the
+// stream and its offset-table entry; teams past the last hypercube copy the border once the
+// block area's size is known. *stream_bytes receives the stream's size, from the last
+// hypercube's team (or, without hypercubes, the first border team: launch one at least). The
+// stream must have room for the worst case.
+template <class T, int Dims, class ExecSpace, class LaneOps>
+KOKKOS_INLINE_FUNCTION void encode_team(
+    const typename kernel_types<T, Dims, ExecSpace, LaneOps>::member_type& member,
+    const stream_layout<T, Dims>& layout,
+    const typename kernel_types<T, Dims, ExecSpace, LaneOps>::bits_type* values,
+    std::byte* stream, const block_placement& placement, std::uint64_t* stream_bytes,
+    std::uint64_t index) {
+  using bits_type = typename kernel_types<T, Dims, ExecSpace, LaneOps>::bits_type;
+  const std::size_t n = layout.hypercube_count;
+  auto* block_area = reinterpret_cast<bits_type*>(stream + layout.header_bytes());
+  if (index >= n) {
+    std::uint64_t area = 0;
+    if (n > 0)
+      Kokkos::single(
+          Kokkos::PerTeam(member),
+          [&](std::uint64_t& words) { words = placement.inclusive_prefix_of(n - 1); }, area);
+    else if (index == 0)
+      Kokkos::single(Kokkos::PerTeam(member), [&] { *stream_bytes = layout.stream_bytes(0); });
+    copy_border_slice<border_direction::grid_to_stream>(
+        member, layout, const_cast<bits_type*>(values), block_area + area, index - n);
+    return;
+  }
+  encode_hypercube<T, Dims, ExecSpace, LaneOps>(member, layout, values, index, [&](int length) {
+    std::uint64_t begin = 0;
+    Kokkos::single(
+        Kokkos::PerTeam(member),
+        [&](std::uint64_t& words) {
+          words = placement.exclusive_prefix(index, length);
+          auto* table = reinterpret_cast<std::uint32_t*>(stream);
+          table[index] = static_cast<std::uint32_t>(words + length);
+          // Double streams with an odd hypercube count pad the table with a zero word.
+          if (index == 0 && layout.header_bytes() > 4 * n) table[n] = 0;
+          if (index + 1 == n) *stream_bytes = layout.stream_bytes(words + length);
+        },
+        begin);
+    return block_area + begin;
+  });
+}
+
+// Single pass over one grid: each team takes its index from the ticket counter (in start order).
 template <class T, int Dims, class ExecSpace, class LaneOps>
 struct encode_into_stream {
   using base = kernel_types<T, Dims, ExecSpace, LaneOps>;
   using bits_type = typename base::bits_type;
   using member_type = typename base::member_type;
-  using profile_type = typename base::profile_type;
 
   stream_layout<T, Dims> layout;
   const bits_type* values;
@@ -147,36 +186,8 @@ struct encode_into_stream {
     Kokkos::single(
         Kokkos::PerTeam(member), [&](std::uint64_t& ticket) { ticket = placement.take_ticket(); },
         index);
-    const std::size_t n = layout.hypercube_count;
-    auto* block_area = reinterpret_cast<bits_type*>(stream + layout.header_bytes());
-    if (index >= n) {
-      std::uint64_t area = 0;
-      if (n > 0)
-        Kokkos::single(
-            Kokkos::PerTeam(member),
-            [&](std::uint64_t& words) { words = placement.inclusive_prefix_of(n - 1); }, area);
-      else if (index == 0)
-        Kokkos::single(Kokkos::PerTeam(member), [&] { *stream_bytes = layout.stream_bytes(0); });
-      copy_border_slice<border_direction::grid_to_stream>(
-          member, layout, const_cast<bits_type*>(values), block_area + area, index - n);
-      return;
-    }
-    encode_hypercube<T, Dims, ExecSpace, LaneOps>(
-        member, layout, values, index, [&](int length) {
-          std::uint64_t begin = 0;
-          Kokkos::single(
-              Kokkos::PerTeam(member),
-              [&](std::uint64_t& words) {
-                words = placement.exclusive_prefix(index, length);
-                auto* table = reinterpret_cast<std::uint32_t*>(stream);
-                table[index] = static_cast<std::uint32_t>(words + length);
-                // Double streams with an odd hypercube count pad the table with a zero word.
-                if (index == 0 && layout.header_bytes() > 4 * n) table[n] = 0;
-                if (index + 1 == n) *stream_bytes = layout.stream_bytes(words + length);
-              },
-              begin);
-          return block_area + begin;
-        });
+    encode_team<T, Dims, ExecSpace, LaneOps>(member, layout, values, stream, placement,
+                                             stream_bytes, index);
   }
 };
 

@@ -1,14 +1,18 @@
 #pragma once
-// Explicit instantiation of ndzip::compressor for one element type, every dimensionality and
+// Explicit instantiation of ndzip::compressor and ndzip::batch_compressor for one element type, every dimensionality and
 // every execution space Kokkos was built with (one translation unit per element type keeps
 // the build parallel and small).
 
+#include "core/batch_impl.hpp"
 #include "core/compressor_impl.hpp"
 
-#define NDZIP_INSTANTIATE_FOR_SPACE(T, SPACE)   \
-  template class ndzip::compressor<T, 1, SPACE>; \
-  template class ndzip::compressor<T, 2, SPACE>; \
-  template class ndzip::compressor<T, 3, SPACE>;
+#define NDZIP_INSTANTIATE_FOR_SPACE(T, SPACE)         \
+  template class ndzip::compressor<T, 1, SPACE>;       \
+  template class ndzip::compressor<T, 2, SPACE>;       \
+  template class ndzip::compressor<T, 3, SPACE>;       \
+  template class ndzip::batch_compressor<T, 1, SPACE>; \
+  template class ndzip::batch_compressor<T, 2, SPACE>; \
+  template class ndzip::batch_compressor<T, 3, SPACE>;
 
 #ifdef KOKKOS_ENABLE_SERIAL
 #define NDZIP_INSTANTIATE_SERIAL(T) NDZIP_INSTANTIATE_FOR_SPACE(T, Kokkos::Serial)

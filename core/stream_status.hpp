@@ -19,7 +19,17 @@ enum class stream_failure : std::uint8_t {
   heads_do_not_match_block,      // popcount of the heads != block length - H
   stream_truncated,              // the last offset-table entry needs more bytes than given
   entry_beyond_last,             // offset-table entry > the last entry
+  shorter_than_smallest,         // fewer bytes than the smallest stream of the grid (batches:
+                                 // a single compressor refuses those on the host)
 };
+
+// The message for a stream of `given` bytes where the smallest stream of `grid` is `smallest`.
+inline std::string shorter_than_smallest_message(std::uint64_t given, std::uint64_t smallest,
+                                                 const std::string& grid) {
+  return "ndzip: invalid stream: " + std::to_string(given) +
+         " bytes is shorter than the smallest stream of a " + grid + " grid (" +
+         std::to_string(smallest) + " bytes); truncated, or decoded with the wrong extents or type";
+}
 
 inline constexpr std::uint64_t no_stream_failure = decompress_outcome::no_failure;
 
@@ -63,9 +73,9 @@ struct outcome_gatherer {
   }
 };
 
-// The message of a failed outcome, as ndzip::stream_error carries it.
+// The message of a failed outcome of decoding a `grid` grid, as ndzip::stream_error carries it.
 inline std::string describe_stream_failure(const decompress_outcome& outcome, int heads_per_block,
-                                           int max_block_words) {
+                                           int max_block_words, const std::string& grid) {
   const std::uint64_t status = outcome.failure;
   const std::string where = "ndzip: invalid stream: hypercube " + std::to_string(status >> 8);
   switch (static_cast<stream_failure>(status & 0xff)) {
@@ -85,6 +95,8 @@ inline std::string describe_stream_failure(const decompress_outcome& outcome, in
       return "ndzip: invalid stream: its offset table needs " +
              std::to_string(outcome.stream_bytes) + " bytes but only " +
              std::to_string(outcome.given_bytes) + " are given (truncated?)";
+    case stream_failure::shorter_than_smallest:
+      return shorter_than_smallest_message(outcome.given_bytes, outcome.stream_bytes, grid);
   }
   return where + ": unknown failure";
 }

@@ -8,68 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "async_support.hpp"
 #include "codec_support.hpp"
 
 using namespace ndzip_test;
-
-namespace {
-
-template <int D>
-std::vector<ndzip::extent<D>> async_grids() {
-  // Hypercubes and border; border only; nothing at all.
-  if constexpr (D == 1)
-    return {ndzip::extent<1>(3 * 4096 + 1000), ndzip::extent<1>(100), ndzip::extent<1>(0)};
-  else if constexpr (D == 2)
-    return {ndzip::extent<2>(130, 67), ndzip::extent<2>(63, 200), ndzip::extent<2>(0, 5)};
-  else
-    return {ndzip::extent<3>(33, 18, 20), ndzip::extent<3>(15, 40, 40), ndzip::extent<3>(4, 0, 2)};
-}
-
-// Kokkos tool callbacks that count what a call does. The counters are plain globals: the
-// callbacks are function pointers without a context.
-struct tool_counts {
-  int fences = 0, allocations = 0, deep_copies = 0;
-  std::string what;  // the labels Kokkos gave, for failure messages
-};
-tool_counts counted;
-
-void count_fence(const char* label, std::uint32_t, std::uint64_t* handle) {
-  ++counted.fences;
-  counted.what += std::string(" fence:") + label;
-  *handle = 0;
-}
-// Kokkos 4.x on CUDA reports a zero-byte "TeamScratchMemory" allocation for every team launch
-// without level-1 scratch (its bookkeeping, no memory is taken): only real allocations count.
-void count_allocation(Kokkos_Profiling_SpaceHandle space, const char* label, const void*,
-                      std::uint64_t bytes) {
-  if (bytes > 0) ++counted.allocations;
-  counted.what += std::string(" allocation:") + space.name + "/" + label + "/" +
-                  std::to_string(bytes);
-}
-void count_deep_copy(Kokkos_Profiling_SpaceHandle, const char* to, const void*,
-                     Kokkos_Profiling_SpaceHandle, const char* from, const void*, std::uint64_t) {
-  ++counted.deep_copies;
-  counted.what += std::string(" deep_copy:") + from + "->" + to;
-}
-
-// Counts, while it lives, the fences, allocations and deep copies that Kokkos reports.
-class tool_counter {
- public:
-  tool_counter() {
-    counted = {};
-    Kokkos::Tools::Experimental::set_begin_fence_callback(count_fence);
-    Kokkos::Tools::Experimental::set_allocate_data_callback(count_allocation);
-    Kokkos::Tools::Experimental::set_begin_deep_copy_callback(count_deep_copy);
-  }
-  ~tool_counter() {
-    Kokkos::Tools::Experimental::set_begin_fence_callback(nullptr);
-    Kokkos::Tools::Experimental::set_allocate_data_callback(nullptr);
-    Kokkos::Tools::Experimental::set_begin_deep_copy_callback(nullptr);
-  }
-  tool_counts since_start() const { return counted; }
-};
-
-}  // namespace
 
 TEST_CASE_TEMPLATE("async: streams, sizes and values are those of the synchronous calls", C,
                    NDZIP_ALL_CONFIGS) {

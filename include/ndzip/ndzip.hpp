@@ -2,6 +2,7 @@
 // ndzip-kokkos: lossless compression of dense float/double grids in the ndzip stream format.
 
 #include "ndzip/backends.hpp"
+#include "ndzip/batch_compressor.hpp"
 #include "ndzip/compressor.hpp"
 #include "ndzip/error.hpp"
 #include "ndzip/extent.hpp"

@@ -1,0 +1,224 @@
+#pragma once
+// Definitions of ndzip::batch_compressor's members and its kernels: the single-grid team bodies
+// (encode_team, decode_team) run for every grid of the batch in one launch, each team finding
+// its grid from its team number.
+
+#include <climits>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include <Kokkos_Core.hpp>
+
+#include "backends/lane_ops.hpp"
+#include "core/block_placement.hpp"
+#include "core/call_guard.hpp"
+#include "core/decoder.hpp"
+#include "core/encoder.hpp"
+#include "core/stream_status.hpp"
+#include "ndzip/batch_compressor.hpp"
+
+namespace ndzip {
+
+namespace core {
+
+// The grid that batch team `team` works for: the last whose first team is not after it (every
+// grid has a team at least, so first teams increase strictly).
+template <class T, int Dims>
+KOKKOS_INLINE_FUNCTION std::size_t array_of_team(const batch_array<T, Dims>* arrays,
+                                                 std::size_t count, std::uint64_t team) {
+  std::size_t low = 0, high = count;
+  while (high - low > 1) {
+    const std::size_t middle = low + (high - low) / 2;
+    if (arrays[middle].first_team <= team)
+      low = middle;
+    else
+      high = middle;
+  }
+  return low;
+}
+
+// Single-pass compression of every grid: tickets are taken in start order across the batch, so
+// within each grid too, and each grid's look-back runs over its own published words.
+template <class T, int Dims, class ExecSpace, class LaneOps>
+struct encode_batch {
+  using base = kernel_types<T, Dims, ExecSpace, LaneOps>;
+  using bits_type = typename base::bits_type;
+  using member_type = typename base::member_type;
+
+  const batch_array<T, Dims>* arrays;
+  std::size_t count;
+  batch_item<T>* items;
+  block_placement placement;  // over the whole batch's published words
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    std::uint64_t ticket = 0;
+    Kokkos::single(
+        Kokkos::PerTeam(member), [&](std::uint64_t& taken) { taken = placement.take_ticket(); },
+        ticket);
+    const std::size_t a = array_of_team(arrays, count, ticket);
+    const batch_array<T, Dims> array = arrays[a];
+    const block_placement own{placement.published + array.first_hypercube, placement.tickets,
+                              placement.ticket_base, placement.epoch};
+    encode_team<T, Dims, ExecSpace, LaneOps>(
+        member, array.layout, reinterpret_cast<const bits_type*>(items[a].values),
+        items[a].stream, own, &items[a].stream_bytes, ticket - array.first_team);
+  }
+};
+
+// Decompression of every grid, each gathering its own outcome.
+template <class T, int Dims, class ExecSpace, class LaneOps>
+struct decode_batch {
+  using base = kernel_types<T, Dims, ExecSpace, LaneOps>;
+  using bits_type = typename base::bits_type;
+  using member_type = typename base::member_type;
+
+  const batch_array<T, Dims>* arrays;
+  std::size_t count;
+  const batch_item<T>* items;
+  decompress_outcome* outcomes;
+  std::uint64_t* status;  // three words per grid
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    const std::uint64_t team = member.league_rank();
+    const std::size_t a = array_of_team(arrays, count, team);
+    const batch_array<T, Dims> array = arrays[a];
+    const batch_item<T> item = items[a];
+    const outcome_gatherer gatherer{status + 3 * a, status + 3 * a + 1, status + 3 * a + 2,
+                                    outcomes + a, array.teams};
+    const std::size_t index = team - array.first_team;
+    // The table is read only from a stream that can hold it (a single compressor checks this
+    // on the host).
+    const std::uint64_t smallest = array.layout.smallest_stream_bytes();
+    if (item.stream_bytes < smallest) {
+      Kokkos::single(Kokkos::PerTeam(member), [&] {
+        gatherer.finish_team(index,
+                             index == 0 ? failure_key(0, stream_failure::shorter_than_smallest)
+                                        : no_stream_failure,
+                             smallest, item.stream_bytes);
+      });
+      return;
+    }
+    decode_team<T, Dims, ExecSpace, LaneOps>(member, array.layout, item.stream,
+                                             item.stream_bytes,
+                                             reinterpret_cast<bits_type*>(item.values), index,
+                                             gatherer);
+  }
+};
+
+// The host side of batch_compressor's calls. Compression takes the single pass on every backend,
+// host ones too (where a single compressor prefers three kernels): its look-back needs no
+// scratch blocks, and a host team that waits for a predecessor yields its thread.
+template <class T, int Dims, class ExecSpace, class LaneOps>
+struct batch_codec {
+  using batch_type = batch_compressor<T, Dims, ExecSpace>;
+  using kernels = kernel_types<T, Dims, ExecSpace, LaneOps>;
+
+  static void compress(batch_type& self, batch_item<T>* items) {
+    const call_guard<ExecSpace> guard(self.m_mutex.get());
+    if (self.size() == 0) return;
+    // Counted once launched: a launch that throws takes no tickets.
+    const std::uint64_t call = self.m_calls + 1;
+    const block_placement placement{self.m_published.data(), self.m_tickets.data(),
+                                    (call - 1) * self.m_teams,
+                                    block_placement::epoch_of_call(call)};
+    const encode_batch<T, Dims, ExecSpace, LaneOps> encode{self.m_arrays.data(), self.size(),
+                                                           items, placement};
+    using policy = typename kernels::template bounded_policy<backend::kernel_role::encode>;
+    Kokkos::parallel_for("ndzip::encode_batch",
+                         kernels::template hypercube_policy<policy>(self.m_exec, self.m_teams),
+                         encode);
+    self.m_calls = call;
+  }
+
+  static void decompress(batch_type& self, const batch_item<T>* items,
+                         decompress_outcome* outcomes) {
+    const call_guard<ExecSpace> guard(self.m_mutex.get());
+    if (self.size() == 0) return;
+    const decode_batch<T, Dims, ExecSpace, LaneOps> decode{
+        self.m_arrays.data(), self.size(), items, outcomes, self.m_decode_status.data()};
+    using policy = typename kernels::template bounded_policy<backend::kernel_role::decode>;
+    Kokkos::parallel_for("ndzip::decode_batch",
+                         kernels::template hypercube_policy<policy>(self.m_exec, self.m_teams),
+                         decode);
+  }
+};
+
+}  // namespace core
+
+template <class T, int Dims, class ExecSpace>
+batch_compressor<T, Dims, ExecSpace>::batch_compressor(const ExecSpace& exec,
+                                                       const std::vector<extent<Dims>>& grids)
+    : m_exec(exec), m_grids(grids) {
+  const core::call_guard<ExecSpace> guard(nullptr);
+  std::uint64_t hypercubes = 0;
+  m_arrays = decltype(m_arrays)(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::batch_arrays"), grids.size());
+  auto arrays = Kokkos::create_mirror_view(m_arrays);
+  for (std::size_t i = 0; i < grids.size(); ++i) {
+    check_grid_representable<T>(grids[i]);
+    const stream_layout<T, Dims> layout(grids[i]);
+    const std::uint64_t slices = layout.hypercube_count + border_slices(layout);
+    const std::uint64_t teams = slices > 0 ? slices : 1;
+    arrays(i) = core::batch_array<T, Dims>{layout, m_teams, teams, hypercubes};
+    m_teams += teams;
+    hypercubes += layout.hypercube_count;
+    if (m_teams > static_cast<std::uint64_t>(INT_MAX))
+      throw std::invalid_argument("ndzip: a batch of these grids needs more than INT_MAX teams "
+                                  "(grids 0.." + std::to_string(i) + "); split it");
+  }
+  Kokkos::deep_copy(exec, m_arrays, arrays);
+  // Zeroed on the instance, ahead of every call in its queue.
+  m_published = decltype(m_published)(Kokkos::view_alloc(exec, "ndzip::batch_published"),
+                                      hypercubes);
+  m_tickets = decltype(m_tickets)(Kokkos::view_alloc(exec, "ndzip::batch_tickets"));
+  m_decode_status = decltype(m_decode_status)(
+      Kokkos::view_alloc(exec, "ndzip::batch_decode_status"), 3 * grids.size());
+  // The host copy of the descriptors must outlive the queued copy.
+  exec.fence();
+}
+
+template <class T, int Dims, class ExecSpace>
+void batch_compressor<T, Dims, ExecSpace>::check_count(std::size_t count, const char* what) const {
+  if (count != size())
+    throw std::invalid_argument("ndzip: the batch has " + std::to_string(size()) +
+                                " grids but the " + what + " View holds " +
+                                std::to_string(count));
+}
+
+template <class T, int Dims, class ExecSpace>
+void batch_compressor<T, Dims, ExecSpace>::check_contiguous(bool contiguous,
+                                                            const char* what) const {
+  if (!contiguous)
+    throw std::invalid_argument(std::string("ndzip: the batch's ") + what +
+                                " View must be contiguous");
+}
+
+template <class T, int Dims, class ExecSpace>
+std::size_t batch_compressor<T, Dims, ExecSpace>::check_outcome(
+    std::size_t i, const decompress_outcome& outcome) const {
+  using profile_type = profile<T, Dims>;
+  if (outcome.failure != decompress_outcome::no_failure) {
+    const std::string message = core::describe_stream_failure(
+        outcome, profile_type::chunks_per_hypercube, profile_type::max_block_words,
+        to_string(grid(i)));
+    // "ndzip: invalid stream: ..." -> "ndzip: array i: invalid stream: ..."
+    throw stream_error("ndzip: array " + std::to_string(i) + ": " + message.substr(7));
+  }
+  return outcome.stream_bytes;
+}
+
+template <class T, int Dims, class ExecSpace>
+void batch_compressor<T, Dims, ExecSpace>::compress_raw_async(item_type* items) {
+  core::batch_codec<T, Dims, ExecSpace, backend::lane_ops_for_t<ExecSpace>>::compress(*this,
+                                                                                     items);
+}
+
+template <class T, int Dims, class ExecSpace>
+void batch_compressor<T, Dims, ExecSpace>::decompress_raw_async(const item_type* items,
+                                                                decompress_outcome* outcomes) {
+  core::batch_codec<T, Dims, ExecSpace, backend::lane_ops_for_t<ExecSpace>>::decompress(
+      *this, items, outcomes);
+}
+
+}  // namespace ndzip

@@ -1,0 +1,155 @@
+#pragma once
+// ndzip::batch_compressor: many grids of one element type and rank, each with its own extents,
+// compressed or decompressed in one kernel launch (halo faces, AMR patches, per-variable
+// checkpoints: arrays too small to fill a GPU one call at a time).
+//
+// Like a plan, it is made for a fixed list of extents and owns the scratch for them; every call
+// then takes a View of batch_item, one per grid in that order: where the grid's values are and
+// where its stream goes or comes from, both in memory the execution space can access.
+//   - compress_async(items): writes each stream (into room for size_bound(i) bytes) and its
+//     size into items(i).stream_bytes.
+//   - decompress_async(items, outcomes): decodes items(i).stream_bytes bytes at items(i).stream
+//     into items(i).values, and writes what it found into outcomes(i) (check_outcome).
+// The items View written by a compression can be passed straight to a decompression. Both
+// calls only queue one kernel on the instance: no fence, no allocation, no deep copy and no
+// host read; results are valid once the instance has been fenced. Streams are byte-identical
+// to those of ndzip::compressor for the same grid.
+//
+// The host cannot see the pointers inside the items, so these are the caller's preconditions:
+// every values pointer holds grid(i).size() elements in C order; every stream pointer is aligned
+// to sizeof(T) and (compression) has room for size_bound(i) bytes; no stream overlaps any values
+// array. The streams' contents are untrusted: a decompression never reads outside
+// [stream, stream + stream_bytes) and reports every inconsistency in the outcome.
+//
+// Threads: like ndzip::compressor (calls on one batch_compressor are serialised; calls queued on
+// it run in order, so its scratch is reused safely). Movable, not copyable.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <type_traits>
+#include <vector>
+
+#include <Kokkos_Core.hpp>
+
+#include "ndzip/decompress_outcome.hpp"
+#include "ndzip/error.hpp"
+#include "ndzip/extent.hpp"
+#include "ndzip/format.hpp"
+
+namespace ndzip {
+
+// One grid of a batch. `values` is only read by compression (a pointer to const data may be
+// cast); `stream_bytes` receives the stream size from compression and gives the bytes
+// available at `stream` to decompression.
+template <class T>
+struct batch_item {
+  T* values;
+  std::byte* stream;
+  std::uint64_t stream_bytes;
+};
+
+namespace core {
+// A grid of a batch as the kernels see it (not part of the API).
+template <class T, int Dims>
+struct batch_array {
+  stream_layout<T, Dims> layout{extent<Dims>{}};
+  std::uint64_t first_team;       // teams of the grids before it
+  std::uint64_t teams;            // its own: one per hypercube and border slice, one at least
+  std::uint64_t first_hypercube;  // hypercubes of the grids before it
+};
+
+template <class T, int Dims, class ExecSpace, class LaneOps>
+struct batch_codec;
+}  // namespace core
+
+template <class T, int Dims, class ExecSpace = Kokkos::DefaultExecutionSpace>
+class batch_compressor {
+ public:
+  using value_type = T;
+  using execution_space = ExecSpace;
+  using memory_space = typename ExecSpace::memory_space;
+  using item_type = batch_item<T>;
+  static constexpr int dimensions = Dims;
+
+  // Scratch for these grids (slowest dimension first), in this order. Throws
+  // std::invalid_argument if a grid cannot be represented in the ndzip format, or if the batch
+  // needs more teams than one launch holds (INT_MAX).
+  batch_compressor(const ExecSpace& exec, const std::vector<extent<Dims>>& grids);
+
+  std::size_t size() const { return m_grids.size(); }
+  const extent<Dims>& grid(std::size_t i) const { return m_grids.at(i); }
+  std::size_t size_bound(std::size_t i) const { return compressed_size_bound<T>(grid(i)); }
+  const ExecSpace& execution_space_instance() const { return m_exec; }
+
+  // Queues the compression of every grid; `items` is a rank-1 View of size() batch_items.
+  template <class ItemsView>
+  void compress_async(const ItemsView& items) {
+    check_items<false>(items);
+    compress_raw_async(items.data());
+  }
+
+  // Queues the decompression of every grid; `outcomes` is a rank-1 View of size()
+  // decompress_outcome (device or host-pinned memory).
+  template <class ItemsView, class OutcomesView>
+  void decompress_async(const ItemsView& items, const OutcomesView& outcomes) {
+    check_items<true>(items);
+    static_assert(Kokkos::is_view<OutcomesView>::value && OutcomesView::rank == 1 &&
+                      std::is_same_v<typename OutcomesView::value_type, decompress_outcome>,
+                  "ndzip: batch outcomes go into a rank-1 View of ndzip::decompress_outcome");
+    static_assert(
+        Kokkos::SpaceAccessibility<ExecSpace, typename OutcomesView::memory_space>::accessible,
+        "ndzip: the outcomes View is not accessible from the batch's execution space");
+    check_count(outcomes.extent(0), "outcomes");
+    check_contiguous(outcomes.span_is_contiguous(), "outcomes");
+    decompress_raw_async(items.data(), outcomes.data());
+  }
+
+  // The bytes consumed from grid i's stream by the decompression that wrote `outcome` (read on
+  // the host after the instance was fenced), or the ndzip::stream_error that
+  // ndzip::compressor::decompress would have thrown for that stream, its message naming the
+  // array ("ndzip: array i: invalid stream: ...").
+  std::size_t check_outcome(std::size_t i, const decompress_outcome& outcome) const;
+
+  // The same on raw pointers to size() items and outcomes.
+  void compress_raw_async(item_type* items);
+  void decompress_raw_async(const item_type* items, decompress_outcome* outcomes);
+
+ private:
+  template <class, int, class, class>
+  friend struct core::batch_codec;
+
+  ExecSpace m_exec;
+  std::vector<extent<Dims>> m_grids;
+  // Per grid: its layout and its first team and first hypercube in the batch.
+  Kokkos::View<core::batch_array<T, Dims>*, memory_space> m_arrays;
+  std::uint64_t m_teams = 0;
+  // Single-pass compression (core/block_placement.hpp): a published word per hypercube of the
+  // batch, the ticket counter, and the number of compressions so far.
+  Kokkos::View<std::uint64_t*, memory_space> m_published;
+  Kokkos::View<std::uint64_t[1], memory_space> m_tickets;
+  std::uint64_t m_calls = 0;
+  // Decompression: three words per grid (core/stream_status.hpp), zero between calls.
+  Kokkos::View<std::uint64_t*, memory_space> m_decode_status;
+  std::unique_ptr<std::mutex> m_mutex = std::make_unique<std::mutex>();
+
+  template <bool ForDecompression, class ItemsView>
+  void check_items(const ItemsView& items) const {
+    using value = std::remove_const_t<typename ItemsView::value_type>;
+    static_assert(Kokkos::is_view<ItemsView>::value && ItemsView::rank == 1 &&
+                      std::is_same_v<value, item_type>,
+                  "ndzip: a batch's items are a rank-1 View of ndzip::batch_item<T>");
+    static_assert(ForDecompression || !std::is_const_v<typename ItemsView::value_type>,
+                  "ndzip: compression writes the stream sizes into the items View");
+    static_assert(
+        Kokkos::SpaceAccessibility<ExecSpace, typename ItemsView::memory_space>::accessible,
+        "ndzip: the items View is not accessible from the batch's execution space");
+    check_count(items.extent(0), "items");
+    check_contiguous(items.span_is_contiguous(), "items");
+  }
+  void check_contiguous(bool contiguous, const char* what) const;
+  void check_count(std::size_t count, const char* what) const;
+};
+
+}  // namespace ndzip

@@ -1,0 +1,227 @@
+// ndzip::batch_compressor: one launch for many grids of one type and rank gives, for every grid,
+// the single compressor's stream, size, values and errors (the error naming the grid); calls
+// reuse the batch's scratch; and a call fences nothing, allocates nothing and copies nothing.
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "async_support.hpp"
+#include "codec_support.hpp"
+#include "ndzip/batch_compressor.hpp"
+
+using namespace ndzip_test;
+
+namespace {
+
+// A batch's buffers: each grid's values in a View of its own, the streams side by side in one
+// arena (each at a multiple of 8 bytes, with room for its size bound), and the items pointing
+// into them.
+template <class T, int D, class Space>
+struct batch_buffers {
+  using values_view = grid_view<T, D, Kokkos::LayoutRight, Space>;
+  std::vector<values_view> values;
+  Kokkos::View<unsigned char*, Space> arena;
+  std::vector<std::size_t> offsets;
+  Kokkos::View<ndzip::batch_item<T>*, Space> items;
+
+  // Streams of room[i] bytes; `streams` (if given) copied to their places.
+  batch_buffers(const std::vector<ndzip::extent<D>>& grids, const std::vector<std::size_t>& room,
+                const std::vector<std::vector<unsigned char>>& streams = {}) {
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < grids.size(); ++i) {
+      values.push_back(make_view<values_view>("values", grids[i]));
+      offsets.push_back(total);
+      total += (room[i] + 7) / 8 * 8;
+    }
+    std::vector<unsigned char> bytes(total, 0xa5);
+    for (std::size_t i = 0; i < streams.size(); ++i)
+      std::copy(streams[i].begin(), streams[i].end(), bytes.begin() + offsets[i]);
+    arena = device_bytes<Space>(bytes);
+    items = Kokkos::View<ndzip::batch_item<T>*, Space>("items", grids.size());
+    auto host = Kokkos::create_mirror_view(items);
+    for (std::size_t i = 0; i < grids.size(); ++i)
+      host(i) = {values[i].data(), reinterpret_cast<std::byte*>(arena.data() + offsets[i]),
+                 streams.empty() ? 0 : streams[i].size()};
+    Kokkos::deep_copy(items, host);
+  }
+
+  std::vector<unsigned char> stream(std::size_t i, std::size_t size) const {
+    return host_bytes(Kokkos::subview(arena, std::make_pair(offsets[i], offsets[i] + size)), size);
+  }
+};
+
+template <class T, int D, class Exec>
+std::vector<std::size_t> size_bounds(const ndzip::batch_compressor<T, D, Exec>& batch) {
+  std::vector<std::size_t> bounds;
+  for (std::size_t i = 0; i < batch.size(); ++i) bounds.push_back(batch.size_bound(i));
+  return bounds;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("batch: streams, sizes and values are those of the single compressor", C,
+                   NDZIP_ALL_CONFIGS) {
+  using T = typename C::value_type;
+  using Bits = typename C::bits_type;
+  constexpr int D = C::dims;
+  // Several grids with hypercubes (different extents), border only, and empty.
+  std::vector<ndzip::extent<D>> grids = async_grids<D>();
+  grids.push_back(cross_backend_shapes<D>().back());
+  grids.push_back(grids.front());
+  const std::vector<std::string> families = {"smooth", "checker", "random", "smooth", "const"};
+  std::vector<std::vector<Bits>> inputs;
+  for (std::size_t i = 0; i < grids.size(); ++i)
+    inputs.push_back(generate_for<C>(families[i % families.size()], C::is_double ? 24 : 8,
+                                     grids[i]));
+  for_each_backend([&](const std::string&, auto exec) {
+    using Exec = decltype(exec);
+    using space = typename Exec::memory_space;
+    ndzip::batch_compressor<T, D, Exec> batch(exec, grids);
+    REQUIRE(batch.size() == grids.size());
+    batch_buffers<T, D, space> buffers(grids, size_bounds(batch));
+    // Twice: the second call reuses the scratch the first left behind.
+    for (int call = 0; call < 2; ++call) {
+      INFO("call " << call);
+      for (std::size_t i = 0; i < grids.size(); ++i)
+        Kokkos::deep_copy(buffers.values[i],
+                          Kokkos::create_mirror_view_and_copy(
+                              space{}, host_view_of<T, D>(inputs[i], grids[i])));
+      batch.compress_async(buffers.items);
+      exec.fence();
+      const auto items = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, buffers.items);
+      for (std::size_t i = 0; i < grids.size(); ++i) {
+        INFO("grid " << i << ": " << ndzip::to_string(grids[i]));
+        const auto expected = model_stream<C>(inputs[i], grids[i]);
+        REQUIRE(items(i).stream_bytes == expected.size());
+        CHECK(mismatch(buffers.stream(i, expected.size()), expected) == "");
+        Kokkos::deep_copy(buffers.values[i], T{});
+      }
+      // The items the compression wrote, straight into a decompression (over the inputs).
+      Kokkos::View<ndzip::decompress_outcome*, space> outcomes("outcomes", grids.size());
+      batch.decompress_async(buffers.items, outcomes);
+      exec.fence();
+      const auto outcomes_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, outcomes);
+      for (std::size_t i = 0; i < grids.size(); ++i) {
+        INFO("grid " << i << ": " << ndzip::to_string(grids[i]));
+        CHECK(batch.check_outcome(i, outcomes_host(i)) == items(i).stream_bytes);
+        CHECK(mismatch(bits_of<Bits>(buffers.values[i]), inputs[i]) == "");
+      }
+    }
+  });
+}
+
+TEST_CASE_TEMPLATE("batch: forged streams give the single compressor's errors, naming the grid", C,
+                   NDZIP_ALL_CONFIGS) {
+  using T = typename C::value_type;
+  using Bits = typename C::bits_type;
+  constexpr int D = C::dims;
+  const auto grid = async_grids<D>().front();
+  const std::vector<ndzip::extent<D>> grids(3, grid);
+  const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grid);
+  const auto stream = model_stream<C>(input, grid);
+  const std::uint32_t e0 = load_u32(stream, 0), e1 = load_u32(stream, 4);
+  const auto forged = [&](std::size_t at, std::uint32_t entry, std::size_t keep) {
+    auto s = stream;
+    store_u32(s, at, entry);
+    s.resize(keep);
+    return s;
+  };
+  const std::vector<std::pair<const char*, std::vector<unsigned char>>> forgeries = {
+      {"E0 > E1", forged(0, e1 + 1, stream.size())},
+      {"E0 = 0", forged(0, 0, stream.size())},
+      {"E1 far beyond the stream", forged(4, 0xffffffffu, stream.size())},
+      {"E0 one word long", forged(0, e0 + 1, stream.size())},
+      {"last word cut off", forged(0, e0, stream.size() - sizeof(T))},
+      {"shorter than the offset table", forged(0, e0, 4)},
+  };
+  for_each_backend([&](const std::string&, auto exec) {
+    using Exec = decltype(exec);
+    using space = typename Exec::memory_space;
+    ndzip::batch_compressor<T, D, Exec> batch(exec, grids);
+    ndzip::compressor<T, D, Exec> single(exec, grid);
+    for (const auto& [what, bytes] : forgeries) {
+      const std::string name = what;
+      INFO("forgery: " << name);
+      std::string single_message;
+      try {
+        decompress_with(single, bytes);
+      } catch (const ndzip::stream_error& e) {
+        single_message = e.what();
+      }
+      REQUIRE(single_message.rfind("ndzip: ", 0) == 0);
+      // The forged stream between two genuine ones.
+      batch_buffers<T, D, space> buffers(grids, {stream.size(), stream.size(), stream.size()},
+                                         {stream, bytes, stream});
+      Kokkos::View<ndzip::decompress_outcome*, space> outcomes("outcomes", grids.size());
+      batch.decompress_async(buffers.items, outcomes);
+      exec.fence();
+      const auto outcomes_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, outcomes);
+      std::string batch_message;
+      try {
+        batch.check_outcome(1, outcomes_host(1));
+      } catch (const ndzip::stream_error& e) {
+        batch_message = e.what();
+      }
+      CHECK(batch_message == "ndzip: array 1: " + single_message.substr(7));
+      for (std::size_t i : {0, 2}) {
+        CHECK(batch.check_outcome(i, outcomes_host(i)) == stream.size());
+        CHECK(mismatch(bits_of<Bits>(buffers.values[i]), input) == "");
+      }
+    }
+    // Views that do not match the batch are refused before anything is queued.
+    Kokkos::View<ndzip::batch_item<T>*, space> too_few("items", 2);
+    Kokkos::View<ndzip::decompress_outcome*, space> outcomes("outcomes", 3);
+    CHECK_THROWS_AS(batch.compress_async(too_few), std::invalid_argument);
+    CHECK_THROWS_AS(batch.decompress_async(too_few, outcomes), std::invalid_argument);
+  });
+}
+
+TEST_CASE_TEMPLATE("batch: calls fence nothing, allocate nothing and copy nothing", C,
+                   NDZIP_ALL_CONFIGS) {
+  using T = typename C::value_type;
+  using Bits = typename C::bits_type;
+  constexpr int D = C::dims;
+  const std::vector<ndzip::extent<D>> grids = async_grids<D>();
+  for_each_backend([&](const std::string&, auto exec) {
+    using Exec = decltype(exec);
+    using space = typename Exec::memory_space;
+    ndzip::batch_compressor<T, D, Exec> batch(exec, grids);
+    batch_buffers<T, D, space> buffers(grids, size_bounds(batch));
+    const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grids.front());
+    Kokkos::deep_copy(buffers.values.front(), Kokkos::create_mirror_view_and_copy(
+                                                  space{}, host_view_of<T, D>(input, grids.front())));
+    Kokkos::View<ndzip::decompress_outcome*, space> outcomes("outcomes", grids.size());
+    exec.fence();
+    const bool instance_fences_reported = [&] {
+      const tool_counter counter;
+      exec.fence();
+      return counter.since_start().fences > 0;
+    }();
+    {
+      // Controls: what the counters must see.
+      const tool_counter counter;
+      const Kokkos::View<int*, space> probe("probe", 1);
+      Kokkos::deep_copy(Kokkos::create_mirror(probe), probe);
+      CHECK(counter.since_start().allocations >= 1);
+      CHECK(counter.since_start().deep_copies > 0);
+    }
+    tool_counts counts;
+    {
+      // From the first call on: the batch allocated its scratch when it was made.
+      const tool_counter counter;
+      batch.compress_async(buffers.items);
+      batch.decompress_async(buffers.items, outcomes);
+      counts = counter.since_start();
+    }
+    INFO("reported:" << counts.what);
+    if (instance_fences_reported) CHECK(counts.fences == 0);
+    CHECK(counts.allocations == 0);
+    CHECK(counts.deep_copies == 0);
+    exec.fence();
+    const auto outcomes_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, outcomes);
+    CHECK(batch.check_outcome(0, outcomes_host(0)) > 0);
+    CHECK(mismatch(bits_of<Bits>(buffers.values.front()), input) == "");
+  });
+}
