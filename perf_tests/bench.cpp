@@ -361,6 +361,19 @@ struct typed_corpus_entry : corpus_entry<ExecSpace> {
   }
 };
 
+// Where the corpus runs copy their results to read them on the host: host-pinned memory where
+// Kokkos names it (each copy is then an asynchronous DMA on the instance), else host memory.
+template <class ExecSpace>
+struct host_results {
+#if KOKKOS_VERSION >= 40000
+  using space = std::conditional_t<
+      Kokkos::SpaceAccessibility<ExecSpace, Kokkos::SharedHostPinnedSpace>::accessible,
+      Kokkos::SharedHostPinnedSpace, Kokkos::HostSpace>;
+#else
+  using space = Kokkos::HostSpace;
+#endif
+};
+
 // The datasets of one element type and rank in one ndzip::batch_compressor, resident in a
 // backend's memory: each compression is one launch, writing every stream into one arena; each
 // decompression restores the values in place from the items the compression wrote (a pristine
@@ -370,11 +383,12 @@ struct corpus_batch {
   virtual ~corpus_batch() = default;
   virtual void compress() = 0;
   virtual void decompress() = 0;
+  // Copy the items (with the stream sizes) or the outcomes to the host, queued on `exec`.
+  virtual void read_sizes(const ExecSpace& exec) = 0;
+  virtual void read_outcomes(const ExecSpace& exec) = 0;
   // After both completed: the stream sizes' total, and whether every grid was restored exactly.
   virtual double compressed_bytes() const = 0;
   virtual bool restored_exactly(const ExecSpace& exec) const = 0;
-  // Results of the last calls, read once after the fence.
-  virtual void read_results(const ExecSpace& exec) = 0;
 };
 
 template <class T, int Dims, class ExecSpace>
@@ -384,15 +398,16 @@ struct typed_corpus_batch : corpus_batch<ExecSpace> {
   std::vector<Kokkos::View<T*, memory_space>> values, originals;
   Kokkos::View<std::byte*, memory_space> arena;
   Kokkos::View<ndzip::batch_item<T>*, memory_space> items;
-  typename Kokkos::View<ndzip::batch_item<T>*, memory_space>::HostMirror items_host;
+  Kokkos::View<ndzip::batch_item<T>*, typename host_results<ExecSpace>::space> items_host;
   Kokkos::View<ndzip::decompress_outcome*, memory_space> outcomes;
-  typename Kokkos::View<ndzip::decompress_outcome*, memory_space>::HostMirror outcomes_host;
+  Kokkos::View<ndzip::decompress_outcome*, typename host_results<ExecSpace>::space>
+      outcomes_host;
 
   typed_corpus_batch(const ExecSpace& exec, const std::vector<ndzip::extent<Dims>>& grids,
                      const std::vector<std::vector<T>>& hosts)
       : batch(exec, grids), items("items", grids.size()), outcomes("outcomes", grids.size()) {
-    items_host = Kokkos::create_mirror_view(items);
-    outcomes_host = Kokkos::create_mirror_view(outcomes);
+    items_host = decltype(items_host)("items (host)", grids.size());
+    outcomes_host = decltype(outcomes_host)("outcomes (host)", grids.size());
     std::vector<std::size_t> offsets;
     std::size_t total = 0;
     for (std::size_t i = 0; i < grids.size(); ++i) {
@@ -429,8 +444,8 @@ struct typed_corpus_batch : corpus_batch<ExecSpace> {
                                values[i].size()) == 0;
     return exact;
   }
-  void read_results(const ExecSpace& exec) override {
-    Kokkos::deep_copy(exec, items_host, items);
+  void read_sizes(const ExecSpace& exec) override { Kokkos::deep_copy(exec, items_host, items); }
+  void read_outcomes(const ExecSpace& exec) override {
     Kokkos::deep_copy(exec, outcomes_host, outcomes);
   }
 };
@@ -488,8 +503,10 @@ void run_corpus_async(ndzip::perf::report& report, const options& opt,
       const std::size_t n = entries.size();
       Kokkos::View<std::uint64_t*, memory_space> sizes("sizes", n);
       Kokkos::View<ndzip::decompress_outcome*, memory_space> outcomes("outcomes", n);
-      const auto sizes_host = Kokkos::create_mirror_view(sizes);
-      const auto outcomes_host = Kokkos::create_mirror_view(outcomes);
+      const Kokkos::View<std::uint64_t*, typename host_results<Exec>::space> sizes_host(
+          "sizes (host)", n);
+      const Kokkos::View<ndzip::decompress_outcome*, typename host_results<Exec>::space>
+          outcomes_host("outcomes (host)", n);
       exec.fence();
       const auto compress = ndzip::perf::measure([&] {
         for (std::size_t i = 0; i < n; ++i) entries[i]->compress(sizes.data() + i);
@@ -539,12 +556,12 @@ void run_corpus_async(ndzip::perf::report& report, const options& opt,
       exec.fence();
       const auto batch_compress = ndzip::perf::measure([&] {
         for (const auto& batch : batches) batch->compress();
-        for (const auto& batch : batches) batch->read_results(exec);
+        for (const auto& batch : batches) batch->read_sizes(exec);
         exec.fence();
       });
       const auto batch_decompress = ndzip::perf::measure([&] {
         for (const auto& batch : batches) batch->decompress();
-        for (const auto& batch : batches) batch->read_results(exec);
+        for (const auto& batch : batches) batch->read_outcomes(exec);
         exec.fence();
       });
       bool batch_exact = true;
