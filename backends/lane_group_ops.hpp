@@ -15,6 +15,9 @@
 // `Intrinsics` (backends/cuda, backends/hip, backends/emulated) supplies:
 //   team_size(word_bytes), vector_length
 //                                  the Kokkos team shape of a hypercube's team
+//   wide_team_size(word_bytes)     lane groups of a team when few teams would leave most of the
+//                                  device idle (small grids): more groups per hypercube cut the
+//                                  time each team takes (equal to team_size: never)
 //   min_teams_per_multiprocessor(role, word_bytes)
 //                                  launch bounds of the single-pass encoder and of the decoder
 //                                  (teams per multiprocessor; 0: none)
@@ -59,6 +62,9 @@ struct device_lane_group {
   // Unbounded, the encoder took 54 registers and four teams (512^3 float 181 -> 225 GB/s
   // with the bounds, before the kernels of 2026-11-23). Chosen on NVIDIA, not tuned for AMD.
   static constexpr int team_size(int word_bytes) { return word_bytes == 4 ? 4 : 8; }
+  // Sixteen groups: a 373 KB float array (23 hypercubes) spent 24 us in the encoder with four,
+  // waiting on its loads one batch after another (H200).
+  static constexpr int wide_team_size(int /*word_bytes*/) { return 16; }
   static constexpr int vector_length = 32;
   static constexpr int min_teams_per_multiprocessor(kernel_role role, int word_bytes) {
     return word_bytes == 4 ? 12 : role == kernel_role::decode ? 4 : 6;
@@ -90,6 +96,9 @@ struct device_lane_group {
 template <class Intrinsics>
 struct lane_group_ops {
   static constexpr int team_size(int word_bytes) { return Intrinsics::team_size(word_bytes); }
+  static constexpr int wide_team_size(int word_bytes) {
+    return Intrinsics::wide_team_size(word_bytes);
+  }
   static constexpr int vector_length = Intrinsics::vector_length;
   static constexpr int min_teams_per_multiprocessor(kernel_role role, int word_bytes) {
     return Intrinsics::min_teams_per_multiprocessor(role, word_bytes);

@@ -124,10 +124,8 @@ struct batch_codec {
                                     block_placement::epoch_of_call(call)};
     const encode_batch<T, Dims, ExecSpace, LaneOps> encode{self.m_arrays.data(), self.size(),
                                                            items, placement};
-    using policy = typename kernels::template bounded_policy<backend::kernel_role::encode>;
-    Kokkos::parallel_for("ndzip::encode_batch",
-                         kernels::template hypercube_policy<policy>(self.m_exec, self.m_teams),
-                         encode);
+    kernels::template launch<backend::kernel_role::encode>("ndzip::encode_batch", self.m_exec,
+                                                           self.m_teams, encode);
     self.m_calls = call;
   }
 
@@ -137,10 +135,8 @@ struct batch_codec {
     if (self.size() == 0) return;
     const decode_batch<T, Dims, ExecSpace, LaneOps> decode{
         self.m_arrays.data(), self.size(), items, outcomes, self.m_decode_status.data()};
-    using policy = typename kernels::template bounded_policy<backend::kernel_role::decode>;
-    Kokkos::parallel_for("ndzip::decode_batch",
-                         kernels::template hypercube_policy<policy>(self.m_exec, self.m_teams),
-                         decode);
+    kernels::template launch<backend::kernel_role::decode>("ndzip::decode_batch", self.m_exec,
+                                                           self.m_teams, decode);
   }
 };
 

@@ -182,11 +182,8 @@ struct codec {
                                       (call - 1) * teams, block_placement::epoch_of_call(call)};
       const encode_into_stream<T, Dims, ExecSpace, LaneOps> encode{
           layout, reinterpret_cast<const bits_type*>(values), stream, placement, stream_bytes};
-      using encode_policy =
-          typename kernels::template bounded_policy<backend::kernel_role::encode>;
-      Kokkos::parallel_for("ndzip::encode_into_stream",
-                           kernels::template hypercube_policy<encode_policy>(self.m_exec, teams),
-                           encode);
+      kernels::template launch<backend::kernel_role::encode>("ndzip::encode_into_stream",
+                                                             self.m_exec, teams, encode);
       self.m_single_pass_calls = call;
     } else {
       if (layout.hypercube_count > 0) encode_blocks(self, values, stream_bytes);
@@ -240,10 +237,8 @@ struct codec {
     const outcome_gatherer gatherer{status, status + 1, status + 2, outcome, teams};
     const decode_hypercubes<T, Dims, ExecSpace, LaneOps> decode{
         layout, stream, stream_size, reinterpret_cast<bits_type*>(values), gatherer};
-    using decode_policy = typename kernels::template bounded_policy<backend::kernel_role::decode>;
-    Kokkos::parallel_for("ndzip::decode_hypercubes",
-                         kernels::template hypercube_policy<decode_policy>(self.m_exec, teams),
-                         decode);
+    kernels::template launch<backend::kernel_role::decode>("ndzip::decode_hypercubes", self.m_exec,
+                                                           teams, decode);
   }
 };
 

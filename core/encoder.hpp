@@ -75,11 +75,31 @@ struct kernel_types {
   // One team per hypercube (and per border slice, where the kernel copies the border too), with
   // its scratch.
   template <class Policy = team_policy>
-  static Policy hypercube_policy(const ExecSpace& exec, std::size_t teams) {
+  static Policy hypercube_policy(const ExecSpace& exec, std::size_t teams,
+                                 int team_size = lane_ops::team_size(sizeof(bits_type))) {
     // check_grid_representable keeps `teams` within an int.
-    return Policy(exec, static_cast<int>(teams), lane_ops::team_size(sizeof(bits_type)),
-                  lane_ops::vector_length)
+    return Policy(exec, static_cast<int>(teams), team_size, lane_ops::vector_length)
         .set_scratch_size(0, Kokkos::PerTeam(team_scratch_bytes));
+  }
+
+  // Launches a single-pass encoder or a decoder (Role) over `teams` teams: with the role's
+  // launch bounds, or, where the teams would fill at most a quarter of the device's thread
+  // slots (small grids, which leave most of a GPU idle whatever the team shape), with wide
+  // teams, whose lane groups share each hypercube's work and so finish it sooner.
+  template <backend::kernel_role Role, class Functor>
+  static void launch(const char* name, const ExecSpace& exec, std::size_t teams,
+                     const Functor& functor) {
+    constexpr int wide = lane_ops::wide_team_size(sizeof(bits_type));
+    if constexpr (wide > lane_ops::team_size(sizeof(bits_type))) {
+      constexpr int wide_threads = wide * lane_ops::vector_length;
+      if (teams * wide_threads <= static_cast<std::size_t>(exec.concurrency()) / 4) {
+        using wide_policy =
+            Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<wide_threads, 1>>;
+        Kokkos::parallel_for(name, hypercube_policy<wide_policy>(exec, teams, wide), functor);
+        return;
+      }
+    }
+    Kokkos::parallel_for(name, hypercube_policy<bounded_policy<Role>>(exec, teams), functor);
   }
 };
 

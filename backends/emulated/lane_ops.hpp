@@ -29,6 +29,7 @@ struct emulated_intrinsics {
 
   // One host thread per team, with one Kokkos lane: the emulated lanes are the held slots.
   static constexpr int team_size(int /*word_bytes*/) { return 1; }
+  static constexpr int wide_team_size(int word_bytes) { return team_size(word_bytes); }
   static constexpr int vector_length = 1;
   static constexpr int min_teams_per_multiprocessor(kernel_role, int) { return 0; }  // none
   // As on the GPUs: single-pass compression, so that its look-back runs in every CI run. Teams
