@@ -577,7 +577,83 @@ void run_corpus_async(ndzip::perf::report& report, const options& opt,
 
 // One call at a time on 1-D float arrays of 1 KiB, 4 KiB, ... up to --max-mib: the synchronous
 // calls (stream size or outcome read back) and the asynchronous ones followed by a fence and a
-// read of their result, median of many calls. Rows `latency`, codecs ndzip and ndzip-async.
+// read of their result, median of many calls; and copies of each array as one batch. Rows
+// `latency`, codecs ndzip, ndzip-async and ndzip-batch.
+// Copies of one array in one ndzip::batch_compressor (64, or as many as 256 MiB hold), each
+// call followed by a fence and a read of its results into host-pinned memory: codec
+// "ndzip-batch", the bytes of all copies over the time of the call.
+template <class Exec>
+void add_latency_batch(ndzip::perf::report& report, const Exec& exec, const std::string& backend,
+                       const ndzip::extent<1>& grid,
+                       const Kokkos::View<float*, typename Exec::memory_space>& values,
+                       std::size_t stream_size) {
+  using memory_space = typename Exec::memory_space;
+  using host_space = typename host_results<Exec>::space;
+  const std::size_t bytes = grid.size() * sizeof(float);
+  const std::size_t copies = std::max<std::size_t>(1, std::min<std::size_t>(64, (256u << 20) / bytes));
+  ndzip::batch_compressor<float, 1, Exec> batch(exec, std::vector<ndzip::extent<1>>(copies, grid));
+  const std::size_t stride = (batch.size_bound(0) + 7) / 8 * 8;
+  Kokkos::View<std::byte*, memory_space> arena(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "streams"), copies * stride);
+  Kokkos::View<float*, memory_space> restored(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "restored"), copies * grid.size());
+  Kokkos::View<ndzip::batch_item<float>*, memory_space> packing("packing", copies),
+      unpacking("unpacking", copies);
+  Kokkos::View<ndzip::batch_item<float>*, host_space> items_host("items (host)", copies);
+  Kokkos::View<ndzip::decompress_outcome*, memory_space> outcomes("outcomes", copies);
+  Kokkos::View<ndzip::decompress_outcome*, host_space> outcomes_host("outcomes (host)", copies);
+  for (std::size_t i = 0; i < copies; ++i)
+    items_host(i) = {values.data(), arena.data() + i * stride, 0};
+  Kokkos::deep_copy(packing, items_host);
+  for (std::size_t i = 0; i < copies; ++i)
+    items_host(i) = {restored.data() + i * grid.size(), arena.data() + i * stride, stream_size};
+  Kokkos::deep_copy(unpacking, items_host);
+  exec.fence();
+  const auto compress = ndzip::perf::measure(
+      [&] {
+        batch.compress_async(packing);
+        Kokkos::deep_copy(exec, items_host, packing);
+        exec.fence();
+      },
+      50, 0.2);
+  const auto decompress = ndzip::perf::measure(
+      [&] {
+        batch.decompress_async(unpacking, outcomes);
+        Kokkos::deep_copy(exec, outcomes_host, outcomes);
+        exec.fence();
+      },
+      50, 0.2);
+  Kokkos::View<float*, memory_space> copied(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "copied"), restored.size());
+  const auto copy = ndzip::perf::measure(
+      [&] {
+        Kokkos::deep_copy(exec, copied, restored);
+        exec.fence();
+      },
+      50, 0.2);
+  bool exact = true;
+  for (std::size_t i = 0; i < copies; ++i)
+    exact = exact && items_host(i).stream_bytes == stream_size &&
+            outcomes_host(i).failure == ndzip::decompress_outcome::no_failure &&
+            count_mismatches(exec, reinterpret_cast<const std::uint32_t*>(values.data()),
+                             reinterpret_cast<const std::uint32_t*>(restored.data()) +
+                                 i * grid.size(),
+                             grid.size()) == 0;
+  ndzip::perf::result_row row{"latency", "synthetic-" + std::to_string(bytes) + "B", "float",
+                              ndzip::to_string(grid) + "x" + std::to_string(copies), backend,
+                              "ndzip-batch", Exec().concurrency()};
+  row.bytes = double(copies * bytes);
+  row.compressed_bytes = double(copies * stream_size);
+  row.compress_s = compress.median_s;
+  row.decompress_s = decompress.median_s;
+  row.deep_copy_s = copy.median_s;  // one deep_copy of all copies, fenced
+  row.compress_spread = compress.spread();
+  row.decompress_spread = decompress.spread();
+  row.verified = exact;
+  row.same_stream = "-";
+  report.add(std::move(row));
+}
+
 void run_latency(ndzip::perf::report& report, const options& opt) {
   for (const auto& b : opt.backends)
     ndzip::with_backend(b, [&](auto exec) {
@@ -657,6 +733,7 @@ void run_latency(ndzip::perf::report& report, const options& opt) {
         };
         add("ndzip", sync_compress, sync_decompress);
         add("ndzip-async", async_compress, async_decompress);
+        add_latency_batch(report, exec, b, grid, values, stream_size);
       }
     });
 }
@@ -675,7 +752,8 @@ void usage(std::FILE* to) {
                "                   (default 256); run with several OMP_NUM_THREADS for thread scaling\n"
                "  --latency        one call at a time on 1-D float arrays of 1 KiB, 4 KiB, ... up to\n"
                "                   --max-mib, synchronous and asynchronous (with a fence and a read\n"
-               "                   of the result), median of at least 50 calls\n"
+               "                   of the result), and 64 copies as one batch (fewer above 4 MiB),\n"
+               "                   median of at least 50 calls\n"
                "  -b BACKEND       backend (repeatable; default: the default backend). The first\n"
                "                   one's streams are the reference the others must reproduce\n"
                "  --peers          run the CPU peer codecs (zstd, lz4, blosc, fpzip, zfp) on every\n"
