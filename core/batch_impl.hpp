@@ -57,7 +57,9 @@ struct encode_batch {
         Kokkos::PerTeam(member), [&](std::uint64_t& taken) { taken = placement.take_ticket(); },
         ticket);
     const std::size_t a = array_of_team(arrays, count, ticket);
-    const batch_array<T, Dims> array = arrays[a];
+    // By reference: the grid's layout is read where it is used (as a single grid's kernel reads
+    // its own from the kernel parameters), not held in registers for the whole team.
+    const batch_array<T, Dims>& array = arrays[a];
     const block_placement own{placement.published + array.first_hypercube, placement.tickets,
                               placement.ticket_base, placement.epoch};
     encode_team<T, Dims, ExecSpace, LaneOps>(
@@ -82,8 +84,8 @@ struct decode_batch {
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
     const std::uint64_t team = member.league_rank();
     const std::size_t a = array_of_team(arrays, count, team);
-    const batch_array<T, Dims> array = arrays[a];
-    const batch_item<T> item = items[a];
+    const batch_array<T, Dims>& array = arrays[a];
+    const batch_item<T>& item = items[a];
     const outcome_gatherer gatherer{status + 3 * a, status + 3 * a + 1, status + 3 * a + 2,
                                     outcomes + a, array.teams};
     const std::size_t index = team - array.first_team;

@@ -40,47 +40,44 @@ KOKKOS_INLINE_FUNCTION void decode_team(
   using profile_type = typename base::profile_type;
   const std::size_t n = layout.hypercube_count;
 
-  // The entries this team uses, read once by one thread and shared with the team: the last
-  // one, and (hypercube teams) its block's two packed into one word.
+  // The entries this team uses, the last one and (hypercube teams) its block's two, read once
+  // by one thread into team scratch and used from there by the whole team, so that no register
+  // holds them through the decoding (H200: spills in the 1-D float decoder otherwise).
+  const auto scratch = base::scratch(member);
   const auto* table = reinterpret_cast<const std::uint32_t*>(stream);
-  std::uint64_t area = 0, bounds = 0;
-  Kokkos::single(
-      Kokkos::PerTeam(member), [&](std::uint64_t& read) { read = n == 0 ? 0 : table[n - 1]; },
-      area);
-  if (index < n)
-    Kokkos::single(
-        Kokkos::PerTeam(member),
-        [&](std::uint64_t& read) {
-          const std::uint64_t begin = index == 0 ? 0 : table[index - 1];
-          read = begin << 32 | (index + 1 == n ? area : table[index]);
-        },
-        bounds);
-  const struct {
-    std::uint64_t area, begin, end;
-  } e{area, bounds >> 32, bounds & 0xffffffffu};
-  const std::uint64_t needed = layout.stream_bytes(e.area);
+  Kokkos::single(Kokkos::PerTeam(member), [&] {
+    scratch.entries[0] = n == 0 ? 0 : table[n - 1];
+    if (index < n) {
+      scratch.entries[1] = index == 0 ? 0 : table[index - 1];
+      scratch.entries[2] = index + 1 == n ? scratch.entries[0] : table[index];
+    }
+  });
+  member.team_barrier();
   const auto finish = [&](std::uint64_t key) {
-    Kokkos::single(Kokkos::PerTeam(member),
-                   [&] { gatherer.finish_team(index, key, needed, stream_size); });
+    Kokkos::single(Kokkos::PerTeam(member), [&] {
+      gatherer.finish_team(index, key, layout.stream_bytes(scratch.entries[0]), stream_size);
+    });
   };
+  const std::uint64_t area = scratch.entries[0];
+  const std::uint64_t needed = layout.stream_bytes(area);
   if (needed > stream_size)
     return finish(index == 0 ? failure_key(0, stream_failure::stream_truncated)
                              : no_stream_failure);
   const auto* block_area = reinterpret_cast<const bits_type*>(stream + layout.header_bytes());
   if (index >= n) {
     copy_border_slice<border_direction::stream_to_grid>(
-        member, layout, values, const_cast<bits_type*>(block_area + e.area), index - n);
+        member, layout, values, const_cast<bits_type*>(block_area + area), index - n);
     return finish(no_stream_failure);
   }
-  if (e.end < e.begin + profile_type::chunks_per_hypercube)
+  const std::uint64_t begin = scratch.entries[1], end = scratch.entries[2];
+  if (end < begin + profile_type::chunks_per_hypercube)
     return finish(failure_key(index, stream_failure::block_shorter_than_heads));
-  if (e.end - e.begin > static_cast<std::uint64_t>(profile_type::max_block_words))
+  if (end - begin > static_cast<std::uint64_t>(profile_type::max_block_words))
     return finish(failure_key(index, stream_failure::block_longer_than_possible));
-  if (e.end > e.area) return finish(failure_key(index, stream_failure::entry_beyond_last));
-  const auto scratch = base::scratch(member);
+  if (end > area) return finish(failure_key(index, stream_failure::entry_beyond_last));
   constexpr bool scan_rows = rows_scanned_while_unpacking<profile_type, lane_ops>;
-  if (!unpack_hypercube<profile_type, lane_ops, scan_rows>(member, block_area + e.begin,
-                                                           e.end - e.begin, scratch.cube,
+  if (!unpack_hypercube<profile_type, lane_ops, scan_rows>(member, block_area + begin,
+                                                           end - begin, scratch.cube,
                                                            scratch.heads, scratch.chunk_offsets))
     return finish(failure_key(index, stream_failure::heads_do_not_match_block));
   inverse_lorenzo<profile_type, lane_ops>(member, scratch.cube, scratch.row_carry);

@@ -44,32 +44,40 @@ struct kernel_types {
 
   // Team scratch: the hypercube's words, the carry into each row of the last axis (decoder),
   // the chunk heads of a block (the decoder reads them from the untrusted stream once, so that
-  // what was checked is what is used), and the column offset of every chunk in its block.
+  // what was checked is what is used), the column offset of every chunk in its block, and the
+  // decoder's offset-table entries.
   static constexpr std::size_t cube_scratch_bytes = profile_type::hypercube_size * sizeof(bits_type);
   static constexpr std::size_t carry_scratch_bytes =
       profile_type::hypercube_size / hypercube_row_length<profile_type> * sizeof(bits_type);
   static constexpr std::size_t heads_scratch_bytes =
       profile_type::chunks_per_hypercube * sizeof(bits_type);
   static constexpr std::size_t offsets_scratch_bytes = profile_type::chunks_per_hypercube * sizeof(int);
-  static constexpr std::size_t team_scratch_bytes =
-      cube_scratch_bytes + carry_scratch_bytes + heads_scratch_bytes + offsets_scratch_bytes;
+  // The decoder's offset-table entries, read by one thread and shared with the team.
+  static constexpr std::size_t entries_scratch_bytes = 4 * sizeof(std::uint32_t);
+  static constexpr std::size_t team_scratch_bytes = cube_scratch_bytes + carry_scratch_bytes +
+                                                    heads_scratch_bytes + offsets_scratch_bytes +
+                                                    entries_scratch_bytes;
 
   struct team_scratch {
     bits_type* cube;
     bits_type* row_carry;
     bits_type* heads;
     int* chunk_offsets;
+    std::uint32_t* entries;
   };
 
   KOKKOS_INLINE_FUNCTION static team_scratch scratch(const member_type& member) {
     // Local copies: get_shmem takes its size by reference, which device code may not bind to a
     // static data member.
     const std::size_t cube_bytes = cube_scratch_bytes, carry_bytes = carry_scratch_bytes,
-                      heads_bytes = heads_scratch_bytes, offsets_bytes = offsets_scratch_bytes;
+                      heads_bytes = heads_scratch_bytes, offsets_bytes = offsets_scratch_bytes,
+                      entries_bytes = entries_scratch_bytes;
     auto* cube = static_cast<bits_type*>(member.team_scratch(0).get_shmem(cube_bytes));
     auto* carry = static_cast<bits_type*>(member.team_scratch(0).get_shmem(carry_bytes));
     auto* heads = static_cast<bits_type*>(member.team_scratch(0).get_shmem(heads_bytes));
-    return {cube, carry, heads, static_cast<int*>(member.team_scratch(0).get_shmem(offsets_bytes))};
+    auto* offsets = static_cast<int*>(member.team_scratch(0).get_shmem(offsets_bytes));
+    return {cube, carry, heads, offsets,
+            static_cast<std::uint32_t*>(member.team_scratch(0).get_shmem(entries_bytes))};
   }
 
   // One team per hypercube (and per border slice, where the kernel copies the border too), with
