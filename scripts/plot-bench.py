@@ -14,6 +14,8 @@ Figures written to DIR (a figure whose rows are absent is skipped with a note):
   ratio_per_dataset.png               ratio per dataset for ndzip and every peer codec
   scaling_size.png                    GB/s against input size (`sweep` rows)
   scaling_threads.png                 GB/s against OpenMP threads, with ideal scaling (`sweep` rows)
+  latency_size.png                    GB/s against the size of one array, called one at a time
+                                      (synchronous, asynchronous) or as a batch (`latency` rows)
 
 Run it with Debian's python (python3-matplotlib); scripts/make-plots.sh installs that if missing.
 """
@@ -780,6 +782,63 @@ def plot_scaling_threads(sweep, styles, out_dir, dpi, written):
     save(fig, out_dir, "scaling_threads.png", dpi, written)
 
 
+LATENCY_STYLES = {"ndzip": ("-", "o", "synchronous, one call"),
+                  "ndzip-async": ("--", "s", "asynchronous, one call"),
+                  "ndzip-batch": (":", "D", "batch of copies, one call")}
+
+
+def array_bytes(r):
+    # `latency` rows name the size of one array (synthetic-<bytes>B); batch rows count all copies.
+    name = r["dataset"]
+    if name.startswith("synthetic-") and name.endswith("B"):
+        try:
+            return float(name[len("synthetic-"):-1])
+        except ValueError:
+            pass
+    return r["bytes"]
+
+
+def plot_latency_size(latency, styles, out_dir, dpi, written):
+    lines = defaultdict(dict)
+    for r in latency:
+        lines[(r["codec"], r["backend"])][array_bytes(r)] = r
+    lines = OrderedDict((k, [v[b] for b in sorted(v)]) for k, v in sorted(lines.items())
+                        if len(v) >= 2)
+    if not lines:
+        note("latency_size.png skipped: no `latency` rows with at least two sizes")
+        return
+    sizes = sorted({array_bytes(r) for rs in lines.values() for r in rs})
+    fig, axes = plt.subplots(1, 2, figsize=(14, 7), sharey=True)
+    handles, names = [], []
+    for ax, (direction, column) in zip(axes, DIRECTIONS):
+        for (codec, backend), rs in lines.items():
+            linestyle, marker, what = LATENCY_STYLES.get(codec, ("-.", "x", codec))
+            xs = [array_bytes(r) for r in rs if r[column] > 0]
+            ys = [r[column] for r in rs if r[column] > 0]
+            (h,) = ax.plot(xs, ys, color=styles.backend_color(backend), marker=marker,
+                           linestyle=linestyle, linewidth=2.2, markersize=7)
+            if ax is axes[0]:
+                handles.append(h)
+                names.append("ndzip %s, %s" % (backend, what))
+        log2_ticks(ax, sizes, fmt_bytes)
+        ax.set_yscale("log")
+        plain_log(ax.yaxis)
+        ax.tick_params(axis="x", labelrotation=30)
+        ax.set_xlabel("Size of one array (log scale)", fontsize=11)
+        ax.set_title("%s" % direction.capitalize(), fontsize=12)
+        ax.grid(True, which="major", alpha=0.4)
+        ax.grid(True, which="minor", alpha=0.12)
+    axes[0].set_ylabel("Throughput [GB/s of uncompressed data] (log scale)", fontsize=11)
+    fig.suptitle("Throughput vs. array size: one call at a time, or copies as one batch "
+                 "(1-D float, result read on the host)", fontsize=13)
+    ncol = min(3, len(handles))
+    legend_in = 0.3 * int(math.ceil(len(handles) / float(ncol))) + 0.15
+    fig.legend(*row_major(handles, names, ncol), loc="lower center", ncol=ncol, fontsize=10,
+               frameon=False)
+    fig.tight_layout(rect=(0, legend_in / fig.get_figheight(), 1, 1))
+    save(fig, out_dir, "latency_size.png", dpi, written)
+
+
 def main():
     parser = argparse.ArgumentParser(
         prog="plot-bench.py", description="\n\n".join(p for p in __doc__.split("\n\n")
@@ -813,6 +872,12 @@ def main():
         plot_scaling_threads(sweep, styles, args.out, args.dpi, written)
     else:
         note("scaling_size.png, scaling_threads.png skipped: no `sweep` rows")
+
+    latency = [r for r in rows if r["mode"] == "latency"]
+    if latency:
+        plot_latency_size(latency, styles, args.out, args.dpi, written)
+    else:
+        note("latency_size.png skipped: no `latency` rows")
 
     if not written:
         sys.exit("plot-bench: no figure could be drawn from %s" % ", ".join(args.csv))
