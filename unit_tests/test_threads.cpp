@@ -3,6 +3,7 @@
 // (Kokkos 3.x Serial crashed or gave wrong streams here: its team scratch is one global
 // buffer, which the library now guards with a lock). With Kokkos 3.x the
 // OpenMP backend refuses threads other than the one that initialised Kokkos, with a clear error.
+// The same for a batch compressor shared by several threads.
 
 #include <cstring>
 #include <memory>
@@ -173,5 +174,60 @@ TEST_CASE("threads: a compressor moved to another thread keeps working") {
       CHECK(failure.find("thread that called Kokkos::initialize") != std::string::npos);
     else
       CHECK(failure == "");
+  });
+}
+
+TEST_CASE_TEMPLATE("threads: one batch compressor shared by several host threads", C,
+                   ndzip_test::f32_3d, ndzip_test::f64_1d) {
+  using T = typename C::value_type;
+  constexpr int D = C::dims;
+  const thread_inputs<C> in;
+  for_each_backend([&](const std::string& name, auto exec) {
+    using Exec = decltype(exec);
+    using space = typename Exec::memory_space;
+    using items_view = Kokkos::View<ndzip::batch_item<T>*, space>;
+    using outcomes_view = Kokkos::View<ndzip::decompress_outcome*, space>;
+    auto work = workspaces<Exec>(in);
+    // A batch of one grid: the threads share its scratch (tickets, published words, outcome
+    // words). Views are made and filled on the initial thread (Kokkos 3 with OpenMP refuses
+    // others), so that a thread's first Kokkos call is the batch's.
+    ndzip::batch_compressor<T, D, Exec> shared(exec, {in.grid});
+    std::vector<items_view> packing, unpacking;
+    std::vector<typename items_view::HostMirror> sizes;
+    std::vector<outcomes_view> outcomes;
+    std::vector<typename outcomes_view::HostMirror> outcomes_host;
+    for (int t = 0; t < thread_count; ++t) {
+      auto* stream = reinterpret_cast<std::byte*>(work[t].stream.data());
+      packing.emplace_back("packing", 1);
+      unpacking.emplace_back("unpacking", 1);
+      sizes.push_back(Kokkos::create_mirror(packing[t]));  // a copy even in host memory
+      sizes[t](0) = {work[t].values.data(), stream, 0};
+      Kokkos::deep_copy(packing[t], sizes[t]);
+      sizes[t](0) = {work[t].decoded.data(), stream, in.streams[t].size()};
+      Kokkos::deep_copy(unpacking[t], sizes[t]);
+      outcomes.emplace_back("outcomes", 1);
+      outcomes_host.push_back(Kokkos::create_mirror_view(outcomes[t]));
+    }
+    check_outcomes(name, on_threads([&](int t) {
+                     auto& w = work[t];
+                     const auto& expected = in.streams[t];
+                     for (int r = 0; r < rounds; ++r) {
+                       shared.compress_async(packing[t]);
+                       exec.fence();
+                       Kokkos::deep_copy(sizes[t], packing[t]);
+                       Kokkos::deep_copy(w.stream_host, w.stream);
+                       if (sizes[t](0).stream_bytes != expected.size() ||
+                           std::memcmp(w.stream_host.data(), expected.data(), expected.size()))
+                         throw std::runtime_error("not the reference stream");
+                       shared.decompress_async(unpacking[t], outcomes[t]);
+                       exec.fence();
+                       Kokkos::deep_copy(outcomes_host[t], outcomes[t]);
+                       Kokkos::deep_copy(w.decoded_host, w.decoded);
+                       if (shared.check_outcome(0, outcomes_host[t](0)) != expected.size() ||
+                           std::memcmp(w.decoded_host.data(), in.values[t].data(),
+                                       in.values[t].size() * sizeof(in.values[t][0])))
+                         throw std::runtime_error("values differ after the round trip");
+                     }
+                   }));
   });
 }
