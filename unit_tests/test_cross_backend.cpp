@@ -42,7 +42,7 @@ TEST_CASE_TEMPLATE("cross-backend streams are identical", C, NDZIP_ALL_CONFIGS) 
 
 // GPUs give the few teams of a small grid more lane groups each (core/encoder.hpp, launch):
 // the grids above take that shape there, so these take the other, the one with launch bounds
-// (more hypercube teams than a quarter of an H200's thread slots hold at sixteen groups).
+// (more hypercube teams than an H200 holds at once at sixteen groups: 528).
 TEST_CASE_TEMPLATE("cross-backend streams are identical on grids of thousands of hypercubes", C,
                    ndzip_test::f32_1d, ndzip_test::f64_3d) {
   using T = typename C::value_type;
