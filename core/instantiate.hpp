@@ -1,6 +1,6 @@
 #pragma once
-// Explicit instantiation of ndzip::compressor and ndzip::batch_compressor for one element type, every dimensionality and
-// every execution space Kokkos was built with (one translation unit per element type keeps
+// Explicit instantiation of ndzip::compressor and ndzip::batch_compressor for one element type,
+// every dimensionality and every execution space Kokkos was built with (one translation unit per element type keeps
 // the build parallel and small).
 
 #include "core/batch_impl.hpp"

@@ -469,7 +469,8 @@ std::vector<std::unique_ptr<corpus_batch<ExecSpace>>> make_corpus_batches(
           }
         });
     if (!grids.empty())
-      batches.push_back(std::make_unique<typed_corpus_batch<T, Dims, ExecSpace>>(exec, grids, hosts));
+      batches.push_back(
+          std::make_unique<typed_corpus_batch<T, Dims, ExecSpace>>(exec, grids, hosts));
   };
   add(float{}, std::integral_constant<int, 1>{});
   add(float{}, std::integral_constant<int, 2>{});
@@ -590,7 +591,8 @@ void add_latency_batch(ndzip::perf::report& report, const Exec& exec, const std:
   using memory_space = typename Exec::memory_space;
   using host_space = typename host_results<Exec>::space;
   const std::size_t bytes = grid.size() * sizeof(float);
-  const std::size_t copies = std::max<std::size_t>(1, std::min<std::size_t>(64, (256u << 20) / bytes));
+  const std::size_t copies =
+      std::max<std::size_t>(1, std::min<std::size_t>(64, (std::size_t{256} << 20) / bytes));
   ndzip::batch_compressor<float, 1, Exec> batch(exec, std::vector<ndzip::extent<1>>(copies, grid));
   const std::size_t stride = (batch.size_bound(0) + 7) / 8 * 8;
   Kokkos::View<std::byte*, memory_space> arena(

@@ -175,6 +175,13 @@ TEST_CASE_TEMPLATE("batch: forged streams give the single compressor's errors, n
     Kokkos::View<ndzip::decompress_outcome*, space> outcomes("outcomes", 3);
     CHECK_THROWS_AS(batch.compress_async(too_few), std::invalid_argument);
     CHECK_THROWS_AS(batch.decompress_async(too_few, outcomes), std::invalid_argument);
+    // A batch of no grids takes empty Views and queues nothing.
+    ndzip::batch_compressor<T, D, Exec> empty(exec, {});
+    CHECK(empty.size() == 0);
+    const Kokkos::View<ndzip::batch_item<T>*, space> no_items("none", 0);
+    const Kokkos::View<ndzip::decompress_outcome*, space> no_outcomes("none", 0);
+    CHECK_NOTHROW(empty.compress_async(no_items));
+    CHECK_NOTHROW(empty.decompress_async(no_items, no_outcomes));
   });
 }
 
@@ -190,8 +197,9 @@ TEST_CASE_TEMPLATE("batch: calls fence nothing, allocate nothing and copy nothin
     ndzip::batch_compressor<T, D, Exec> batch(exec, grids);
     batch_buffers<T, D, space> buffers(grids, size_bounds(batch));
     const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grids.front());
-    Kokkos::deep_copy(buffers.values.front(), Kokkos::create_mirror_view_and_copy(
-                                                  space{}, host_view_of<T, D>(input, grids.front())));
+    Kokkos::deep_copy(buffers.values.front(),
+                      Kokkos::create_mirror_view_and_copy(
+                          space{}, host_view_of<T, D>(input, grids.front())));
     Kokkos::View<ndzip::decompress_outcome*, space> outcomes("outcomes", grids.size());
     exec.fence();
     const bool instance_fences_reported = [&] {
