@@ -1,7 +1,7 @@
 #pragma once
 // Explicit instantiation of ndzip::compressor and ndzip::batch_compressor for one element type,
-// every dimensionality and every execution space Kokkos was built with (one translation unit per element type keeps
-// the build parallel and small).
+// every dimensionality and every execution space Kokkos was built with (one translation unit per
+// element type keeps the build parallel and small).
 
 #include "core/batch_impl.hpp"
 #include "core/compressor_impl.hpp"
