@@ -51,6 +51,25 @@ struct encode_batch {
   batch_item<T>* items;
   block_placement placement;  // over the whole batch's published words
 
+  // Grid `a`'s look-back, made when the team needs it: a block_placement held through the whole
+  // encoding spilled registers (H200: 56 bytes of stack in the 3-D float batch encoder).
+  struct grid_look_back {
+    const encode_batch& kernel;
+    std::size_t a;
+    KOKKOS_INLINE_FUNCTION block_placement of_grid() const {
+      const block_placement& all = kernel.placement;
+      return {all.published + kernel.arrays[a].first_hypercube, all.tickets, all.ticket_base,
+              all.epoch};
+    }
+    KOKKOS_INLINE_FUNCTION std::uint64_t exclusive_prefix(std::uint64_t index,
+                                                          std::uint64_t length) const {
+      return of_grid().exclusive_prefix(index, length);
+    }
+    KOKKOS_INLINE_FUNCTION std::uint64_t inclusive_prefix_of(std::uint64_t index) const {
+      return of_grid().inclusive_prefix_of(index);
+    }
+  };
+
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
     std::uint64_t ticket = 0;
     Kokkos::single(
@@ -60,11 +79,10 @@ struct encode_batch {
     // By reference: the grid's layout is read where it is used (as a single grid's kernel reads
     // its own from the kernel parameters), not held in registers for the whole team.
     const batch_array<T, Dims>& array = arrays[a];
-    const block_placement own{placement.published + array.first_hypercube, placement.tickets,
-                              placement.ticket_base, placement.epoch};
     encode_team<T, Dims, ExecSpace, LaneOps>(
         member, array.layout, reinterpret_cast<const bits_type*>(items[a].values),
-        items[a].stream, own, &items[a].stream_bytes, ticket - array.first_team);
+        items[a].stream, grid_look_back{*this, a}, &items[a].stream_bytes,
+        ticket - array.first_team);
   }
 };
 
@@ -81,13 +99,27 @@ struct decode_batch {
   decompress_outcome* outcomes;
   std::uint64_t* status;  // three words per grid
 
+  // Grid `a`'s outcome gatherer, made when the team is done: one held through the whole decoding
+  // spilled registers (H200: 104 bytes of stack in the 3-D float batch decoder).
+  struct grid_gatherer {
+    const decode_batch& kernel;
+    std::size_t a;
+    KOKKOS_INLINE_FUNCTION void finish_team(std::size_t index, std::uint64_t key,
+                                            std::uint64_t checked_bytes,
+                                            std::uint64_t given_bytes) const {
+      std::uint64_t* words = kernel.status + 3 * a;
+      const outcome_gatherer gatherer{words, words + 1, words + 2, kernel.outcomes + a,
+                                      kernel.arrays[a].teams};
+      gatherer.finish_team(index, key, checked_bytes, given_bytes);
+    }
+  };
+
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
     const std::uint64_t team = member.league_rank();
     const std::size_t a = array_of_team(arrays, count, team);
     const batch_array<T, Dims>& array = arrays[a];
     const batch_item<T>& item = items[a];
-    const outcome_gatherer gatherer{status + 3 * a, status + 3 * a + 1, status + 3 * a + 2,
-                                    outcomes + a, array.teams};
+    const grid_gatherer gatherer{*this, a};
     const std::size_t index = team - array.first_team;
     // The table is read only from a stream that can hold it (a single compressor checks this
     // on the host).

@@ -26,14 +26,15 @@
 namespace ndzip::core {
 
 // Team `index` of the decoder for one grid's stream: decodes hypercube `index`, or border slice
-// `index - hypercube_count`, and reports to `gatherer`. The decoder launches one team at least,
+// `index - hypercube_count`, and reports to `gatherer` (an outcome_gatherer, or what finds one
+// when the team is done). The decoder launches one team at least,
 // so that the outcome is written for a grid without hypercubes or border too.
-template <class T, int Dims, class ExecSpace, class LaneOps>
+template <class T, int Dims, class ExecSpace, class LaneOps, class Gatherer>
 KOKKOS_INLINE_FUNCTION void decode_team(
     const typename kernel_types<T, Dims, ExecSpace, LaneOps>::member_type& member,
     const stream_layout<T, Dims>& layout, const std::byte* stream, std::size_t stream_size,
     typename kernel_types<T, Dims, ExecSpace, LaneOps>::bits_type* values, std::size_t index,
-    const outcome_gatherer& gatherer) {
+    const Gatherer& gatherer) {
   using base = kernel_types<T, Dims, ExecSpace, LaneOps>;
   using bits_type = typename base::bits_type;
   using lane_ops = typename base::lane_ops;

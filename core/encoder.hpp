@@ -159,13 +159,14 @@ struct encode_hypercubes {
 // stream and its offset-table entry; teams past the last hypercube copy the border once the
 // block area's size is known. *stream_bytes receives the stream's size, from the last
 // hypercube's team (or, without hypercubes, the first border team: launch one at least). The
-// stream must have room for the worst case.
-template <class T, int Dims, class ExecSpace, class LaneOps>
+// stream must have room for the worst case. `placement`: a block_placement, or what makes one
+// when the look-back needs it.
+template <class T, int Dims, class ExecSpace, class LaneOps, class Placement>
 KOKKOS_INLINE_FUNCTION void encode_team(
     const typename kernel_types<T, Dims, ExecSpace, LaneOps>::member_type& member,
     const stream_layout<T, Dims>& layout,
     const typename kernel_types<T, Dims, ExecSpace, LaneOps>::bits_type* values,
-    std::byte* stream, const block_placement& placement, std::uint64_t* stream_bytes,
+    std::byte* stream, const Placement& placement, std::uint64_t* stream_bytes,
     std::uint64_t index) {
   using bits_type = typename kernel_types<T, Dims, ExecSpace, LaneOps>::bits_type;
   const std::size_t n = layout.hypercube_count;

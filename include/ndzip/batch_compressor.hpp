@@ -11,8 +11,10 @@
 //   - decompress_async(items, outcomes): decodes items(i).stream_bytes bytes at items(i).stream
 //     into items(i).values, and writes what it found into outcomes(i) (check_outcome).
 // The items View written by a compression can be passed straight to a decompression. Both
-// calls only queue one kernel on the instance: no fence, no allocation, no deep copy and no
-// host read; results are valid once the instance has been fenced. Streams are byte-identical
+// calls only queue one kernel on the instance: no fence, no allocation (the batch allocates its
+// scratch when it is made; Kokkos' host backends may grow their own team scratch at a process's
+// first launch), no deep copy and no host read; results are valid once the instance has been
+// fenced. Streams are byte-identical
 // to those of ndzip::compressor for the same grid.
 //
 // The host cannot see the pointers inside the items, so these are the caller's preconditions:
