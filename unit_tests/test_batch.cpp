@@ -237,3 +237,76 @@ TEST_CASE_TEMPLATE("batch: calls fence nothing, allocate nothing and copy nothin
     CHECK(mismatch(bits_of<Bits>(buffers.values.front()), input) == "");
   });
 }
+
+TEST_CASE_TEMPLATE("batch: corrupted streams reach the single compressor's outcome", C,
+                   ndzip_test::f32_2d, ndzip_test::f64_3d, ndzip_test::f32_1d) {
+  using T = typename C::value_type;
+  using Bits = typename C::bits_type;
+  constexpr int D = C::dims;
+  const auto grid = async_grids<D>().front();
+  const std::vector<ndzip::extent<D>> grids(3, grid);
+  const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grid);
+  const auto stream = model_stream<C>(input, grid);
+  // Seeded corruptions anywhere in the stream: a byte, a run of bytes, or a cut.
+  std::uint64_t state = 0x9e3779b97f4a7c15u;
+  const auto next = [&] {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  std::vector<std::vector<unsigned char>> corrupted;
+  for (int k = 0; k < 40; ++k) {
+    auto s = stream;
+    const std::size_t at = next() % s.size();
+    if (k % 4 == 3)
+      s.resize(at);
+    else
+      for (std::size_t j = at; j < std::min(s.size(), at + 1 + (k % 4) * 3); ++j)
+        s[j] = static_cast<unsigned char>(next());
+    corrupted.push_back(s);
+  }
+  for_each_backend([&](const std::string&, auto exec) {
+    using Exec = decltype(exec);
+    using space = typename Exec::memory_space;
+    ndzip::batch_compressor<T, D, Exec> batch(exec, grids);
+    ndzip::compressor<T, D, Exec> single(exec, grid);
+    for (std::size_t k = 0; k < corrupted.size(); ++k) {
+      INFO("corruption " << k);
+      const auto& bytes = corrupted[k];
+      std::string single_message;
+      std::vector<Bits> single_values;
+      std::size_t single_consumed = 0;
+      try {
+        single_values = decompress_with(single, bytes, &single_consumed);
+      } catch (const ndzip::stream_error& e) {
+        single_message = e.what();
+      }
+      batch_buffers<T, D, space> buffers(
+          grids, {stream.size(), std::max<std::size_t>(bytes.size(), 8), stream.size()},
+          {stream, bytes, stream});
+      Kokkos::View<ndzip::decompress_outcome*, space> outcomes("outcomes", grids.size());
+      batch.decompress_async(buffers.items, outcomes);
+      exec.fence();
+      const auto outcomes_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, outcomes);
+      std::string batch_message;
+      std::size_t batch_consumed = 0;
+      try {
+        batch_consumed = batch.check_outcome(1, outcomes_host(1));
+      } catch (const ndzip::stream_error& e) {
+        batch_message = e.what();
+      }
+      if (single_message.empty()) {
+        CHECK(batch_message == "");
+        CHECK(batch_consumed == single_consumed);
+        CHECK(mismatch(bits_of<Bits>(buffers.values[1]), single_values) == "");
+      } else {
+        CHECK(batch_message == "ndzip: array 1: " + single_message.substr(7));
+      }
+      for (std::size_t i : {0, 2}) {
+        CHECK(batch.check_outcome(i, outcomes_host(i)) == stream.size());
+        CHECK(mismatch(bits_of<Bits>(buffers.values[i]), input) == "");
+      }
+    }
+  });
+}
