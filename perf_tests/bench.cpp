@@ -100,6 +100,17 @@ std::size_t count_mismatches(const ExecSpace& exec, const Bits* a, const Bits* b
   return mismatches;
 }
 
+// A row's timing columns: the medians and spreads of a codec's two directions, and the median
+// of the copy measured beside them.
+void set_timings(ndzip::perf::result_row& row, const ndzip::perf::timing& compress,
+                 const ndzip::perf::timing& decompress, const ndzip::perf::timing& copy) {
+  row.compress_s = compress.median_s;
+  row.decompress_s = decompress.median_s;
+  row.deep_copy_s = copy.median_s;
+  row.compress_spread = compress.spread();
+  row.decompress_spread = decompress.spread();
+}
+
 // Measures and verifies ndzip on one input already in the backend's memory.
 // With `with_copies`, each timed run also copies its input from the host and its output back
 // (the values and the stream for compression, the stream and the values for decompression).
@@ -163,11 +174,7 @@ ndzip::perf::result_row measure_ndzip(const ExecSpace& exec, const std::string& 
                               ndzip::to_string(grid), backend, "ndzip", ExecSpace().concurrency()};
   row.bytes = double(n) * sizeof(T);
   row.compressed_bytes = double(size);
-  row.compress_s = compress.median_s;
-  row.decompress_s = decompress.median_s;
-  row.deep_copy_s = copy.median_s;
-  row.compress_spread = compress.spread();
-  row.decompress_spread = decompress.spread();
+  set_timings(row, compress, decompress, copy);
   row.timing = with_copies ? "with-copies" : "resident";
   row.verified = mismatches == 0;
   row.same_stream = same;
@@ -193,11 +200,7 @@ void measure_peers(ndzip::perf::report& report, const input_label& label,
                                   ndzip::to_string(grid), "host", peer->name(), 1};
       row.bytes = double(in.bytes);
       row.compressed_bytes = double(stream.size());
-      row.compress_s = compress.median_s;
-      row.decompress_s = decompress.median_s;
-      row.deep_copy_s = copy.median_s;
-      row.compress_spread = compress.spread();
-      row.decompress_spread = decompress.spread();
+      set_timings(row, compress, decompress, copy);
       row.verified = std::memcmp(restored.data(), in.data, in.bytes) == 0;
       row.same_stream = "-";
       report.add(std::move(row));
@@ -540,11 +543,7 @@ void run_corpus_async(ndzip::perf::report& report, const options& opt,
                                     Exec().concurrency()};
         row.bytes = double(total);
         row.compressed_bytes = compressed_bytes;
-        row.compress_s = compress_time.median_s;
-        row.decompress_s = decompress_time.median_s;
-        row.deep_copy_s = copy.median_s;
-        row.compress_spread = compress_time.spread();
-        row.decompress_spread = decompress_time.spread();
+        set_timings(row, compress_time, decompress_time, copy);
         row.verified = verified;
         row.same_stream = "-";
         report.add(std::move(row));
@@ -646,11 +645,7 @@ void add_latency_batch(ndzip::perf::report& report, const Exec& exec, const std:
                               "ndzip-batch", Exec().concurrency()};
   row.bytes = double(copies * bytes);
   row.compressed_bytes = double(copies * stream_size);
-  row.compress_s = compress.median_s;
-  row.decompress_s = decompress.median_s;
-  row.deep_copy_s = copy.median_s;  // one deep_copy of all copies, fenced
-  row.compress_spread = compress.spread();
-  row.decompress_spread = decompress.spread();
+  set_timings(row, compress, decompress, copy);  // copy: one deep_copy of all copies, fenced
   row.verified = exact;
   row.same_stream = "-";
   report.add(std::move(row));
@@ -728,11 +723,7 @@ void run_latency(ndzip::perf::report& report, const options& opt) {
                                       Exec().concurrency()};
           row.bytes = double(bytes);
           row.compressed_bytes = double(stream_size);
-          row.compress_s = c.median_s;
-          row.decompress_s = d.median_s;
-          row.deep_copy_s = copy.median_s;  // one deep_copy of the array, fenced
-          row.compress_spread = c.spread();
-          row.decompress_spread = d.spread();
+          set_timings(row, c, d, copy);  // copy: one deep_copy of the array, fenced
           row.verified = exact;
           row.same_stream = "-";
           report.add(std::move(row));

@@ -641,6 +641,18 @@ def log2_ticks(ax, values, formatter):
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: formatter(v)))
 
 
+def size_axes(ax, sizes, xlabel, direction):
+    # GB/s against size, both log scale, one panel per direction.
+    log2_ticks(ax, sizes, fmt_bytes)
+    ax.set_yscale("log")
+    plain_log(ax.yaxis)
+    ax.tick_params(axis="x", labelrotation=30)
+    ax.set_xlabel(xlabel, fontsize=11)
+    ax.set_title("%s" % direction.capitalize(), fontsize=12)
+    ax.grid(True, which="major", alpha=0.4)
+    ax.grid(True, which="minor", alpha=0.12)
+
+
 def sweep_label(key, multi_types, threads, multi_threads):
     codec, backend, typ = key
     label = "ndzip %s" % backend if codec == "ndzip" else "%s (%s, %d thr)" % (codec, backend,
@@ -693,14 +705,7 @@ def plot_scaling_size(sweep, styles, out_dir, dpi, written):
             if ax is axes[0]:
                 handles.append(h)
                 names.append(sweep_label(key, multi_types, threads, multi_threads))
-        log2_ticks(ax, sizes, fmt_bytes)
-        ax.set_yscale("log")
-        plain_log(ax.yaxis)
-        ax.tick_params(axis="x", labelrotation=30)
-        ax.set_xlabel("Input size (log scale)", fontsize=11)
-        ax.set_title("%s" % direction.capitalize(), fontsize=12)
-        ax.grid(True, which="major", alpha=0.4)
-        ax.grid(True, which="minor", alpha=0.12)
+        size_axes(ax, sizes, "Input size (log scale)", direction)
     axes[0].set_ylabel("Throughput [GB/s of uncompressed data] (log scale)", fontsize=11)
     fig.suptitle("Throughput vs. input size (sweep: %s synthetic fields), per backend and codec"
                  % "/".join(types), fontsize=13)
@@ -820,14 +825,7 @@ def plot_latency_size(latency, styles, out_dir, dpi, written):
             if ax is axes[0]:
                 handles.append(h)
                 names.append("ndzip %s, %s" % (backend, what))
-        log2_ticks(ax, sizes, fmt_bytes)
-        ax.set_yscale("log")
-        plain_log(ax.yaxis)
-        ax.tick_params(axis="x", labelrotation=30)
-        ax.set_xlabel("Size of one array (log scale)", fontsize=11)
-        ax.set_title("%s" % direction.capitalize(), fontsize=12)
-        ax.grid(True, which="major", alpha=0.4)
-        ax.grid(True, which="minor", alpha=0.12)
+        size_axes(ax, sizes, "Size of one array (log scale)", direction)
     axes[0].set_ylabel("Throughput [GB/s of uncompressed data] (log scale)", fontsize=11)
     fig.suptitle("Throughput vs. array size: one call at a time, or copies as one batch "
                  "(1-D float, result read on the host)", fontsize=13)

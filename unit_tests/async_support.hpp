@@ -1,14 +1,17 @@
 #pragma once
 // What the asynchronous and batch tests share: grids with hypercubes and border, border only, and
-// nothing at all; and counters of the fences, allocations and deep copies Kokkos reports to tools.
+// nothing at all; a genuine stream's forgeries; and counters of the fences, allocations and deep
+// copies Kokkos reports to tools.
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
 
 #include "ndzip/extent.hpp"
+#include "test_support.hpp"
 
 namespace ndzip_test {
 
@@ -21,6 +24,26 @@ std::vector<ndzip::extent<D>> async_grids() {
     return {ndzip::extent<2>(130, 67), ndzip::extent<2>(63, 200), ndzip::extent<2>(0, 5)};
   else
     return {ndzip::extent<3>(33, 18, 20), ndzip::extent<3>(15, 40, 40), ndzip::extent<3>(4, 0, 2)};
+}
+
+// Forgeries of a genuine stream of words of `word_bytes` bytes, named: offset-table entries that
+// contradict each other or the stream, and a stream cut short by a word.
+inline std::vector<std::pair<const char*, std::vector<unsigned char>>> forged_streams(
+    const std::vector<unsigned char>& stream, std::size_t word_bytes) {
+  const std::uint32_t e0 = load_u32(stream, 0), e1 = load_u32(stream, 4);
+  const auto forged = [&](std::size_t at, std::uint32_t entry, std::size_t keep) {
+    auto s = stream;
+    store_u32(s, at, entry);
+    s.resize(keep);
+    return s;
+  };
+  return {
+      {"E0 > E1", forged(0, e1 + 1, stream.size())},
+      {"E0 = 0", forged(0, 0, stream.size())},
+      {"E1 far beyond the stream", forged(4, 0xffffffffu, stream.size())},
+      {"E0 one word long", forged(0, e0 + 1, stream.size())},
+      {"last word cut off", forged(0, e0, stream.size() - word_bytes)},
+  };
 }
 
 // Kokkos tool callbacks that count what a call does. The counters are plain globals: the

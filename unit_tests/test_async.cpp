@@ -118,20 +118,7 @@ TEST_CASE_TEMPLATE("async: forged streams give the synchronous call's errors", C
   const auto grid = async_grids<D>().front();
   const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grid);
   const auto stream = model_stream<C>(input, grid);
-  const std::uint32_t e0 = load_u32(stream, 0), e1 = load_u32(stream, 4);
-  const auto forged = [&](std::size_t at, std::uint32_t entry, std::size_t keep) {
-    auto s = stream;
-    store_u32(s, at, entry);
-    s.resize(keep);
-    return s;
-  };
-  const std::vector<std::pair<const char*, std::vector<unsigned char>>> forgeries = {
-      {"E0 > E1", forged(0, e1 + 1, stream.size())},
-      {"E0 = 0", forged(0, 0, stream.size())},
-      {"E1 far beyond the stream", forged(4, 0xffffffffu, stream.size())},
-      {"E0 one word long", forged(0, e0 + 1, stream.size())},
-      {"last word cut off", forged(0, e0, stream.size() - sizeof(T))},
-  };
+  const auto forgeries = forged_streams(stream, sizeof(T));
   for_each_backend([&](const std::string&, auto exec) {
     using Exec = decltype(exec);
     using space = typename Exec::memory_space;
