@@ -49,6 +49,7 @@ struct encode_batch {
   const batch_array<T, Dims>* arrays;
   std::size_t count;
   batch_item<T>* items;
+  std::uint64_t* sizes;       // a copy of every stream size, or null
   block_placement placement;  // over the whole batch's published words
 
   // Grid `a`'s look-back, made when the team needs it: a block_placement held through the whole
@@ -70,6 +71,17 @@ struct encode_batch {
     }
   };
 
+  // Grid `a`'s stream size goes into its item, and into the sizes View if there is one.
+  struct grid_size_sink {
+    const encode_batch& kernel;
+    std::size_t a;
+    friend KOKKOS_INLINE_FUNCTION void store_stream_size(const grid_size_sink& to,
+                                                         std::uint64_t size) {
+      to.kernel.items[to.a].stream_bytes = size;
+      if (to.kernel.sizes != nullptr) to.kernel.sizes[to.a] = size;
+    }
+  };
+
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
     std::uint64_t ticket = 0;
     Kokkos::single(
@@ -81,7 +93,7 @@ struct encode_batch {
     const batch_array<T, Dims>& array = arrays[a];
     encode_team<T, Dims, ExecSpace, LaneOps>(
         member, array.layout, reinterpret_cast<const bits_type*>(items[a].values),
-        items[a].stream, grid_look_back{*this, a}, &items[a].stream_bytes,
+        items[a].stream, grid_look_back{*this, a}, grid_size_sink{*this, a},
         ticket - array.first_team);
   }
 };
@@ -148,7 +160,7 @@ struct batch_codec {
   using batch_type = batch_compressor<T, Dims, ExecSpace>;
   using kernels = kernel_types<T, Dims, ExecSpace, LaneOps>;
 
-  static void compress(batch_type& self, batch_item<T>* items) {
+  static void compress(batch_type& self, batch_item<T>* items, std::uint64_t* sizes) {
     const call_guard<ExecSpace> guard(self.m_mutex.get());
     if (self.size() == 0) return;
     // Counted once launched: a launch that throws takes no tickets.
@@ -157,7 +169,7 @@ struct batch_codec {
                                     (call - 1) * self.m_teams,
                                     block_placement::epoch_of_call(call)};
     const encode_batch<T, Dims, ExecSpace, LaneOps> encode{self.m_arrays.data(), self.size(),
-                                                           items, placement};
+                                                           items, sizes, placement};
     kernels::template launch<backend::kernel_role::encode>("ndzip::encode_batch", self.m_exec,
                                                            self.m_teams, encode);
     self.m_calls = call;
@@ -239,9 +251,10 @@ std::size_t batch_compressor<T, Dims, ExecSpace>::check_outcome(
 }
 
 template <class T, int Dims, class ExecSpace>
-void batch_compressor<T, Dims, ExecSpace>::compress_raw_async(item_type* items) {
-  core::batch_codec<T, Dims, ExecSpace, backend::lane_ops_for_t<ExecSpace>>::compress(*this,
-                                                                                     items);
+void batch_compressor<T, Dims, ExecSpace>::compress_raw_async(item_type* items,
+                                                              std::uint64_t* sizes) {
+  core::batch_codec<T, Dims, ExecSpace, backend::lane_ops_for_t<ExecSpace>>::compress(
+      *this, items, sizes);
 }
 
 template <class T, int Dims, class ExecSpace>

@@ -155,18 +155,24 @@ struct encode_hypercubes {
   }
 };
 
+// Where a single-pass encoder writes the stream's size: a single grid's result (a batch has its
+// own sink, found by argument-dependent lookup: core/batch_impl.hpp).
+KOKKOS_INLINE_FUNCTION void store_stream_size(std::uint64_t* to, std::uint64_t size) {
+  *to = size;
+}
+
 // Single pass, team `index` (in ticket order) of one grid: hypercube `index` -> its block in the
 // stream and its offset-table entry; teams past the last hypercube copy the border once the
-// block area's size is known. *stream_bytes receives the stream's size, from the last
-// hypercube's team (or, without hypercubes, the first border team: launch one at least). The
-// stream must have room for the worst case. `placement`: a block_placement, or what makes one
-// when the look-back needs it.
-template <class T, int Dims, class ExecSpace, class LaneOps, class Placement>
+// block area's size is known. The stream's size goes to `stream_bytes` (store_stream_size), from
+// the last hypercube's team (or, without hypercubes, the first border team: launch one at
+// least). The stream must have room for the worst case. `placement`: a block_placement, or what
+// makes one when the look-back needs it.
+template <class T, int Dims, class ExecSpace, class LaneOps, class Placement, class SizeSink>
 KOKKOS_INLINE_FUNCTION void encode_team(
     const typename kernel_types<T, Dims, ExecSpace, LaneOps>::member_type& member,
     const stream_layout<T, Dims>& layout,
     const typename kernel_types<T, Dims, ExecSpace, LaneOps>::bits_type* values,
-    std::byte* stream, const Placement& placement, std::uint64_t* stream_bytes,
+    std::byte* stream, const Placement& placement, const SizeSink& stream_bytes,
     std::uint64_t index) {
   using bits_type = typename kernel_types<T, Dims, ExecSpace, LaneOps>::bits_type;
   const std::size_t n = layout.hypercube_count;
@@ -178,7 +184,8 @@ KOKKOS_INLINE_FUNCTION void encode_team(
           Kokkos::PerTeam(member),
           [&](std::uint64_t& words) { words = placement.inclusive_prefix_of(n - 1); }, area);
     else if (index == 0)
-      Kokkos::single(Kokkos::PerTeam(member), [&] { *stream_bytes = layout.stream_bytes(0); });
+      Kokkos::single(Kokkos::PerTeam(member),
+                     [&] { store_stream_size(stream_bytes, layout.stream_bytes(0)); });
     copy_border_slice<border_direction::grid_to_stream>(
         member, layout, const_cast<bits_type*>(values), block_area + area, index - n);
     return;
@@ -193,7 +200,7 @@ KOKKOS_INLINE_FUNCTION void encode_team(
           table[index] = static_cast<std::uint32_t>(words + length);
           // Double streams with an odd hypercube count pad the table with a zero word.
           if (index == 0 && layout.header_bytes() > 4 * n) table[n] = 0;
-          if (index + 1 == n) *stream_bytes = layout.stream_bytes(words + length);
+          if (index + 1 == n) store_stream_size(stream_bytes, layout.stream_bytes(words + length));
         },
         begin);
     return block_area + begin;

@@ -327,7 +327,7 @@ template <class ExecSpace>
 struct corpus_entry {
   virtual ~corpus_entry() = default;
   virtual std::size_t bytes() const = 0;
-  // Queue a compression writing the stream size to *size (device memory).
+  // Queue a compression writing the stream size to *size (memory the backend can write).
   virtual void compress(std::uint64_t* size) = 0;
   // Queue a decompression of the stream of `size` bytes, writing its outcome to *outcome.
   virtual void decompress(std::size_t size, ndzip::decompress_outcome* outcome) = 0;
@@ -364,53 +364,63 @@ struct typed_corpus_entry : corpus_entry<ExecSpace> {
   }
 };
 
-// Where the corpus runs copy their results to read them on the host: host-pinned memory where
-// Kokkos names it (each copy is then an asynchronous DMA on the instance), else host memory.
-template <class ExecSpace>
-struct host_results {
+// Results (stream sizes, outcomes) that the kernels write where the host reads them after a
+// fence: host-pinned memory where Kokkos names it (4.x), so that reading needs no copy, as in
+// the README's asynchronous pattern; otherwise the space's own memory, copied to the host.
+template <class T, class ExecSpace>
+struct result_array {
 #if KOKKOS_VERSION >= 40000
   using space = std::conditional_t<
       Kokkos::SpaceAccessibility<ExecSpace, Kokkos::SharedHostPinnedSpace>::accessible,
-      Kokkos::SharedHostPinnedSpace, Kokkos::HostSpace>;
+      Kokkos::SharedHostPinnedSpace, typename ExecSpace::memory_space>;
 #else
-  using space = Kokkos::HostSpace;
+  using space = typename ExecSpace::memory_space;
 #endif
+  Kokkos::View<T*, space> written;
+  typename Kokkos::View<T*, space>::HostMirror host;
+
+  result_array(const std::string& name, std::size_t n)
+      : written(name, n), host(Kokkos::create_mirror_view(written)) {}
+  // Queues the copy to `host` on exec where one is needed; read `host` after a fence.
+  void read(const ExecSpace& exec) const {
+    if (host.data() != written.data()) Kokkos::deep_copy(exec, host, written);
+  }
 };
 
 // The datasets of one element type and rank in one ndzip::batch_compressor, resident in a
-// backend's memory: each compression is one launch, writing every stream into one arena; each
-// decompression restores the values in place from the items the compression wrote (a pristine
-// copy is kept to verify).
+// backend's memory, on the instance it was made for: each compression is one launch, writing
+// every stream into one arena and the sizes where the host reads them; each decompression
+// restores the values in place from the items the compression wrote (a pristine copy is kept to
+// verify).
 template <class ExecSpace>
 struct corpus_batch {
   virtual ~corpus_batch() = default;
+  // Queue the call, and the copy of its results to the host where one is needed.
   virtual void compress() = 0;
   virtual void decompress() = 0;
-  // Copy the items (with the stream sizes) or the outcomes to the host, queued on `exec`.
-  virtual void read_sizes(const ExecSpace& exec) = 0;
-  virtual void read_outcomes(const ExecSpace& exec) = 0;
   // After both completed: the stream sizes' total, and whether every grid was restored exactly.
   virtual double compressed_bytes() const = 0;
-  virtual bool restored_exactly(const ExecSpace& exec) const = 0;
+  virtual bool restored_exactly() const = 0;
 };
 
 template <class T, int Dims, class ExecSpace>
 struct typed_corpus_batch : corpus_batch<ExecSpace> {
   using memory_space = typename ExecSpace::memory_space;
+  ExecSpace exec;
   ndzip::batch_compressor<T, Dims, ExecSpace> batch;
   std::vector<Kokkos::View<T*, memory_space>> values, originals;
   Kokkos::View<std::byte*, memory_space> arena;
   Kokkos::View<ndzip::batch_item<T>*, memory_space> items;
-  Kokkos::View<ndzip::batch_item<T>*, typename host_results<ExecSpace>::space> items_host;
-  Kokkos::View<ndzip::decompress_outcome*, memory_space> outcomes;
-  Kokkos::View<ndzip::decompress_outcome*, typename host_results<ExecSpace>::space>
-      outcomes_host;
+  result_array<std::uint64_t, ExecSpace> sizes;
+  result_array<ndzip::decompress_outcome, ExecSpace> outcomes;
 
-  typed_corpus_batch(const ExecSpace& exec, const std::vector<ndzip::extent<Dims>>& grids,
+  typed_corpus_batch(const ExecSpace& instance, const std::vector<ndzip::extent<Dims>>& grids,
                      const std::vector<std::vector<T>>& hosts)
-      : batch(exec, grids), items("items", grids.size()), outcomes("outcomes", grids.size()) {
-    items_host = decltype(items_host)("items (host)", grids.size());
-    outcomes_host = decltype(outcomes_host)("outcomes (host)", grids.size());
+      : exec(instance),
+        batch(instance, grids),
+        items("items", grids.size()),
+        sizes("sizes", grids.size()),
+        outcomes("outcomes", grids.size()) {
     std::vector<std::size_t> offsets;
     std::size_t total = 0;
     for (std::size_t i = 0; i < grids.size(); ++i) {
@@ -425,38 +435,42 @@ struct typed_corpus_batch : corpus_batch<ExecSpace> {
       Kokkos::deep_copy(originals.back(), host);
     }
     arena = decltype(arena)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "streams"), total);
+    const auto items_host = Kokkos::create_mirror_view(items);
     for (std::size_t i = 0; i < grids.size(); ++i)
       items_host(i) = {values[i].data(), arena.data() + offsets[i], 0};
     Kokkos::deep_copy(items, items_host);
   }
-  void compress() override { batch.compress_async(items); }
-  void decompress() override { batch.decompress_async(items, outcomes); }
+  void compress() override {
+    batch.compress_async(items, sizes.written);
+    sizes.read(exec);
+  }
+  void decompress() override {
+    batch.decompress_async(items, outcomes.written);
+    outcomes.read(exec);
+  }
   double compressed_bytes() const override {
     double total = 0;
-    for (std::size_t i = 0; i < batch.size(); ++i) total += double(items_host(i).stream_bytes);
+    for (std::size_t i = 0; i < batch.size(); ++i) total += double(sizes.host(i));
     return total;
   }
-  bool restored_exactly(const ExecSpace& exec) const override {
+  bool restored_exactly() const override {
     using bits = typename ndzip::profile<T, Dims>::bits_type;
     bool exact = true;
     for (std::size_t i = 0; i < batch.size(); ++i)
-      exact = exact && outcomes_host(i).failure == ndzip::decompress_outcome::no_failure &&
-              outcomes_host(i).stream_bytes == items_host(i).stream_bytes &&
+      exact = exact && outcomes.host(i).failure == ndzip::decompress_outcome::no_failure &&
+              outcomes.host(i).stream_bytes == sizes.host(i) &&
               count_mismatches(exec, reinterpret_cast<const bits*>(originals[i].data()),
                                reinterpret_cast<const bits*>(values[i].data()),
                                values[i].size()) == 0;
     return exact;
   }
-  void read_sizes(const ExecSpace& exec) override { Kokkos::deep_copy(exec, items_host, items); }
-  void read_outcomes(const ExecSpace& exec) override {
-    Kokkos::deep_copy(exec, outcomes_host, outcomes);
-  }
 };
 
-// The corpus as one batch per element type and rank (the batch API's unit).
+// The corpus as one batch per element type and rank (the batch API's unit), batch k on
+// instances[k % instances.size()].
 template <class ExecSpace>
 std::vector<std::unique_ptr<corpus_batch<ExecSpace>>> make_corpus_batches(
-    const ExecSpace& exec, const std::vector<dataset>& sets) {
+    const std::vector<ExecSpace>& instances, const std::vector<dataset>& sets) {
   std::vector<std::unique_ptr<corpus_batch<ExecSpace>>> batches;
   const auto add = [&](auto tag, auto dims) {
     using T = decltype(tag);
@@ -472,8 +486,8 @@ std::vector<std::unique_ptr<corpus_batch<ExecSpace>>> make_corpus_batches(
           }
         });
     if (!grids.empty())
-      batches.push_back(
-          std::make_unique<typed_corpus_batch<T, Dims, ExecSpace>>(exec, grids, hosts));
+      batches.push_back(std::make_unique<typed_corpus_batch<T, Dims, ExecSpace>>(
+          instances[batches.size() % instances.size()], grids, hosts));
   };
   add(float{}, std::integral_constant<int, 1>{});
   add(float{}, std::integral_constant<int, 2>{});
@@ -484,10 +498,24 @@ std::vector<std::unique_ptr<corpus_batch<ExecSpace>>> make_corpus_batches(
   return batches;
 }
 
+// `count` instances on which independent work may overlap: new streams of a device (Kokkos 4's
+// partition_space); the same instance on the host, and with Kokkos 3.
+template <class Exec>
+std::vector<Exec> concurrent_instances(const Exec& exec, std::size_t count) {
+#if KOKKOS_VERSION >= 40000
+  if constexpr (!Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible)
+    return Kokkos::Experimental::partition_space(exec, std::vector<int>(count, 1));
+#endif
+  return std::vector<Exec>(count, exec);
+}
+
 // The whole corpus back to back on one execution-space instance with the asynchronous API: every
 // compression queued, then the sizes read once; every decompression queued, then the outcomes
-// read once (codec "ndzip-async"); then the same with one batch per element type and rank
-// (codec "ndzip-batch"). One aggregate row per backend and codec.
+// read once (codec "ndzip-async"). Then the same with one batch per element type and rank, all
+// on that instance (codec "ndzip-batch"), and each on an instance of its own, so that the
+// batches overlap (codec "ndzip-batch-concurrent"; the same as "ndzip-batch" where
+// concurrent_instances gives one instance). Results are written into host-pinned memory where
+// Kokkos has it (result_array). One aggregate row per backend and codec.
 void run_corpus_async(ndzip::perf::report& report, const options& opt,
                       const std::vector<dataset>& sets) {
   for (const auto& b : opt.backends)
@@ -505,22 +533,18 @@ void run_corpus_async(ndzip::perf::report& report, const options& opt,
           total += entries.back()->bytes();
         });
       const std::size_t n = entries.size();
-      Kokkos::View<std::uint64_t*, memory_space> sizes("sizes", n);
-      Kokkos::View<ndzip::decompress_outcome*, memory_space> outcomes("outcomes", n);
-      const Kokkos::View<std::uint64_t*, typename host_results<Exec>::space> sizes_host(
-          "sizes (host)", n);
-      const Kokkos::View<ndzip::decompress_outcome*, typename host_results<Exec>::space>
-          outcomes_host("outcomes (host)", n);
+      const result_array<std::uint64_t, Exec> sizes("sizes", n);
+      const result_array<ndzip::decompress_outcome, Exec> outcomes("outcomes", n);
       exec.fence();
       const auto compress = ndzip::perf::measure([&] {
-        for (std::size_t i = 0; i < n; ++i) entries[i]->compress(sizes.data() + i);
-        Kokkos::deep_copy(exec, sizes_host, sizes);
+        for (std::size_t i = 0; i < n; ++i) entries[i]->compress(sizes.written.data() + i);
+        sizes.read(exec);
         exec.fence();
       });
       const auto decompress = ndzip::perf::measure([&] {
         for (std::size_t i = 0; i < n; ++i)
-          entries[i]->decompress(sizes_host(i), outcomes.data() + i);
-        Kokkos::deep_copy(exec, outcomes_host, outcomes);
+          entries[i]->decompress(sizes.host(i), outcomes.written.data() + i);
+        outcomes.read(exec);
         exec.fence();
       });
       Kokkos::View<std::byte*, memory_space> from("copy from", total), to("copy to", total);
@@ -531,10 +555,10 @@ void run_corpus_async(ndzip::perf::report& report, const options& opt,
       bool exact = true;
       double compressed = 0;
       for (std::size_t i = 0; i < n; ++i) {
-        exact = exact && outcomes_host(i).failure == ndzip::decompress_outcome::no_failure &&
-                outcomes_host(i).stream_bytes == sizes_host(i) &&
+        exact = exact && outcomes.host(i).failure == ndzip::decompress_outcome::no_failure &&
+                outcomes.host(i).stream_bytes == sizes.host(i) &&
                 entries[i]->restored_exactly(exec);
-        compressed += double(sizes_host(i));
+        compressed += double(sizes.host(i));
       }
       const auto add_row = [&](const char* codec, const ndzip::perf::timing& compress_time,
                                const ndzip::perf::timing& decompress_time,
@@ -551,27 +575,30 @@ void run_corpus_async(ndzip::perf::report& report, const options& opt,
       add_row("ndzip-async", compress, decompress, compressed, exact);
       entries.clear();
 
-      // One batch per element type and rank, every batch's call queued, results read once.
-      const auto batches = make_corpus_batches(exec, sets);
-      exec.fence();
-      const auto batch_compress = ndzip::perf::measure([&] {
-        for (const auto& batch : batches) batch->compress();
-        for (const auto& batch : batches) batch->read_sizes(exec);
-        exec.fence();
-      });
-      const auto batch_decompress = ndzip::perf::measure([&] {
-        for (const auto& batch : batches) batch->decompress();
-        for (const auto& batch : batches) batch->read_outcomes(exec);
-        exec.fence();
-      });
-      bool batch_exact = true;
-      double batch_compressed = 0;
-      for (const auto& batch : batches) {
-        batch_exact = batch_exact && batch->restored_exactly(exec);
-        batch_compressed += batch->compressed_bytes();
-      }
-      add_row("ndzip-batch", batch_compress, batch_decompress, batch_compressed,
-              batch_exact && batch_compressed == compressed);
+      // One batch per element type and rank, every batch's call queued, then every instance
+      // fenced and the results read.
+      const auto run_batches = [&](const char* codec, const std::vector<Exec>& instances) {
+        const auto batches = make_corpus_batches(instances, sets);
+        for (const auto& instance : instances) instance.fence();
+        const auto batch_compress = ndzip::perf::measure([&] {
+          for (const auto& batch : batches) batch->compress();
+          for (const auto& instance : instances) instance.fence();
+        });
+        const auto batch_decompress = ndzip::perf::measure([&] {
+          for (const auto& batch : batches) batch->decompress();
+          for (const auto& instance : instances) instance.fence();
+        });
+        bool batch_exact = true;
+        double batch_compressed = 0;
+        for (const auto& batch : batches) {
+          batch_exact = batch_exact && batch->restored_exactly();
+          batch_compressed += batch->compressed_bytes();
+        }
+        add_row(codec, batch_compress, batch_decompress, batch_compressed,
+                batch_exact && batch_compressed == compressed);
+      };
+      run_batches("ndzip-batch", {exec});
+      run_batches("ndzip-batch-concurrent", concurrent_instances(exec, 5));
     });
 }
 
@@ -580,15 +607,14 @@ void run_corpus_async(ndzip::perf::report& report, const options& opt,
 // read of their result, median of many calls; and copies of each array as one batch. Rows
 // `latency`, codecs ndzip, ndzip-async and ndzip-batch.
 // Copies of one array in one ndzip::batch_compressor (64, or as many as 256 MiB hold), each
-// call followed by a fence and a read of its results into host-pinned memory: codec
-// "ndzip-batch", the bytes of all copies over the time of the call.
+// call followed by a fence and a read of its results (result_array): codec "ndzip-batch", the
+// bytes of all copies over the time of the call.
 template <class Exec>
 void add_latency_batch(ndzip::perf::report& report, const Exec& exec, const std::string& backend,
                        const ndzip::extent<1>& grid,
                        const Kokkos::View<float*, typename Exec::memory_space>& values,
                        std::size_t stream_size) {
   using memory_space = typename Exec::memory_space;
-  using host_space = typename host_results<Exec>::space;
   const std::size_t bytes = grid.size() * sizeof(float);
   const std::size_t copies =
       std::max<std::size_t>(1, std::min<std::size_t>(64, (std::size_t{256} << 20) / bytes));
@@ -600,9 +626,9 @@ void add_latency_batch(ndzip::perf::report& report, const Exec& exec, const std:
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "restored"), copies * grid.size());
   Kokkos::View<ndzip::batch_item<float>*, memory_space> packing("packing", copies),
       unpacking("unpacking", copies);
-  Kokkos::View<ndzip::batch_item<float>*, host_space> items_host("items (host)", copies);
-  Kokkos::View<ndzip::decompress_outcome*, memory_space> outcomes("outcomes", copies);
-  Kokkos::View<ndzip::decompress_outcome*, host_space> outcomes_host("outcomes (host)", copies);
+  const auto items_host = Kokkos::create_mirror_view(packing);
+  const result_array<std::uint64_t, Exec> sizes("sizes", copies);
+  const result_array<ndzip::decompress_outcome, Exec> outcomes("outcomes", copies);
   for (std::size_t i = 0; i < copies; ++i)
     items_host(i) = {values.data(), arena.data() + i * stride, 0};
   Kokkos::deep_copy(packing, items_host);
@@ -612,15 +638,15 @@ void add_latency_batch(ndzip::perf::report& report, const Exec& exec, const std:
   exec.fence();
   const auto compress = ndzip::perf::measure(
       [&] {
-        batch.compress_async(packing);
-        Kokkos::deep_copy(exec, items_host, packing);
+        batch.compress_async(packing, sizes.written);
+        sizes.read(exec);
         exec.fence();
       },
       50, 0.2);
   const auto decompress = ndzip::perf::measure(
       [&] {
-        batch.decompress_async(unpacking, outcomes);
-        Kokkos::deep_copy(exec, outcomes_host, outcomes);
+        batch.decompress_async(unpacking, outcomes.written);
+        outcomes.read(exec);
         exec.fence();
       },
       50, 0.2);
@@ -634,8 +660,8 @@ void add_latency_batch(ndzip::perf::report& report, const Exec& exec, const std:
       50, 0.2);
   bool exact = true;
   for (std::size_t i = 0; i < copies; ++i)
-    exact = exact && items_host(i).stream_bytes == stream_size &&
-            outcomes_host(i).failure == ndzip::decompress_outcome::no_failure &&
+    exact = exact && sizes.host(i) == stream_size &&
+            outcomes.host(i).failure == ndzip::decompress_outcome::no_failure &&
             count_mismatches(exec, reinterpret_cast<const std::uint32_t*>(values.data()),
                              reinterpret_cast<const std::uint32_t*>(restored.data()) +
                                  i * grid.size(),
@@ -673,14 +699,9 @@ void run_latency(ndzip::perf::report& report, const options& opt) {
         ndzip::compressor<float, 1, Exec> codec(exec, grid);
         Kokkos::View<std::byte*, memory_space> stream(
             Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream"), codec.size_bound());
-        Kokkos::View<std::uint64_t, memory_space> size("size");
-        Kokkos::View<ndzip::decompress_outcome, memory_space> outcome("outcome");
-        // Results copied into host-pinned memory where Kokkos names it, as the synchronous
-        // calls read theirs.
-        const Kokkos::View<std::uint64_t, typename host_results<Exec>::space> size_host(
-            "size (host)");
-        const Kokkos::View<ndzip::decompress_outcome, typename host_results<Exec>::space>
-            outcome_host("outcome (host)");
+        // Written into host-pinned memory where Kokkos names it, as the synchronous calls do.
+        const result_array<std::uint64_t, Exec> size("size", 1);
+        const result_array<ndzip::decompress_outcome, Exec> outcome("outcome", 1);
         exec.fence();
         std::size_t stream_size = 0;
         const auto sync_compress = ndzip::perf::measure(
@@ -690,16 +711,17 @@ void run_latency(ndzip::perf::report& report, const options& opt) {
             [&] { codec.decompress_raw(stream.data(), stream_size, restored.data()); }, 50, 0.2);
         const auto async_compress = ndzip::perf::measure(
             [&] {
-              codec.compress_async(values, stream, size);
-              Kokkos::deep_copy(exec, size_host, size);
+              codec.compress_raw_async(values.data(), stream.data(), stream.size(),
+                                       size.written.data());
+              size.read(exec);
               exec.fence();
             },
             50, 0.2);
         const auto async_decompress = ndzip::perf::measure(
             [&] {
               codec.decompress_raw_async(stream.data(), stream_size, restored.data(),
-                                         outcome.data());
-              Kokkos::deep_copy(exec, outcome_host, outcome);
+                                         outcome.written.data());
+              outcome.read(exec);
               exec.fence();
             },
             50, 0.2);
@@ -714,8 +736,7 @@ void run_latency(ndzip::perf::report& report, const options& opt) {
             count_mismatches(exec, reinterpret_cast<const std::uint32_t*>(values.data()),
                              reinterpret_cast<const std::uint32_t*>(restored.data()),
                              grid.size()) == 0 &&
-            size_host() == stream_size &&
-                           codec.check_outcome(outcome_host()) == stream_size;
+            size.host(0) == stream_size && codec.check_outcome(outcome.host(0)) == stream_size;
         const auto add = [&](const char* codec_name, const ndzip::perf::timing& c,
                              const ndzip::perf::timing& d) {
           ndzip::perf::result_row row{"latency", "synthetic-" + std::to_string(bytes) + "B",
@@ -761,8 +782,9 @@ void usage(std::FILE* to) {
                "                   copies of the output too (default: device-resident data)\n"
                "  --async          with --manifest: also the whole corpus back to back with the\n"
                "                   asynchronous API on one instance, sizes and outcomes read once\n"
-               "                   (rows `(all)` ... `ndzip-async`), and as one batch per type\n"
-               "                   and rank (`ndzip-batch`)\n"
+               "                   (rows `(all)` ... `ndzip-async`), as one batch per type and\n"
+               "                   rank (`ndzip-batch`), and with each batch on an instance of\n"
+               "                   its own (`ndzip-batch-concurrent`: GPU streams with Kokkos 4)\n"
                "Exit status 1 if any round trip is not bit-exact or any backend's stream differs.\n");
 }
 

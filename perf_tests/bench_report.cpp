@@ -12,7 +12,7 @@ namespace {
 
 void print_row(const result_row& r) {
   std::printf(
-      "%-22s %-7s %-20s %-6s %-14s %7.4f %9.2f %5.1f%% %9.2f %5.1f%% %4.0f/%-3.0f%% %9.2f %-3s %s\n",
+      "%-22s %-7s %-22s %-6s %-14s %7.4f %9.2f %5.1f%% %9.2f %5.1f%% %4.0f/%-3.0f%% %9.2f %-3s %s\n",
       r.dataset.c_str(), r.backend.c_str(), r.codec.c_str(), r.type.c_str(), r.dims.c_str(),
       r.ratio(), r.compress_gbps(), 100 * r.compress_gbps() / r.ceiling_gbps(),
       r.decompress_gbps(), 100 * r.decompress_gbps() / r.ceiling_gbps(),
@@ -46,7 +46,7 @@ void check_written(std::ofstream& out, const std::string& path) {
 
 void report::print_header() const {
   std::printf("%s\n", m_method.c_str());
-  std::printf("%-22s %-7s %-20s %-6s %-14s %7s %9s %6s %9s %6s %9s %9s %-3s %s\n", "input",
+  std::printf("%-22s %-7s %-22s %-6s %-14s %7s %9s %6s %9s %6s %9s %9s %-3s %s\n", "input",
               "backend", "codec", "type", "extents", "ratio", "compress", "", "decomp", "",
               "spread", "deep_copy", "ok", "same");
 }

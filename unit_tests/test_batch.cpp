@@ -88,13 +88,21 @@ TEST_CASE_TEMPLATE("batch: streams, sizes and values are those of the single com
         Kokkos::deep_copy(buffers.values[i],
                           Kokkos::create_mirror_view_and_copy(
                               space{}, host_view_of<T, D>(inputs[i], grids[i])));
-      batch.compress_async(buffers.items);
+      // The second call also copies the sizes into a View of their own (the items' stay).
+      Kokkos::View<std::uint64_t*, space> sizes("sizes", grids.size());
+      Kokkos::deep_copy(sizes, ~std::uint64_t{0});
+      if (call == 0)
+        batch.compress_async(buffers.items);
+      else
+        batch.compress_async(buffers.items, sizes);
       exec.fence();
       const auto items = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, buffers.items);
+      const auto sizes_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, sizes);
       for (std::size_t i = 0; i < grids.size(); ++i) {
         INFO("grid " << i << ": " << ndzip::to_string(grids[i]));
         const auto expected = model_stream<C>(inputs[i], grids[i]);
         REQUIRE(items(i).stream_bytes == expected.size());
+        CHECK(sizes_host(i) == (call == 0 ? ~std::uint64_t{0} : expected.size()));
         CHECK(mismatch(buffers.stream(i, expected.size()), expected) == "");
         Kokkos::deep_copy(buffers.values[i], T{});
       }
@@ -109,6 +117,15 @@ TEST_CASE_TEMPLATE("batch: streams, sizes and values are those of the single com
         CHECK(mismatch(bits_of<Bits>(buffers.values[i]), inputs[i]) == "");
       }
     }
+#if KOKKOS_VERSION >= 40000
+    // The sizes in host-pinned memory, read on the host after the fence without a copy.
+    Kokkos::View<std::uint64_t*, Kokkos::SharedHostPinnedSpace> pinned("pinned sizes",
+                                                                       grids.size());
+    batch.compress_async(buffers.items, pinned);
+    exec.fence();
+    for (std::size_t i = 0; i < grids.size(); ++i)
+      CHECK(pinned(i) == model_stream<C>(inputs[i], grids[i]).size());
+#endif
   });
 }
 
@@ -164,6 +181,9 @@ TEST_CASE_TEMPLATE("batch: forged streams give the single compressor's errors, n
     Kokkos::View<ndzip::batch_item<T>*, space> too_few("items", 2);
     Kokkos::View<ndzip::decompress_outcome*, space> outcomes("outcomes", 3);
     CHECK_THROWS_AS(batch.compress_async(too_few), std::invalid_argument);
+    const Kokkos::View<ndzip::batch_item<T>*, space> three("items", 3);
+    CHECK_THROWS_AS(batch.compress_async(three, Kokkos::View<std::uint64_t*, space>("sizes", 2)),
+                    std::invalid_argument);
     CHECK_THROWS_AS(batch.decompress_async(too_few, outcomes), std::invalid_argument);
     // A batch of no grids takes empty Views and queues nothing.
     ndzip::batch_compressor<T, D, Exec> empty(exec, {});
@@ -210,10 +230,12 @@ TEST_CASE_TEMPLATE("batch: calls fence nothing, allocate nothing and copy nothin
       CHECK(counter.since_start().allocations >= 1);
       CHECK(counter.since_start().deep_copies > 0);
     }
+    Kokkos::View<std::uint64_t*, space> sizes("sizes", grids.size());
     tool_counts counts;
     {
       const tool_counter counter;
       batch.compress_async(buffers.items);
+      batch.compress_async(buffers.items, sizes);
       batch.decompress_async(buffers.items, outcomes);
       counts = counter.since_start();
     }

@@ -7,7 +7,9 @@
 // then takes a View of batch_item, one per grid in that order: where the grid's values are and
 // where its stream goes or comes from, both in memory the execution space can access.
 //   - compress_async(items): writes each stream (into room for size_bound(i) bytes) and its
-//     size into items(i).stream_bytes.
+//     size into items(i).stream_bytes; compress_async(items, sizes) also into sizes(i), a View
+//     that may lie in host-pinned memory, so that the host reads the sizes after a fence
+//     without a copy (to post one MPI send per stream, say).
 //   - decompress_async(items, outcomes): decodes items(i).stream_bytes bytes at items(i).stream
 //     into items(i).values, and writes what it found into outcomes(i) (check_outcome).
 // The items View written by a compression can be passed straight to a decompression. Both
@@ -92,6 +94,22 @@ class batch_compressor {
     compress_raw_async(items.data());
   }
 
+  // The same, every stream size also written into `sizes`, a rank-1 View of size()
+  // std::uint64_t (device or host-pinned memory).
+  template <class ItemsView, class SizesView>
+  void compress_async(const ItemsView& items, const SizesView& sizes) {
+    check_items<false>(items);
+    static_assert(Kokkos::is_view<SizesView>::value && SizesView::rank == 1 &&
+                      std::is_same_v<typename SizesView::value_type, std::uint64_t>,
+                  "ndzip: batch stream sizes go into a rank-1 View of std::uint64_t");
+    static_assert(
+        Kokkos::SpaceAccessibility<ExecSpace, typename SizesView::memory_space>::accessible,
+        "ndzip: the sizes View is not accessible from the batch's execution space");
+    check_count(sizes.extent(0), "sizes");
+    check_contiguous(sizes.span_is_contiguous(), "sizes");
+    compress_raw_async(items.data(), sizes.data());
+  }
+
   // Queues the decompression of every grid; `outcomes` is a rank-1 View of size()
   // decompress_outcome (device or host-pinned memory).
   template <class ItemsView, class OutcomesView>
@@ -114,8 +132,8 @@ class batch_compressor {
   // array ("ndzip: array i: invalid stream: ...").
   std::size_t check_outcome(std::size_t i, const decompress_outcome& outcome) const;
 
-  // The same on raw pointers to size() items and outcomes.
-  void compress_raw_async(item_type* items);
+  // The same on raw pointers to size() items, sizes (null: none) and outcomes.
+  void compress_raw_async(item_type* items, std::uint64_t* sizes = nullptr);
   void decompress_raw_async(const item_type* items, decompress_outcome* outcomes);
 
  private:
