@@ -626,7 +626,9 @@ void add_latency_batch(ndzip::perf::report& report, const Exec& exec, const std:
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "restored"), copies * grid.size());
   Kokkos::View<ndzip::batch_item<float>*, memory_space> packing("packing", copies),
       unpacking("unpacking", copies);
-  const auto items_host = Kokkos::create_mirror_view(packing);
+  // A host copy of its own (create_mirror): it stages the packing items, then the unpacking
+  // ones, and a mirror view of a host backend's View would be `packing` itself.
+  const auto items_host = Kokkos::create_mirror(packing);
   const result_array<std::uint64_t, Exec> sizes("sizes", copies);
   const result_array<ndzip::decompress_outcome, Exec> outcomes("outcomes", copies);
   for (std::size_t i = 0; i < copies; ++i)
