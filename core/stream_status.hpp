@@ -62,13 +62,19 @@ struct outcome_gatherer {
                                           std::uint64_t given_bytes) const {
     if (team == 0) Kokkos::atomic_exchange(stream_bytes, checked_bytes);
     if (key != no_stream_failure) Kokkos::atomic_fetch_max(failure, ~key);
-    Kokkos::memory_fence();
+    // Only what the last team reads (a failure key, team 0's size) must be visible before a
+    // team counts itself. A team that wrote neither does not wait for its decoded values to
+    // complete first: the kernel's end orders those for the caller (H200: 0.5 us of a small
+    // grid's kernel).
+    if (team == 0 || key != no_stream_failure) Kokkos::memory_fence();
     if (Kokkos::atomic_fetch_add(finished, std::uint64_t{1}) + 1 != teams) return;
     Kokkos::memory_fence();
+    // Both read before anything is written, so that their round trips overlap.
     const std::uint64_t lowest = Kokkos::atomic_exchange(failure, std::uint64_t{0});
+    const std::uint64_t checked = Kokkos::atomic_fetch_add(stream_bytes, std::uint64_t{0});
     Kokkos::atomic_exchange(finished, std::uint64_t{0});
     outcome->failure = ~lowest;
-    outcome->stream_bytes = Kokkos::atomic_fetch_add(stream_bytes, std::uint64_t{0});
+    outcome->stream_bytes = checked;
     outcome->given_bytes = given_bytes;
   }
 };
