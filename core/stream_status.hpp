@@ -64,8 +64,8 @@ struct outcome_gatherer {
     if (key != no_stream_failure) Kokkos::atomic_fetch_max(failure, ~key);
     // Only what the last team reads (a failure key, team 0's size) must be visible before a
     // team counts itself. A team that wrote neither does not wait for its decoded values to
-    // complete first: the kernel's end orders those for the caller (H200: 0.5 us of a small
-    // grid's kernel).
+    // complete first: the kernel's end orders those for the caller (H200, the corpus decoded
+    // back to back: 333 -> 341 GB/s).
     if (team == 0 || key != no_stream_failure) Kokkos::memory_fence();
     if (Kokkos::atomic_fetch_add(finished, std::uint64_t{1}) + 1 != teams) return;
     Kokkos::memory_fence();
