@@ -126,29 +126,43 @@ struct decode_batch {
     }
   };
 
+  // Grid `a` as decode_team reads it: from its descriptor and item, where it is used (held
+  // through the decoding, they spilled registers: H200, 48-64 bytes of stack in the float
+  // batch decoders).
+  struct grid_reader {
+    const decode_batch& kernel;
+    std::size_t a;
+    KOKKOS_INLINE_FUNCTION const stream_layout<T, Dims>& layout() const {
+      return kernel.arrays[a].layout;
+    }
+    KOKKOS_INLINE_FUNCTION const std::byte* stream() const { return kernel.items[a].stream; }
+    KOKKOS_INLINE_FUNCTION std::size_t stream_size() const {
+      return kernel.items[a].stream_bytes;
+    }
+    KOKKOS_INLINE_FUNCTION bits_type* values() const {
+      return reinterpret_cast<bits_type*>(kernel.items[a].values);
+    }
+  };
+
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
     const std::uint64_t team = member.league_rank();
     const std::size_t a = array_of_team(arrays, count, team);
-    const batch_array<T, Dims>& array = arrays[a];
-    const batch_item<T>& item = items[a];
     const grid_gatherer gatherer{*this, a};
-    const std::size_t index = team - array.first_team;
+    const std::size_t index = team - arrays[a].first_team;
     // The table is read only from a stream that can hold it (a single compressor checks this
     // on the host).
-    const std::uint64_t smallest = array.layout.smallest_stream_bytes();
-    if (item.stream_bytes < smallest) {
+    const std::uint64_t smallest = arrays[a].layout.smallest_stream_bytes();
+    const std::uint64_t given = items[a].stream_bytes;
+    if (given < smallest) {
       Kokkos::single(Kokkos::PerTeam(member), [&] {
         gatherer.finish_team(index,
                              index == 0 ? failure_key(0, stream_failure::shorter_than_smallest)
                                         : no_stream_failure,
-                             smallest, item.stream_bytes);
+                             smallest, given);
       });
       return;
     }
-    decode_team<T, Dims, ExecSpace, LaneOps>(member, array.layout, item.stream,
-                                             item.stream_bytes,
-                                             reinterpret_cast<bits_type*>(item.values), index,
-                                             gatherer);
+    decode_team<T, Dims, ExecSpace, LaneOps>(member, grid_reader{*this, a}, index, gatherer);
   }
 };
 

@@ -27,25 +27,27 @@ namespace ndzip::core {
 
 // Team `index` of the decoder for one grid's stream: decodes hypercube `index`, or border slice
 // `index - hypercube_count`, and reports to `gatherer` (an outcome_gatherer, or what finds one
-// when the team is done). The decoder launches one team at least,
-// so that the outcome is written for a grid without hypercubes or border too.
-template <class T, int Dims, class ExecSpace, class LaneOps, class Gatherer>
+// when the team is done). `grid` gives the grid's layout(), stream(), stream_size() and
+// values() where they are used: a single grid's kernel holds them in its parameters, a batch's
+// team reads them from its grid's descriptor and item, so that no register holds them through
+// the decoding. The decoder launches one team at least, so that the outcome is written for a
+// grid without hypercubes or border too.
+template <class T, int Dims, class ExecSpace, class LaneOps, class Grid, class Gatherer>
 KOKKOS_INLINE_FUNCTION void decode_team(
     const typename kernel_types<T, Dims, ExecSpace, LaneOps>::member_type& member,
-    const stream_layout<T, Dims>& layout, const std::byte* stream, std::size_t stream_size,
-    typename kernel_types<T, Dims, ExecSpace, LaneOps>::bits_type* values, std::size_t index,
-    const Gatherer& gatherer) {
+    const Grid& grid, std::size_t index, const Gatherer& gatherer) {
   using base = kernel_types<T, Dims, ExecSpace, LaneOps>;
   using bits_type = typename base::bits_type;
   using lane_ops = typename base::lane_ops;
   using profile_type = typename base::profile_type;
+  const stream_layout<T, Dims>& layout = grid.layout();
   const std::size_t n = layout.hypercube_count;
 
   // The entries this team uses, the last one and (hypercube teams) its block's two, read once
   // by one thread into team scratch and used from there by the whole team, so that no register
   // holds them through the decoding (H200: spills in the 1-D float decoder otherwise).
   const auto scratch = base::scratch(member);
-  const auto* table = reinterpret_cast<const std::uint32_t*>(stream);
+  const auto* table = reinterpret_cast<const std::uint32_t*>(grid.stream());
   Kokkos::single(Kokkos::PerTeam(member), [&] {
     scratch.entries[0] = n == 0 ? 0 : table[n - 1];
     if (index < n) {
@@ -56,18 +58,20 @@ KOKKOS_INLINE_FUNCTION void decode_team(
   member.team_barrier();
   const auto finish = [&](std::uint64_t key) {
     Kokkos::single(Kokkos::PerTeam(member), [&] {
-      gatherer.finish_team(index, key, layout.stream_bytes(scratch.entries[0]), stream_size);
+      gatherer.finish_team(index, key, layout.stream_bytes(scratch.entries[0]),
+                           grid.stream_size());
     });
   };
   const std::uint64_t area = scratch.entries[0];
   const std::uint64_t needed = layout.stream_bytes(area);
-  if (needed > stream_size)
+  if (needed > grid.stream_size())
     return finish(index == 0 ? failure_key(0, stream_failure::stream_truncated)
                              : no_stream_failure);
-  const auto* block_area = reinterpret_cast<const bits_type*>(stream + layout.header_bytes());
+  const auto* block_area =
+      reinterpret_cast<const bits_type*>(grid.stream() + layout.header_bytes());
   if (index >= n) {
     copy_border_slice<border_direction::stream_to_grid>(
-        member, layout, values, const_cast<bits_type*>(block_area + area), index - n);
+        member, layout, grid.values(), const_cast<bits_type*>(block_area + area), index - n);
     return finish(no_stream_failure);
   }
   const std::uint64_t begin = scratch.entries[1], end = scratch.entries[2];
@@ -85,7 +89,7 @@ KOKKOS_INLINE_FUNCTION void decode_team(
   std::size_t origin[Dims];
   layout.hypercube_origin(index, origin);
   const grid_placement<profile_type> placement(layout.grid, origin);
-  store_hypercube<profile_type, lane_ops>(member, scratch.cube, placement, values);
+  store_hypercube<profile_type, lane_ops>(member, scratch.cube, placement, grid.values());
   finish(no_stream_failure);
 }
 
@@ -96,15 +100,20 @@ struct decode_hypercubes {
   using bits_type = typename base::bits_type;
   using member_type = typename base::member_type;
 
-  stream_layout<T, Dims> layout;
-  const std::byte* stream;
-  std::size_t stream_size;
-  bits_type* values;
+  stream_layout<T, Dims> grid_layout;
+  const std::byte* grid_stream;
+  std::size_t stream_bytes;
+  bits_type* grid_values;
   outcome_gatherer gatherer;
 
+  // The grid, as decode_team reads it.
+  KOKKOS_INLINE_FUNCTION const stream_layout<T, Dims>& layout() const { return grid_layout; }
+  KOKKOS_INLINE_FUNCTION const std::byte* stream() const { return grid_stream; }
+  KOKKOS_INLINE_FUNCTION std::size_t stream_size() const { return stream_bytes; }
+  KOKKOS_INLINE_FUNCTION bits_type* values() const { return grid_values; }
+
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
-    decode_team<T, Dims, ExecSpace, LaneOps>(member, layout, stream, stream_size, values,
-                                             member.league_rank(), gatherer);
+    decode_team<T, Dims, ExecSpace, LaneOps>(member, *this, member.league_rank(), gatherer);
   }
 };
 
