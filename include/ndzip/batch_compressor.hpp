@@ -99,14 +99,7 @@ class batch_compressor {
   template <class ItemsView, class SizesView>
   void compress_async(const ItemsView& items, const SizesView& sizes) {
     check_items<false>(items);
-    static_assert(Kokkos::is_view<SizesView>::value && SizesView::rank == 1 &&
-                      std::is_same_v<typename SizesView::value_type, std::uint64_t>,
-                  "ndzip: batch stream sizes go into a rank-1 View of std::uint64_t");
-    static_assert(
-        Kokkos::SpaceAccessibility<ExecSpace, typename SizesView::memory_space>::accessible,
-        "ndzip: the sizes View is not accessible from the batch's execution space");
-    check_count(sizes.extent(0), "sizes");
-    check_contiguous(sizes.span_is_contiguous(), "sizes");
+    check_results<std::uint64_t>(sizes, "sizes");
     compress_raw_async(items.data(), sizes.data());
   }
 
@@ -115,14 +108,7 @@ class batch_compressor {
   template <class ItemsView, class OutcomesView>
   void decompress_async(const ItemsView& items, const OutcomesView& outcomes) {
     check_items<true>(items);
-    static_assert(Kokkos::is_view<OutcomesView>::value && OutcomesView::rank == 1 &&
-                      std::is_same_v<typename OutcomesView::value_type, decompress_outcome>,
-                  "ndzip: batch outcomes go into a rank-1 View of ndzip::decompress_outcome");
-    static_assert(
-        Kokkos::SpaceAccessibility<ExecSpace, typename OutcomesView::memory_space>::accessible,
-        "ndzip: the outcomes View is not accessible from the batch's execution space");
-    check_count(outcomes.extent(0), "outcomes");
-    check_contiguous(outcomes.span_is_contiguous(), "outcomes");
+    check_results<decompress_outcome>(outcomes, "outcomes");
     decompress_raw_async(items.data(), outcomes.data());
   }
 
@@ -167,6 +153,19 @@ class batch_compressor {
         "ndzip: the items View is not accessible from the batch's execution space");
     check_count(items.extent(0), "items");
     check_contiguous(items.span_is_contiguous(), "items");
+  }
+  // A View the kernels write one result per grid into (stream sizes, outcomes).
+  template <class Value, class View>
+  void check_results(const View& results, const char* what) const {
+    static_assert(Kokkos::is_view<View>::value && View::rank == 1 &&
+                      std::is_same_v<typename View::value_type, Value>,
+                  "ndzip: a batch's stream sizes go into a rank-1 View of std::uint64_t, its "
+                  "outcomes into one of ndzip::decompress_outcome");
+    static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename View::memory_space>::accessible,
+                  "ndzip: the sizes or outcomes View is not accessible from the batch's "
+                  "execution space");
+    check_count(results.extent(0), what);
+    check_contiguous(results.span_is_contiguous(), what);
   }
   void check_contiguous(bool contiguous, const char* what) const;
   void check_count(std::size_t count, const char* what) const;
