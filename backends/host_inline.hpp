@@ -11,3 +11,13 @@
 #else
 #define NDZIP_HOST_FORCEINLINE KOKKOS_FORCEINLINE_FUNCTION
 #endif
+
+// NDZIP_INLINE_LAMBDA, after a lambda's parameter list: always inlined by GCC and Clang on the
+// host, so that a host team's whole work, lambdas included, is inlined into the instruction-set
+// clone that runs it (backends/host/isa.hpp); GCC 12's `flatten` left some of them out. Nothing
+// for the device compilers, which inline by themselves.
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && !defined(__HIPCC__)
+#define NDZIP_INLINE_LAMBDA __attribute__((always_inline))
+#else
+#define NDZIP_INLINE_LAMBDA
+#endif

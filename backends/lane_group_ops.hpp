@@ -110,6 +110,12 @@ struct lane_group_ops {
   static_assert(held_lanes == 1 || held_lanes == group_lanes * groups_per_call);
   using lanes = typename Intrinsics::lanes;
 
+  // One team's work: one code path on devices (the host has clones, backends/host/isa.hpp).
+  template <class Body>
+  KOKKOS_FORCEINLINE_FUNCTION static void run_team(const Body& body) {
+    body();
+  }
+
   template <class Member, class Body>
   KOKKOS_INLINE_FUNCTION static void for_each_group(const Member& member, int count,
                                                     const Body& body) {

@@ -3,13 +3,13 @@
 // (encode_team, decode_team) run for every grid of the batch in one launch, each team finding
 // its grid from its team number.
 
+#include <Kokkos_Core.hpp>
 #include <climits>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
-#include <Kokkos_Core.hpp>
-
+#include "backends/host_inline.hpp"
 #include "backends/lane_ops.hpp"
 #include "core/block_placement.hpp"
 #include "core/call_guard.hpp"
@@ -85,8 +85,8 @@ struct encode_batch {
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
     std::uint64_t ticket = 0;
     Kokkos::single(
-        Kokkos::PerTeam(member), [&](std::uint64_t& taken) { taken = placement.take_ticket(); },
-        ticket);
+        Kokkos::PerTeam(member),
+        [&](std::uint64_t& taken) NDZIP_INLINE_LAMBDA { taken = placement.take_ticket(); }, ticket);
     const std::size_t a = array_of_team(arrays, count, ticket);
     // By reference: the grid's layout is read where it is used (as a single grid's kernel reads
     // its own from the kernel parameters), not held in registers for the whole team.
@@ -154,7 +154,7 @@ struct decode_batch {
     const std::uint64_t smallest = arrays[a].layout.smallest_stream_bytes();
     const std::uint64_t given = items[a].stream_bytes;
     if (given < smallest) {
-      Kokkos::single(Kokkos::PerTeam(member), [&] {
+      Kokkos::single(Kokkos::PerTeam(member), [&]() NDZIP_INLINE_LAMBDA {
         gatherer.finish_team(index,
                              index == 0 ? failure_key(0, stream_failure::shorter_than_smallest)
                                         : no_stream_failure,

@@ -3,10 +3,10 @@
 // blocks in row-major order of the grid. border_element() maps a border position to its grid
 // offset in closed form, so the copy is one independent load/store per element.
 
+#include <Kokkos_Core.hpp>
 #include <cstddef>
 
-#include <Kokkos_Core.hpp>
-
+#include "backends/host_inline.hpp"
 #include "ndzip/format.hpp"
 
 namespace ndzip::core {
@@ -55,14 +55,15 @@ KOKKOS_INLINE_FUNCTION void copy_border_slice(const Member& member,
   const std::size_t first = slice * border_slice_size;
   const std::size_t count =
       layout.border_size - first < border_slice_size ? layout.border_size - first : border_slice_size;
-  Kokkos::parallel_for(Kokkos::TeamVectorRange(member, static_cast<int>(count)), [&](int j) {
-    const std::size_t i = first + j;
-    const std::size_t at = border_element(layout, i);
-    if constexpr (Direction == border_direction::grid_to_stream)
-      border[i] = grid[at];
-    else
-      grid[at] = border[i];
-  });
+  Kokkos::parallel_for(Kokkos::TeamVectorRange(member, static_cast<int>(count)),
+                       [&](int j) NDZIP_INLINE_LAMBDA {
+                         const std::size_t i = first + j;
+                         const std::size_t at = border_element(layout, i);
+                         if constexpr (Direction == border_direction::grid_to_stream)
+                           border[i] = grid[at];
+                         else
+                           grid[at] = border[i];
+                       });
 }
 
 }  // namespace ndzip::core

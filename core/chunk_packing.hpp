@@ -30,9 +30,9 @@ NDZIP_HOST_FORCEINLINE int scan_column_counts(const Member& member, const Bits* 
   constexpr int chunks = Profile::chunks_per_hypercube;
   // One team thread scans with its lanes (a team-level scan over threads that have several
   // lanes each gave wrong offsets on Kokkos 4.6's CUDA backend).
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 1), [&](int) {
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 1), [&](int) NDZIP_INLINE_LAMBDA {
     Kokkos::parallel_scan(Kokkos::ThreadVectorRange(member, chunks),
-                          [&](int k, int& offset, bool final) {
+                          [&](int k, int& offset, bool final) NDZIP_INLINE_LAMBDA {
                             const int count = LaneOps::popcount(heads[k]);
                             if (final) chunk_offsets[k] = offset;
                             offset += count;
@@ -63,39 +63,44 @@ NDZIP_HOST_FORCEINLINE void pack_hypercube(const Member& member, Bits* cube, Bit
   using lanes_type = typename LaneOps::lanes;
 
   // Transpose every chunk in place and note its head.
-  LaneOps::for_each_group(member, chunks, [&](const lanes_type& held, int first_chunk) {
-    Bits words[slots][per_lane];
-    for (int s = 0; s < slots; ++s) {
-      const Bits* chunk = cube + (first_chunk + held.group(s)) * w;
-      for (int r = 0; r < per_lane; ++r) words[s][r] = fold(chunk[held.lane(s) + r * lanes]);
-    }
-    LaneOps::transpose(held, words);
-    Bits chunk_heads[slots];
-    LaneOps::nonzero_columns(held, words, chunk_heads);
-    for (int s = 0; s < slots; ++s) {
-      const int k = first_chunk + held.group(s);
-      for (int r = 0; r < per_lane; ++r) cube[k * w + held.lane(s) + r * lanes] = words[s][r];
-      if (held.lane(s) == 0) heads[k] = chunk_heads[s];
-    }
-  });
+  LaneOps::for_each_group(member, chunks,
+                          [&](const lanes_type& held, int first_chunk) NDZIP_INLINE_LAMBDA {
+                            Bits words[slots][per_lane];
+                            for (int s = 0; s < slots; ++s) {
+                              const Bits* chunk = cube + (first_chunk + held.group(s)) * w;
+                              for (int r = 0; r < per_lane; ++r)
+                                words[s][r] = fold(chunk[held.lane(s) + r * lanes]);
+                            }
+                            LaneOps::transpose(held, words);
+                            Bits chunk_heads[slots];
+                            LaneOps::nonzero_columns(held, words, chunk_heads);
+                            for (int s = 0; s < slots; ++s) {
+                              const int k = first_chunk + held.group(s);
+                              for (int r = 0; r < per_lane; ++r)
+                                cube[k * w + held.lane(s) + r * lanes] = words[s][r];
+                              if (held.lane(s) == 0) heads[k] = chunk_heads[s];
+                            }
+                          });
   member.team_barrier();
 
   // Each chunk's non-zero columns go after those of all chunks before it.
   const int columns = scan_column_counts<Profile, LaneOps>(member, heads, chunk_offsets);
   Bits* const block = place(chunks + columns);
   Kokkos::parallel_for(Kokkos::TeamVectorRange(member, chunks),
-                       [&](int k) { block[k] = heads[k]; });
-  LaneOps::for_each_group(member, chunks, [&](const lanes_type& held, int first_chunk) {
-    Bits words[slots][per_lane], chunk_heads[slots];
-    Bits* out[slots];
-    for (int s = 0; s < slots; ++s) {
-      const int k = first_chunk + held.group(s);
-      for (int r = 0; r < per_lane; ++r) words[s][r] = cube[k * w + held.lane(s) + r * lanes];
-      chunk_heads[s] = heads[k];
-      out[s] = block + chunks + chunk_offsets[k];
-    }
-    LaneOps::compact(held, words, chunk_heads, out);
-  });
+                       [&](int k) NDZIP_INLINE_LAMBDA { block[k] = heads[k]; });
+  LaneOps::for_each_group(member, chunks,
+                          [&](const lanes_type& held, int first_chunk) NDZIP_INLINE_LAMBDA {
+                            Bits words[slots][per_lane], chunk_heads[slots];
+                            Bits* out[slots];
+                            for (int s = 0; s < slots; ++s) {
+                              const int k = first_chunk + held.group(s);
+                              for (int r = 0; r < per_lane; ++r)
+                                words[s][r] = cube[k * w + held.lane(s) + r * lanes];
+                              chunk_heads[s] = heads[k];
+                              out[s] = block + chunks + chunk_offsets[k];
+                            }
+                            LaneOps::compact(held, words, chunk_heads, out);
+                          });
 }
 
 // Unpacks a block of `length` words into folded-back Lorenzo residuals in `cube`. Returns false,
@@ -116,7 +121,8 @@ KOKKOS_INLINE_FUNCTION bool unpack_hypercube(const Member& member, const Bits* b
   constexpr int per_lane = rows_per_lane<Profile, LaneOps>;
   using lanes_type = typename LaneOps::lanes;
 
-  Kokkos::parallel_for(Kokkos::TeamVectorRange(member, chunks), [&](int k) { heads[k] = block[k]; });
+  Kokkos::parallel_for(Kokkos::TeamVectorRange(member, chunks),
+                       [&](int k) NDZIP_INLINE_LAMBDA { heads[k] = block[k]; });
   member.team_barrier();
   const int columns = scan_column_counts<Profile, LaneOps>(member, heads, chunk_offsets);
   if (static_cast<std::uint64_t>(columns) + chunks != length) return false;
@@ -125,30 +131,31 @@ KOKKOS_INLINE_FUNCTION bool unpack_hypercube(const Member& member, const Bits* b
   // float: 38 % of the decoder's stalls).
   constexpr int batch = lanes > 1 ? 4 : 1;
   static_assert(chunks % batch == 0);
-  LaneOps::for_each_group(member, chunks / batch, [&](const lanes_type& held, int first) {
-    Bits words[batch][slots][per_lane];
-    for (int b = 0; b < batch; ++b) {
-      Bits chunk_heads[slots];
-      const Bits* in[slots];
-      for (int s = 0; s < slots; ++s) {
-        const int k = (first + held.group(s)) * batch + b;
-        chunk_heads[s] = heads[k];
-        in[s] = block + chunks + chunk_offsets[k];
-      }
-      LaneOps::expand(held, chunk_heads, in, words[b]);
-    }
-    for (int b = 0; b < batch; ++b) {
-      LaneOps::transpose(held, words[b]);
-      for (int r = 0; r < per_lane; ++r) {
-        Bits v[slots];
-        for (int s = 0; s < slots; ++s) v[s] = fold(words[b][s][r]);
-        if constexpr (ScanRows)
-          LaneOps::template inclusive_scan<hypercube_row_length<Profile>>(held, v);
-        for (int s = 0; s < slots; ++s)
-          cube[((first + held.group(s)) * batch + b) * w + held.lane(s) + r * lanes] = v[s];
-      }
-    }
-  });
+  LaneOps::for_each_group(
+      member, chunks / batch, [&](const lanes_type& held, int first) NDZIP_INLINE_LAMBDA {
+        Bits words[batch][slots][per_lane];
+        for (int b = 0; b < batch; ++b) {
+          Bits chunk_heads[slots];
+          const Bits* in[slots];
+          for (int s = 0; s < slots; ++s) {
+            const int k = (first + held.group(s)) * batch + b;
+            chunk_heads[s] = heads[k];
+            in[s] = block + chunks + chunk_offsets[k];
+          }
+          LaneOps::expand(held, chunk_heads, in, words[b]);
+        }
+        for (int b = 0; b < batch; ++b) {
+          LaneOps::transpose(held, words[b]);
+          for (int r = 0; r < per_lane; ++r) {
+            Bits v[slots];
+            for (int s = 0; s < slots; ++s) v[s] = fold(words[b][s][r]);
+            if constexpr (ScanRows)
+              LaneOps::template inclusive_scan<hypercube_row_length<Profile>>(held, v);
+            for (int s = 0; s < slots; ++s)
+              cube[((first + held.group(s)) * batch + b) * w + held.lane(s) + r * lanes] = v[s];
+          }
+        }
+      });
   member.team_barrier();
   return true;
 }

@@ -9,11 +9,11 @@
 // failure) into a decompress_outcome themselves (core/stream_status.hpp), so that a
 // decompression is one launch that can be queued without waiting for it.
 
+#include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <cstdint>
 
-#include <Kokkos_Core.hpp>
-
+#include "backends/host_inline.hpp"
 #include "core/border.hpp"
 #include "core/chunk_packing.hpp"
 #include "core/encoder.hpp"
@@ -40,57 +40,63 @@ KOKKOS_INLINE_FUNCTION void decode_team(
   using bits_type = typename base::bits_type;
   using lane_ops = typename base::lane_ops;
   using profile_type = typename base::profile_type;
-  const stream_layout<T, Dims>& layout = grid.layout();
-  const std::size_t n = layout.hypercube_count;
+  // One clone of the whole team per host instruction set (backends/host/isa.hpp).
+  lane_ops::run_team([&]() NDZIP_INLINE_LAMBDA {
+    const stream_layout<T, Dims>& layout = grid.layout();
+    const std::size_t n = layout.hypercube_count;
 
-  // The entries this team uses, the last one and (hypercube teams) its block's two, read once
-  // by one thread into team scratch and used from there by the whole team, so that no register
-  // holds them through the decoding (H200: spills in the 1-D float decoder otherwise).
-  const auto scratch = base::scratch(member);
-  const auto* table = reinterpret_cast<const std::uint32_t*>(grid.stream());
-  Kokkos::single(Kokkos::PerTeam(member), [&] {
-    scratch.entries[0] = n == 0 ? 0 : table[n - 1];
-    if (index < n) {
-      scratch.entries[1] = index == 0 ? 0 : table[index - 1];
-      scratch.entries[2] = index + 1 == n ? scratch.entries[0] : table[index];
-    }
-  });
-  member.team_barrier();
-  const auto finish = [&](std::uint64_t key) {
-    Kokkos::single(Kokkos::PerTeam(member), [&] {
-      gatherer.finish_team(index, key, layout.stream_bytes(scratch.entries[0]),
-                           grid.stream_size());
+    // The entries this team uses, the last one and (hypercube teams) its block's two, read once
+    // by one thread into team scratch and used from there by the whole team, so that no register
+    // holds them through the decoding (H200: spills in the 1-D float decoder otherwise).
+    const auto scratch = base::scratch(member);
+    const auto* table = reinterpret_cast<const std::uint32_t*>(grid.stream());
+    Kokkos::single(Kokkos::PerTeam(member), [&]() NDZIP_INLINE_LAMBDA {
+      scratch.entries[0] = n == 0 ? 0 : table[n - 1];
+      if (index < n) {
+        scratch.entries[1] = index == 0 ? 0 : table[index - 1];
+        scratch.entries[2] = index + 1 == n ? scratch.entries[0] : table[index];
+      }
     });
-  };
-  const std::uint64_t area = scratch.entries[0];
-  const std::uint64_t needed = layout.stream_bytes(area);
-  if (needed > grid.stream_size())
-    return finish(index == 0 ? failure_key(0, stream_failure::stream_truncated)
-                             : no_stream_failure);
-  const auto* block_area =
-      reinterpret_cast<const bits_type*>(grid.stream() + layout.header_bytes());
-  if (index >= n) {
-    copy_border_slice<border_direction::stream_to_grid>(
-        member, layout, grid.values(), const_cast<bits_type*>(block_area + area), index - n);
-    return finish(no_stream_failure);
-  }
-  const std::uint64_t begin = scratch.entries[1], end = scratch.entries[2];
-  if (end < begin + profile_type::chunks_per_hypercube)
-    return finish(failure_key(index, stream_failure::block_shorter_than_heads));
-  if (end - begin > static_cast<std::uint64_t>(profile_type::max_block_words))
-    return finish(failure_key(index, stream_failure::block_longer_than_possible));
-  if (end > area) return finish(failure_key(index, stream_failure::entry_beyond_last));
-  constexpr bool scan_rows = rows_scanned_while_unpacking<profile_type, lane_ops>;
-  if (!unpack_hypercube<profile_type, lane_ops, scan_rows>(member, block_area + begin,
-                                                           end - begin, scratch.cube,
-                                                           scratch.heads, scratch.chunk_offsets))
-    return finish(failure_key(index, stream_failure::heads_do_not_match_block));
-  inverse_lorenzo<profile_type, lane_ops>(member, scratch.cube, scratch.row_carry);
-  std::size_t origin[Dims];
-  layout.hypercube_origin(index, origin);
-  const grid_placement<profile_type> placement(layout.grid, origin);
-  store_hypercube<profile_type, lane_ops>(member, scratch.cube, placement, grid.values());
-  finish(no_stream_failure);
+    member.team_barrier();
+    const auto finish = [&](std::uint64_t key) NDZIP_INLINE_LAMBDA {
+      Kokkos::single(Kokkos::PerTeam(member), [&]() NDZIP_INLINE_LAMBDA {
+        gatherer.finish_team(index, key, layout.stream_bytes(scratch.entries[0]),
+                             grid.stream_size());
+      });
+    };
+    const std::uint64_t area = scratch.entries[0];
+    const std::uint64_t needed = layout.stream_bytes(area);
+    if (needed > grid.stream_size())
+      return finish(index == 0 ? failure_key(0, stream_failure::stream_truncated)
+                               : no_stream_failure);
+    const auto* block_area =
+        reinterpret_cast<const bits_type*>(grid.stream() + layout.header_bytes());
+    if (index >= n) {
+      copy_border_slice<border_direction::stream_to_grid>(
+          member, layout, grid.values(), const_cast<bits_type*>(block_area + area), index - n);
+      return finish(no_stream_failure);
+    }
+    const std::uint64_t begin = scratch.entries[1], end = scratch.entries[2];
+    if (end < begin + profile_type::chunks_per_hypercube)
+      return finish(failure_key(index, stream_failure::block_shorter_than_heads));
+    if (end - begin > static_cast<std::uint64_t>(profile_type::max_block_words))
+      return finish(failure_key(index, stream_failure::block_longer_than_possible));
+    if (end > area) return finish(failure_key(index, stream_failure::entry_beyond_last));
+    constexpr bool scan_rows = rows_scanned_while_unpacking<profile_type, lane_ops>;
+    if (!unpack_hypercube<profile_type, lane_ops, scan_rows>(member, block_area + begin,
+                                                             end - begin, scratch.cube,
+                                                             scratch.heads, scratch.chunk_offsets))
+      return finish(failure_key(index, stream_failure::heads_do_not_match_block));
+    inverse_lorenzo<profile_type, lane_ops>(member, scratch.cube, scratch.row_carry);
+    std::size_t origin[Dims];
+    layout.hypercube_origin(index, origin);
+    const grid_placement<profile_type> placement(layout.grid, origin);
+    if constexpr (lane_ops::group_lanes == 1)
+      store_hypercube_row_sums(scratch.cube, placement, grid.values());
+    else
+      store_hypercube<profile_type, lane_ops>(member, scratch.cube, placement, grid.values());
+    finish(no_stream_failure);
+  });
 }
 
 // The decoder for one grid's stream.

@@ -123,14 +123,16 @@ NDZIP_HOST_FORCEINLINE void encode_hypercube(
     const typename kernel_types<T, Dims, ExecSpace, LaneOps>::bits_type* values,
     std::size_t index, const Place& place) {
   using base = kernel_types<T, Dims, ExecSpace, LaneOps>;
-  const auto scratch = base::scratch(member);
-  std::size_t origin[Dims];
-  layout.hypercube_origin(index, origin);
-  const grid_placement<typename base::profile_type> placement(layout.grid, origin);
-  load_hypercube_residuals<typename base::profile_type, LaneOps>(member, values, placement,
-                                                                 scratch.cube);
-  pack_hypercube<typename base::profile_type, LaneOps>(member, scratch.cube, scratch.heads,
-                                                       scratch.chunk_offsets, place);
+  LaneOps::run_team([&]() NDZIP_INLINE_LAMBDA {
+    const auto scratch = base::scratch(member);
+    std::size_t origin[Dims];
+    layout.hypercube_origin(index, origin);
+    const grid_placement<typename base::profile_type> placement(layout.grid, origin);
+    load_hypercube_residuals<typename base::profile_type, LaneOps>(member, values, placement,
+                                                                   scratch.cube);
+    pack_hypercube<typename base::profile_type, LaneOps>(member, scratch.cube, scratch.heads,
+                                                         scratch.chunk_offsets, place);
+  });
 }
 
 // K1: hypercube -> block at blocks + index * max_block_words; its length into block_ends.
@@ -148,10 +150,12 @@ struct encode_hypercubes {
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
     const std::size_t index = member.league_rank();
-    encode_hypercube<T, Dims, ExecSpace, LaneOps>(member, layout, values, index, [&](int length) {
-      Kokkos::single(Kokkos::PerTeam(member), [&] { block_ends[index] = length; });
-      return blocks + index * profile_type::max_block_words;
-    });
+    encode_hypercube<T, Dims, ExecSpace, LaneOps>(
+        member, layout, values, index, [&](int length) NDZIP_INLINE_LAMBDA {
+          Kokkos::single(Kokkos::PerTeam(member),
+                         [&]() NDZIP_INLINE_LAMBDA { block_ends[index] = length; });
+          return blocks + index * profile_type::max_block_words;
+        });
   }
 };
 
@@ -182,29 +186,34 @@ KOKKOS_INLINE_FUNCTION void encode_team(
     if (n > 0)
       Kokkos::single(
           Kokkos::PerTeam(member),
-          [&](std::uint64_t& words) { words = placement.inclusive_prefix_of(n - 1); }, area);
+          [&](std::uint64_t& words)
+              NDZIP_INLINE_LAMBDA { words = placement.inclusive_prefix_of(n - 1); },
+          area);
     else if (index == 0)
-      Kokkos::single(Kokkos::PerTeam(member),
-                     [&] { store_stream_size(stream_bytes, layout.stream_bytes(0)); });
+      Kokkos::single(Kokkos::PerTeam(member), [&]() NDZIP_INLINE_LAMBDA {
+        store_stream_size(stream_bytes, layout.stream_bytes(0));
+      });
     copy_border_slice<border_direction::grid_to_stream>(
         member, layout, const_cast<bits_type*>(values), block_area + area, index - n);
     return;
   }
-  encode_hypercube<T, Dims, ExecSpace, LaneOps>(member, layout, values, index, [&](int length) {
-    std::uint64_t begin = 0;
-    Kokkos::single(
-        Kokkos::PerTeam(member),
-        [&](std::uint64_t& words) {
-          words = placement.exclusive_prefix(index, length);
-          auto* table = reinterpret_cast<std::uint32_t*>(stream);
-          table[index] = static_cast<std::uint32_t>(words + length);
-          // Double streams with an odd hypercube count pad the table with a zero word.
-          if (index == 0 && layout.header_bytes() > 4 * n) table[n] = 0;
-          if (index + 1 == n) store_stream_size(stream_bytes, layout.stream_bytes(words + length));
-        },
-        begin);
-    return block_area + begin;
-  });
+  encode_hypercube<T, Dims, ExecSpace, LaneOps>(
+      member, layout, values, index, [&](int length) NDZIP_INLINE_LAMBDA {
+        std::uint64_t begin = 0;
+        Kokkos::single(
+            Kokkos::PerTeam(member),
+            [&](std::uint64_t& words) NDZIP_INLINE_LAMBDA {
+              words = placement.exclusive_prefix(index, length);
+              auto* table = reinterpret_cast<std::uint32_t*>(stream);
+              table[index] = static_cast<std::uint32_t>(words + length);
+              // Double streams with an odd hypercube count pad the table with a zero word.
+              if (index == 0 && layout.header_bytes() > 4 * n) table[n] = 0;
+              if (index + 1 == n)
+                store_stream_size(stream_bytes, layout.stream_bytes(words + length));
+            },
+            begin);
+        return block_area + begin;
+      });
 }
 
 // Single pass over one grid: each team takes its index from the ticket counter (in start order).
@@ -223,7 +232,8 @@ struct encode_into_stream {
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
     std::uint64_t index = 0;
     Kokkos::single(
-        Kokkos::PerTeam(member), [&](std::uint64_t& ticket) { ticket = placement.take_ticket(); },
+        Kokkos::PerTeam(member),
+        [&](std::uint64_t& ticket) NDZIP_INLINE_LAMBDA { ticket = placement.take_ticket(); },
         index);
     encode_team<T, Dims, ExecSpace, LaneOps>(member, layout, values, stream, placement,
                                              stream_bytes, index);
@@ -271,7 +281,8 @@ struct compact_blocks {
     auto* block_area = reinterpret_cast<bits_type*>(stream + layout.header_bytes());
     if (index >= n) {
       if (n == 0 && index == 0)
-        Kokkos::single(Kokkos::PerTeam(member), [&] { *stream_bytes = layout.stream_bytes(0); });
+        Kokkos::single(Kokkos::PerTeam(member),
+                       [&]() NDZIP_INLINE_LAMBDA { *stream_bytes = layout.stream_bytes(0); });
       bits_type* border = block_area + (n == 0 ? 0 : block_ends[n - 1]);
       copy_border_slice<border_direction::grid_to_stream>(
           member, layout, const_cast<bits_type*>(values), border, index - n);
@@ -282,8 +293,8 @@ struct compact_blocks {
     const bits_type* block = blocks + index * profile_type::max_block_words;
     bits_type* out = block_area + begin;
     Kokkos::parallel_for(Kokkos::TeamVectorRange(member, static_cast<int>(end - begin)),
-                         [&](int j) { out[j] = block[j]; });
-    Kokkos::single(Kokkos::PerTeam(member), [&] {
+                         [&](int j) NDZIP_INLINE_LAMBDA { out[j] = block[j]; });
+    Kokkos::single(Kokkos::PerTeam(member), [&]() NDZIP_INLINE_LAMBDA {
       auto* table = reinterpret_cast<std::uint32_t*>(stream);
       table[index] = static_cast<std::uint32_t>(end);
       // Double streams with an odd hypercube count pad the table to a whole word with zeros.

@@ -66,51 +66,84 @@ struct grid_placement {
   }
 };
 
-// Calls f(local, at) for every element of a hypercube: its hypercube-local position and its
-// grid offset. A host thread walks rows, each a contiguous run that the compiler vectorises.
-// Lane groups take 32 consecutive positions per item (in 3-D two rows side by side: one row
-// per item left half the lanes idle, and the 3-D decoder's store took 45 % of its time, H200).
+// Calls f(local, at) for every element of a hypercube, over a lane group's lanes: its
+// hypercube-local position and its grid offset. Lane groups take 32 consecutive positions per
+// item (in 3-D two rows side by side: one row per item left half the lanes idle, and the 3-D
+// decoder's store took 45 % of its time, H200). Host threads walk rows instead (below).
 template <class Profile, class LaneOps, class Member, class F>
-NDZIP_HOST_FORCEINLINE void for_each_hypercube_element(const Member& member,
+KOKKOS_INLINE_FUNCTION void for_each_hypercube_element(const Member& member,
                                                        const grid_placement<Profile>& placement,
                                                        const F& f) {
   constexpr int lanes = LaneOps::group_lanes;
-  if constexpr (lanes == 1) {
-    constexpr int row = hypercube_row_length<Profile>;
-    constexpr int rows = Profile::hypercube_size / row;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, rows), [&](int g) {
-      const std::size_t at = placement.offset(g * row);
-      Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, row),
-                           [&](int x) { f(g * row + x, at + x); });
-    });
-  } else {
-    LaneOps::for_each_group(member, Profile::hypercube_size / lanes,
-                            [&](const typename LaneOps::lanes& held, int first) {
-                              for (int s = 0; s < LaneOps::held_lanes; ++s) {
-                                const int local = (first + held.group(s)) * lanes + held.lane(s);
-                                f(local, placement.offset(local));
-                              }
-                            });
-  }
+  LaneOps::for_each_group(member, Profile::hypercube_size / lanes,
+                          [&](const typename LaneOps::lanes& held, int first) NDZIP_INLINE_LAMBDA {
+                            for (int s = 0; s < LaneOps::held_lanes; ++s) {
+                              const int local = (first + held.group(s)) * lanes + held.lane(s);
+                              f(local, placement.offset(local));
+                            }
+                          });
 }
 
-// Loads a hypercube into `cube` with the sign bit rotated to bit 0.
-template <class Profile, class LaneOps, class Member, class Bits>
-NDZIP_HOST_FORCEINLINE void load_hypercube(const Member& member, const Bits* values,
-                                           const grid_placement<Profile>& placement, Bits* cube) {
-  for_each_hypercube_element<Profile, LaneOps>(
-      member, placement,
-      [&](int local, std::size_t at) { cube[local] = rotate_left_1(values[at]); });
+// Calls f(first, at, continued) for every row of a hypercube (host threads, one lane): the
+// hypercube-local position of its first element, that element's grid offset, and whether the
+// row continues a line along the last axis (1-D: the 64-element rows of the 4096-element line),
+// so that the element before the row is the last element of the previous row, in the grid at
+// at - 1.
+template <class Profile, class F>
+NDZIP_HOST_FORCEINLINE void for_each_hypercube_row(const grid_placement<Profile>& placement,
+                                                   const F& f) {
+  constexpr int row = hypercube_row_length<Profile>;
+  for (int g = 0; g < Profile::hypercube_size / row; ++g)
+    f(g * row, placement.offset(g * row),
+      hypercube_coordinate<Profile>(g * row, Profile::dimensions - 1) != 0);
 }
 
-// Stores a hypercube from `cube`, rotating bit 0 back to the sign position.
+// Host threads: loads a hypercube into `cube` with the sign bit rotated to bit 0 and the
+// differences along the last axis taken on the way in (the first step of the forward Lorenzo
+// transform). Each row is a contiguous run, the left neighbours read from the grid, so the
+// compiler vectorises it; a sweep over scratch along the last axis could not be.
+template <class Profile, class Bits>
+NDZIP_HOST_FORCEINLINE void load_hypercube_row_differences(const Bits* values,
+                                                           const grid_placement<Profile>& placement,
+                                                           Bits* cube) {
+  constexpr int row = hypercube_row_length<Profile>;
+  for_each_hypercube_row(placement, [&](int first, std::size_t at,
+                                        bool continued) NDZIP_INLINE_LAMBDA {
+    cube[first] = rotate_left_1(values[at]) - (continued ? rotate_left_1(values[at - 1]) : Bits{0});
+    for (int x = 1; x < row; ++x)
+      cube[first + x] = rotate_left_1(values[at + x]) - rotate_left_1(values[at + x - 1]);
+  });
+}
+
+// Host threads: stores a hypercube from `cube`, taking the inclusive prefix sums along the last
+// axis on the way out (the last step of the inverse Lorenzo transform) and rotating bit 0 back
+// to the sign position. The running sum stays in a register: summed in place in scratch, each
+// element waited for the store of the one before it.
+template <class Profile, class Bits>
+NDZIP_HOST_FORCEINLINE void store_hypercube_row_sums(const Bits* cube,
+                                                     const grid_placement<Profile>& placement,
+                                                     Bits* values) {
+  constexpr int row = hypercube_row_length<Profile>;
+  Bits sum = 0;
+  for_each_hypercube_row(placement,
+                         [&](int first, std::size_t at, bool continued) NDZIP_INLINE_LAMBDA {
+                           if (!continued) sum = 0;
+                           for (int x = 0; x < row; ++x) {
+                             sum += cube[first + x];
+                             values[at + x] = rotate_right_1(sum);
+                           }
+                         });
+}
+
+// Stores a hypercube from `cube`, rotating bit 0 back to the sign position (lane groups).
 template <class Profile, class LaneOps, class Member, class Bits>
 KOKKOS_INLINE_FUNCTION void store_hypercube(const Member& member, const Bits* cube,
                                             const grid_placement<Profile>& placement,
                                             Bits* values) {
-  for_each_hypercube_element<Profile, LaneOps>(
-      member, placement,
-      [&](int local, std::size_t at) { values[at] = rotate_right_1(cube[local]); });
+  for_each_hypercube_element<Profile, LaneOps>(member, placement,
+                                               [&](int local, std::size_t at) NDZIP_INLINE_LAMBDA {
+                                                 values[at] = rotate_right_1(cube[local]);
+                                               });
 }
 
 }  // namespace ndzip::core

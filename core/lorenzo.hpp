@@ -30,7 +30,7 @@ KOKKOS_INLINE_FUNCTION constexpr bool odd_bit_count(int bits) {
 // read from the grid, where they are cache-resident, so every element is independent: no pass
 // over team scratch and no sequential walk along lines. The shape for lane groups (GPUs) in 1-D
 // and 2-D, whose 1 or 64 lines per axis would leave most lanes idle in a sweep; single-lane host
-// threads, and lane groups in 3-D, are faster with load_hypercube and forward_lorenzo.
+// threads, and lane groups in 3-D, are faster loading rows and sweeping the outer axes.
 template <class Profile, class LaneOps, class Member, class Bits>
 KOKKOS_INLINE_FUNCTION void load_residuals(const Member& member, const Bits* values,
                                            const grid_placement<Profile>& placement, Bits* cube) {
@@ -44,8 +44,8 @@ KOKKOS_INLINE_FUNCTION void load_residuals(const Member& member, const Bits* val
   constexpr int batch = 4;
   LaneOps::for_each_group(
       member, Profile::hypercube_size / lanes / batch,
-      [&](const typename LaneOps::lanes& held, int first) {
-        const auto local = [&](int b, int slot) {
+      [&](const typename LaneOps::lanes& held, int first) NDZIP_INLINE_LAMBDA {
+        const auto local = [&](int b, int slot) NDZIP_INLINE_LAMBDA {
           return ((first + held.group(slot)) * batch + b) * lanes + held.lane(slot);
         };
         Bits terms[batch][slots][neighbours];
@@ -94,8 +94,8 @@ KOKKOS_INLINE_FUNCTION void load_hypercube_row_differences(const Member& member,
   constexpr int batch = 4;
   LaneOps::for_each_group(
       member, Profile::hypercube_size / lanes / batch,
-      [&](const typename LaneOps::lanes& held, int first) {
-        const auto local = [&](int b, int slot) {
+      [&](const typename LaneOps::lanes& held, int first) NDZIP_INLINE_LAMBDA {
+        const auto local = [&](int b, int slot) NDZIP_INLINE_LAMBDA {
           return ((first + held.group(slot)) * batch + b) * lanes + held.lane(slot);
         };
         Bits v[batch][slots];
@@ -125,17 +125,17 @@ NDZIP_HOST_FORCEINLINE void sweep_axis(const Member& member, const Step& step) {
   constexpr int lanes = LaneOps::group_lanes;
   constexpr int lines = Profile::hypercube_size / s;
   if constexpr (lanes == 1) {
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, lines / stride), [&](int slab) {
+    // The team's one thread (plain loops: see host_lane_ops::for_each_group).
+    for (int slab = 0; slab < lines / stride; ++slab)
       for (int i = 1; i < s; ++i) {
         const int at = (slab * s + (Descending ? s - i : i)) * stride;
-        Kokkos::parallel_for(Kokkos::ThreadVectorRange(member, stride),
-                             [&](int j) { step(at + j, stride); });
+        for (int j = 0; j < stride; ++j) step(at + j, stride);
       }
-    });
   } else {
     static_assert(lines % lanes == 0);
     LaneOps::for_each_group(
-        member, lines / lanes, [&](const typename LaneOps::lanes& held, int first) {
+        member, lines / lanes,
+        [&](const typename LaneOps::lanes& held, int first) NDZIP_INLINE_LAMBDA {
           for (int slot = 0; slot < LaneOps::held_lanes; ++slot) {
             const int line = (first + held.group(slot)) * lanes + held.lane(slot);
             const int start = line / stride * s * stride + line % stride;
@@ -150,10 +150,11 @@ NDZIP_HOST_FORCEINLINE void sweep_axis(const Member& member, const Step& step) {
 // each, every line walked from its far end so that every difference reads values from before
 // its pass.
 template <class Profile, class LaneOps, class Member, class Bits, int... Axes>
-NDZIP_HOST_FORCEINLINE void forward_lorenzo(const Member& member, Bits* cube,
+NDZIP_HOST_FORCEINLINE void forward_lorenzo([[maybe_unused]] const Member& member,
+                                            [[maybe_unused]] Bits* cube,
                                             std::integer_sequence<int, Axes...>) {
   (sweep_axis<Profile, Axes, LaneOps, true>(
-       member, [&](int at, int stride) { cube[at] -= cube[at - stride]; }),
+       member, [&](int at, int stride) NDZIP_INLINE_LAMBDA { cube[at] -= cube[at - stride]; }),
    ...);
 }
 
@@ -167,9 +168,8 @@ NDZIP_HOST_FORCEINLINE void load_hypercube_residuals(const Member& member, const
                                                      Bits* cube) {
   constexpr int dims = Profile::dimensions;
   if constexpr (LaneOps::group_lanes == 1) {
-    load_hypercube<Profile, LaneOps>(member, values, placement, cube);
-    member.team_barrier();
-    forward_lorenzo<Profile, LaneOps>(member, cube, std::make_integer_sequence<int, dims>{});
+    load_hypercube_row_differences(values, placement, cube);
+    forward_lorenzo<Profile, LaneOps>(member, cube, std::make_integer_sequence<int, dims - 1>{});
   } else if constexpr (dims == 3) {
     load_hypercube_row_differences<Profile, LaneOps>(member, values, placement, cube);
     member.team_barrier();
@@ -200,54 +200,54 @@ KOKKOS_INLINE_FUNCTION void prefix_sum_last_axis(const Member& member, Bits* cub
   using lanes_type = typename LaneOps::lanes;
   static_assert(row % lanes == 0);
   // Item r: row r, `lanes` words at a time.
-  LaneOps::for_each_group(member, rows, [&](const lanes_type& held, int first_row) {
-    Bits carry[slots] = {};
-    for (int piece = 0; piece < row / lanes; ++piece) {
-      Bits v[slots];
-      for (int s = 0; s < slots; ++s)
-        v[s] = cube[(first_row + held.group(s)) * row + piece * lanes + held.lane(s)];
-      LaneOps::template inclusive_scan<lanes>(held, v);
-      for (int s = 0; s < slots; ++s) {
-        v[s] += carry[s];
-        cube[(first_row + held.group(s)) * row + piece * lanes + held.lane(s)] = v[s];
-      }
-      LaneOps::broadcast(held, v, lanes - 1, carry);
-    }
-  });
+  LaneOps::for_each_group(
+      member, rows, [&](const lanes_type& held, int first_row) NDZIP_INLINE_LAMBDA {
+        Bits carry[slots] = {};
+        for (int piece = 0; piece < row / lanes; ++piece) {
+          Bits v[slots];
+          for (int s = 0; s < slots; ++s)
+            v[s] = cube[(first_row + held.group(s)) * row + piece * lanes + held.lane(s)];
+          LaneOps::template inclusive_scan<lanes>(held, v);
+          for (int s = 0; s < slots; ++s) {
+            v[s] += carry[s];
+            cube[(first_row + held.group(s)) * row + piece * lanes + held.lane(s)] = v[s];
+          }
+          LaneOps::broadcast(held, v, lanes - 1, carry);
+        }
+      });
   member.team_barrier();
   if constexpr (Profile::side_length > row) {
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 1), [&](int) {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 1), [&](int) NDZIP_INLINE_LAMBDA {
       Kokkos::parallel_scan(Kokkos::ThreadVectorRange(member, rows),
-                            [&](int r, Bits& carry, bool final) {
+                            [&](int r, Bits& carry, bool final) NDZIP_INLINE_LAMBDA {
                               const Bits total = cube[r * row + row - 1];
                               if (final) row_carry[r] = carry;
                               carry += total;
                             });
     });
     member.team_barrier();
-    LaneOps::for_each_group(
-        member, Profile::hypercube_size / lanes, [&](const lanes_type& held, int first) {
-          for (int s = 0; s < slots; ++s) {
-            const int local = (first + held.group(s)) * lanes + held.lane(s);
-            cube[local] += row_carry[local / row];
-          }
-        });
+    LaneOps::for_each_group(member, Profile::hypercube_size / lanes,
+                            [&](const lanes_type& held, int first) NDZIP_INLINE_LAMBDA {
+                              for (int s = 0; s < slots; ++s) {
+                                const int local = (first + held.group(s)) * lanes + held.lane(s);
+                                cube[local] += row_carry[local / row];
+                              }
+                            });
     member.team_barrier();
   }
 }
 
 // Inverse Lorenzo transform: an inclusive prefix sum along every axis (in any order: they
-// commute). A single-lane (host) thread walks the last axis' lines too; lane groups scan them,
-// here or, where rows_scanned_while_unpacking, before.
+// commute). Lane groups scan the last axis' lines here or, where rows_scanned_while_unpacking,
+// before; host threads sum them while storing the hypercube (store_hypercube_row_sums).
 template <class Profile, class LaneOps, class Member, class Bits, int... OuterAxes>
 KOKKOS_INLINE_FUNCTION void inverse_lorenzo(const Member& member, Bits* cube, Bits* row_carry,
                                             std::integer_sequence<int, OuterAxes...>) {
-  constexpr int last = Profile::dimensions - 1;
-  const auto add_previous = [&](int at, int stride) { cube[at] += cube[at - stride]; };
+  [[maybe_unused]] const auto add_previous = [&](int at, int stride) NDZIP_INLINE_LAMBDA {
+    cube[at] += cube[at - stride];
+  };
   (sweep_axis<Profile, OuterAxes, LaneOps, false>(member, add_previous), ...);
-  if constexpr (LaneOps::group_lanes == 1)
-    sweep_axis<Profile, last, LaneOps, false>(member, add_previous);
-  else if constexpr (!rows_scanned_while_unpacking<Profile, LaneOps>)
+  if constexpr (LaneOps::group_lanes > 1 && !rows_scanned_while_unpacking<Profile, LaneOps>)
     prefix_sum_last_axis<Profile, LaneOps>(member, cube, row_carry);
 }
 

@@ -5,14 +5,14 @@
 // the columns. The interface is that of backends/lane_group_ops.hpp with one held lane; the
 // last axis' prefix sums do not use lane operations on the host (core/lorenzo.hpp walks it).
 
+#include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <type_traits>
 
-#include <Kokkos_Core.hpp>
-
-#include "backends/kernel_role.hpp"
-
+#include "backends/host/isa.hpp"
+#include "backends/host/vector.hpp"
 #include "backends/host_inline.hpp"
+#include "backends/kernel_role.hpp"
 
 namespace ndzip::backend {
 
@@ -34,12 +34,24 @@ struct host_lane_ops {
     KOKKOS_INLINE_FUNCTION int group(int /*slot*/) const { return 0; }
   };
 
-  // body(lanes, item) for every item of 0..count, spread over the team's threads.
+  // Runs one team's work, body(), in the clone of the host kernels for this machine's
+  // instruction set (backends/host/isa.hpp).
+  template <class Body>
+  KOKKOS_FORCEINLINE_FUNCTION static void run_team(const Body& body) {
+#if NDZIP_HOST_ISA_CLONES
+    run_host_clone(active_host_isa(), body);
+#else
+    body();
+#endif
+  }
+
+  // body(lanes, item) for every item of 0..count: the team's one thread walks them. A loop of
+  // its own rather than a TeamThreadRange, which GCC would not inline into the instruction-set
+  // clones (its stack-frame growth limit), leaving the chunk loops in baseline code.
   template <class Member, class Body>
-  NDZIP_HOST_FORCEINLINE static void for_each_group(const Member& member, int count,
+  NDZIP_HOST_FORCEINLINE static void for_each_group(const Member& /*member*/, int count,
                                                     const Body& body) {
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, count),
-                         [&](int item) { body(lanes{}, item); });
+    for (int item = 0; item < count; ++item) body(lanes{}, item);
   }
 
   // Bit-parallel count: compilers turn it into a popcnt instruction where the target has one,
@@ -57,23 +69,18 @@ struct host_lane_ops {
   // Transposes the W x W bit matrix held in words[0..W) in place, most significant bit first:
   // afterwards bit (W-1-j) of words[i] is what bit (W-1-i) of words[j] was. Applied to the W
   // rows of a chunk this yields the bit-plane columns with plane W-1 in words[0]; it is its own
-  // inverse.
+  // inverse. A recursive block swap, log2(W) stages, on 32-byte vectors of rows: the stages
+  // that swap whole vectors are lane-wise, the last two (double) or three (float) exchange lanes
+  // of one vector.
   template <class Bits, int W>
   NDZIP_HOST_FORCEINLINE static void transpose(const lanes& /*held*/, Bits (&held_words)[1][W]) {
     static_assert(std::is_unsigned_v<Bits> && W == sizeof(Bits) * 8);
-    Bits(&words)[W] = held_words[0];
-    Bits mask = static_cast<Bits>(~Bits{0}) >> (W / 2);  // low half of each 2j-bit group
-    for (int j = W / 2; j != 0;) {
-      for (int base = 0; base < W; base += 2 * j) {
-        for (int k = base; k < base + j; ++k) {
-          const Bits t = (words[k] ^ (words[k + j] >> j)) & mask;
-          words[k] ^= t;
-          words[k + j] ^= static_cast<Bits>(t << j);
-        }
-      }
-      j >>= 1;
-      mask ^= static_cast<Bits>(mask << j);
-    }
+    using vector = host_vector<Bits>;
+    vector rows[W / vector::lanes];
+    for (int a = 0; a < W / vector::lanes; ++a)
+      rows[a] = vector::load(held_words[0] + a * vector::lanes);
+    transpose_stage<W / 2>(rows);
+    for (int a = 0; a < W / vector::lanes; ++a) rows[a].store(held_words[0] + a * vector::lanes);
   }
 
   // The chunk head: bit W-1-i set where column i is non-zero.
@@ -81,25 +88,107 @@ struct host_lane_ops {
   NDZIP_HOST_FORCEINLINE static void nonzero_columns(const lanes& /*held*/,
                                                      const Bits (&columns)[1][W],
                                                      Bits (&head)[1]) {
-    head[0] = 0;
-    for (int i = 0; i < W; ++i) head[0] |= static_cast<Bits>(columns[0][i] != 0) << (W - 1 - i);
+    using vector = host_vector<Bits>;
+    constexpr int l = vector::lanes;
+    vector bits = vector::splat(0);
+    for (int a = 0; a < W / l; ++a) {
+      const vector place = vector::from_lanes([&](int i) NDZIP_INLINE_LAMBDA {
+        return static_cast<Bits>(Bits{1} << (W - 1 - a * l - i));
+      });
+      bits = bits | (vector::load(columns[0] + a * l).nonzero() & place);
+    }
+    head[0] = bits.reduce_or();
   }
 
-  // Writes the non-zero columns to out[0..popcount(head)), column 0 first.
+  // Writes the non-zero columns to out[0..popcount(head)), column 0 first. Smooth data has
+  // heads whose set bits are the lowest ones (the high planes of small residuals are zero):
+  // then the non-zero columns are the last ones, copied as they are.
   template <class Bits, int W>
   NDZIP_HOST_FORCEINLINE static void compact(const lanes& /*held*/, const Bits (&columns)[1][W],
-                                             const Bits (&/*head*/)[1], Bits* const (&out)[1]) {
-    Bits* next = out[0];
-    for (int i = 0; i < W; ++i)
-      if (columns[0][i] != 0) *next++ = columns[0][i];
+                                             const Bits (&head)[1], Bits* const (&out)[1]) {
+    const int count = popcount(head[0]);
+    if (head[0] == low_bits<Bits>(count)) {
+      for (int i = 0; i < count; ++i) out[0][i] = columns[0][W - count + i];
+      return;
+    }
+    // Without branches on the data: every column is stored at the next place, a zero one then
+    // overwritten, and past the last non-zero column to a word of its own (never beyond the
+    // block, which another team may be writing).
+    Bits beyond;
+    int next = 0;
+    for (int i = 0; i < W; ++i) {
+      *(next < count ? out[0] + next : &beyond) = columns[0][i];
+      next += columns[0][i] != 0;
+    }
   }
 
-  // The inverse of compact: column i is the next word of `in` where head bit W-1-i is set.
+  // The inverse of compact: column i is the next word of `in` where head bit W-1-i is set. Reads
+  // in[0..popcount(head)) only.
   template <class Bits, int W>
-  KOKKOS_INLINE_FUNCTION static void expand(const lanes& /*held*/, const Bits (&head)[1],
+  NDZIP_HOST_FORCEINLINE static void expand(const lanes& /*held*/, const Bits (&head)[1],
                                             const Bits* const (&in)[1], Bits (&columns)[1][W]) {
-    const Bits* next = in[0];
-    for (int i = 0; i < W; ++i) columns[0][i] = (head[0] >> (W - 1 - i)) & 1 ? *next++ : Bits{0};
+    const int count = popcount(head[0]);
+    if (head[0] == low_bits<Bits>(count)) {
+      for (int i = 0; i < W - count; ++i) columns[0][i] = 0;
+      for (int i = 0; i < count; ++i) columns[0][W - count + i] = in[0][i];
+      return;
+    }
+    int next = 0;
+    for (int i = 0; i < W; ++i) {
+      const Bits set = (head[0] >> (W - 1 - i)) & 1;
+      const Bits word = in[0][next < count ? next : count - 1];
+      columns[0][i] = word & (Bits{0} - set);
+      next += static_cast<int>(set);
+    }
+  }
+
+ private:
+  // The lowest `count` bits set (0 <= count <= W).
+  template <class Bits>
+  NDZIP_HOST_FORCEINLINE static Bits low_bits(int count) {
+    constexpr int w = sizeof(Bits) * 8;
+    return count == w ? static_cast<Bits>(~Bits{0}) : static_cast<Bits>((Bits{1} << count) - 1);
+  }
+
+  // Stage J of the block swap and the stages after it: rows k and k + J (k mod 2J < J) exchange
+  // the bits of each 2J-bit group that are in the other's half: row k takes the high half of
+  // row k + J's groups into its low half, and row k + J takes row k's low halves.
+  template <int J, class Bits, int V>
+  NDZIP_HOST_FORCEINLINE static void transpose_stage(host_vector<Bits> (&rows)[V]) {
+    using vector = host_vector<Bits>;
+    constexpr int l = vector::lanes;
+    // Bits whose place in their 2J-bit group is in its low half.
+    constexpr Bits low = low_halves<Bits, J>();
+    if constexpr (J >= l) {
+      // Rows k and k + J are in different vectors, lane for lane.
+      constexpr int apart = J / l;
+      const vector mask = vector::splat(low);
+      for (int a = 0; a < V; ++a)
+        if ((a & apart) == 0) {
+          const vector t = (rows[a] ^ (rows[a + apart] >> J)) & mask;
+          rows[a] = rows[a] ^ t;
+          rows[a + apart] = rows[a + apart] ^ (t << J);
+        }
+    } else {
+      // Rows k and k + J are lanes i and i + J of one vector.
+      const vector take_low = vector::from_lanes([](int i) { return i & J ? Bits{0} : low; });
+      const vector take_high =
+          vector::from_lanes([](int i) { return i & J ? static_cast<Bits>(low << J) : Bits{0}; });
+      const vector keep = ~(take_low | take_high);
+      for (int a = 0; a < V; ++a) {
+        const vector partner = rows[a].template swap_lanes<J>();
+        rows[a] = (rows[a] & keep) | ((partner >> J) & take_low) | ((partner << J) & take_high);
+      }
+    }
+    if constexpr (J > 1) transpose_stage<J / 2>(rows);
+  }
+
+  template <class Bits, int J>
+  static constexpr Bits low_halves() {
+    Bits m = 0;
+    for (int b = 0; b < static_cast<int>(sizeof(Bits) * 8); ++b)
+      if (b % (2 * J) < J) m |= static_cast<Bits>(Bits{1} << b);
+    return m;
   }
 };
 

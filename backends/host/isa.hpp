@@ -1,0 +1,104 @@
+#pragma once
+// Runtime choice of the host instruction set. The library is built for the compiler's default
+// target (x86-64 with SSE2 unless the user passes -march), yet should use AVX2 or AVX-512 where
+// the machine running it has them. So each host team body is compiled several times, each copy
+// a function with GCC/Clang's `target` attribute whose callees are all inlined into it
+// (`flatten`): the host lane-ops' vectors (backends/host/vector.hpp) and the compiler's own
+// vectorisation then use the clone's instruction set. One clone is picked per process, from what
+// the CPU and the OS support, and per team the choice costs one predictable branch. Chosen over
+// a build option (-march) because a package built once must run on every x86-64 machine and
+// still be fast on each; the clones are cheap to build (one more copy of the host kernels each).
+//
+// NDZIP_HOST_ISA=baseline|avx2|avx512 in the environment caps the choice (tests and A/B
+// measurements compare the clones; a value the machine cannot run falls back to the best it
+// can). Other targets (Arm, other compilers, the nvcc front end) have the baseline only.
+
+#include <Kokkos_Core.hpp>
+#include <cstdlib>
+#include <cstring>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && \
+    !defined(__HIP_DEVICE_COMPILE__) && !defined(__NVCOMPILER)
+#define NDZIP_HOST_ISA_CLONES 1
+#else
+#define NDZIP_HOST_ISA_CLONES 0
+#endif
+
+namespace ndzip::backend {
+
+enum class host_isa { baseline, avx2, avx512 };
+
+inline const char* to_string(host_isa isa) {
+  switch (isa) {
+    case host_isa::avx2:
+      return "avx2";
+    case host_isa::avx512:
+      return "avx512";
+    default:
+      return "baseline";
+  }
+}
+
+// The best clone this machine runs, capped by NDZIP_HOST_ISA; read once per process.
+inline host_isa detect_host_isa() {
+  host_isa best = host_isa::baseline;
+#if NDZIP_HOST_ISA_CLONES
+  // __builtin_cpu_supports also checks that the OS saves the wider registers (XCR0).
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") &&
+      __builtin_cpu_supports("popcnt"))
+    best = host_isa::avx2;
+  if (best == host_isa::avx2 && __builtin_cpu_supports("avx512f") &&
+      __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512dq"))
+    best = host_isa::avx512;
+#endif
+  if (const char* cap = std::getenv("NDZIP_HOST_ISA")) {
+    if (std::strcmp(cap, "baseline") == 0) return host_isa::baseline;
+    if (std::strcmp(cap, "avx2") == 0 && best == host_isa::avx512) return host_isa::avx2;
+  }
+  return best;
+}
+
+inline host_isa active_host_isa() {
+  static const host_isa isa = detect_host_isa();
+  return isa;
+}
+
+#if NDZIP_HOST_ISA_CLONES
+template <class Body>
+__attribute__((target("avx2,bmi,bmi2,popcnt,lzcnt,fma"), flatten, noinline)) void run_avx2_clone(
+    const Body& body) {
+  body();
+}
+template <class Body>
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi,bmi2,popcnt,lzcnt,fma"), flatten,
+               noinline)) void
+run_avx512_clone(const Body& body) {
+  body();
+}
+template <class Body>
+__attribute__((flatten, noinline)) void run_baseline_clone(const Body& body) {
+  body();
+}
+#endif
+
+// Runs body() in the clone for `isa` (one team's work on a host execution space).
+template <class Body>
+inline void run_host_clone(host_isa isa, const Body& body) {
+#if NDZIP_HOST_ISA_CLONES
+  switch (isa) {
+    case host_isa::avx512:
+      return run_avx512_clone(body);
+    case host_isa::avx2:
+      return run_avx2_clone(body);
+    default:
+      return run_baseline_clone(body);
+  }
+#else
+  (void)isa;
+  body();
+#endif
+}
+
+}  // namespace ndzip::backend
