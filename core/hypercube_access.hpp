@@ -109,9 +109,12 @@ NDZIP_HOST_FORCEINLINE void load_hypercube_row_differences(const Bits* values,
   constexpr int row = hypercube_row_length<Profile>;
   for_each_hypercube_row(placement, [&](int first, std::size_t at,
                                         bool continued) NDZIP_INLINE_LAMBDA {
-    cube[first] = rotate_left_1(values[at]) - (continued ? rotate_left_1(values[at - 1]) : Bits{0});
-    for (int x = 1; x < row; ++x)
-      cube[first + x] = rotate_left_1(values[at + x]) - rotate_left_1(values[at + x - 1]);
+    // The row is read into registers first: read from the grid between stores to scratch,
+    // which the compiler cannot tell apart, it was loaded element by element.
+    Bits rotated[row + 1];
+    rotated[0] = continued ? rotate_left_1(values[at - 1]) : Bits{0};
+    for (int x = 0; x < row; ++x) rotated[x + 1] = rotate_left_1(values[at + x]);
+    for (int x = 0; x < row; ++x) cube[first + x] = rotated[x + 1] - rotated[x];
   });
 }
 
