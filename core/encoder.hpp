@@ -130,6 +130,14 @@ NDZIP_HOST_FORCEINLINE void encode_hypercube(
     const grid_placement<typename base::profile_type> placement(layout.grid, origin);
     load_hypercube_residuals<typename base::profile_type, LaneOps>(member, values, placement,
                                                                    scratch.cube);
+    if constexpr (LaneOps::group_lanes == 1)
+      if (index + 1 < layout.hypercube_count) {
+        // A host thread takes consecutive hypercubes (Kokkos' static schedule, in Serial and
+        // OpenMP alike).
+        layout.hypercube_origin(index + 1, origin);
+        prefetch_hypercube_rows<typename base::profile_type, false>(
+            values, grid_placement<typename base::profile_type>(layout.grid, origin));
+      }
     pack_hypercube<typename base::profile_type, LaneOps>(member, scratch.cube, scratch.heads,
                                                          scratch.chunk_offsets, place);
   });

@@ -98,6 +98,37 @@ NDZIP_HOST_FORCEINLINE void for_each_hypercube_row(const grid_placement<Profile>
       hypercube_coordinate<Profile>(g * row, Profile::dimensions - 1) != 0);
 }
 
+// Host threads: asks the caches for the grid rows of a hypercube that this thread is likely to
+// take next, for reading (encoder) or writing (decoder), while it works on the current one. A
+// 2-D or 3-D hypercube's rows lie far apart in the grid, where the hardware prefetchers do not
+// follow, and each would otherwise be a wait on memory. 1-D hypercubes are contiguous and left
+// to the hardware. A hint only: it changes no result.
+template <class Profile, bool ForWrite, class Bits>
+NDZIP_HOST_FORCEINLINE void prefetch_hypercube_rows([[maybe_unused]] const Bits* values,
+                                                    [[maybe_unused]] const grid_placement<Profile>& placement) {
+#if defined(__GNUC__) || defined(__clang__)
+  if constexpr (Profile::dimensions > 1) {
+    constexpr int row = hypercube_row_length<Profile>;
+    constexpr int line_words = 64 / sizeof(Bits);
+    for_each_hypercube_row(placement, [&](int, std::size_t at, bool) NDZIP_INLINE_LAMBDA {
+      // Every cache line the row touches (a row need not start on a line).
+      for (int x = 0; x < row + line_words - 1; x += line_words)
+        __builtin_prefetch(values + at + (x < row ? x : row - 1), ForWrite ? 1 : 0, 3);
+    });
+  }
+#endif
+}
+
+// The differences of a row of the grid, sign bits rotated to bit 0, `before` taking the place of
+// the element before it. Grid and scratch as restrict parameters: with the row read between
+// stores to scratch the compiler could not tell apart, it loaded it element by element.
+template <int Row, class Bits>
+NDZIP_HOST_FORCEINLINE void row_differences(const Bits* __restrict row, Bits before,
+                                            Bits* __restrict out) {
+  out[0] = rotate_left_1(row[0]) - before;
+  for (int x = 1; x < Row; ++x) out[x] = rotate_left_1(row[x]) - rotate_left_1(row[x - 1]);
+}
+
 // Host threads: loads a hypercube into `cube` with the sign bit rotated to bit 0 and the
 // differences along the last axis taken on the way in (the first step of the forward Lorenzo
 // transform). Each row is a contiguous run, the left neighbours read from the grid, so the
@@ -106,15 +137,10 @@ template <class Profile, class Bits>
 NDZIP_HOST_FORCEINLINE void load_hypercube_row_differences(const Bits* values,
                                                            const grid_placement<Profile>& placement,
                                                            Bits* cube) {
-  constexpr int row = hypercube_row_length<Profile>;
-  for_each_hypercube_row(placement, [&](int first, std::size_t at,
-                                        bool continued) NDZIP_INLINE_LAMBDA {
-    // The row is read into registers first: read from the grid between stores to scratch,
-    // which the compiler cannot tell apart, it was loaded element by element.
-    Bits rotated[row + 1];
-    rotated[0] = continued ? rotate_left_1(values[at - 1]) : Bits{0};
-    for (int x = 0; x < row; ++x) rotated[x + 1] = rotate_left_1(values[at + x]);
-    for (int x = 0; x < row; ++x) cube[first + x] = rotated[x + 1] - rotated[x];
+  for_each_hypercube_row(placement, [&](int first, std::size_t at, bool continued)
+                                        NDZIP_INLINE_LAMBDA {
+    row_differences<hypercube_row_length<Profile>>(
+        values + at, continued ? rotate_left_1(values[at - 1]) : Bits{0}, cube + first);
   });
 }
 
