@@ -156,7 +156,9 @@ NDZIP_HOST_FORCEINLINE void store_hypercube_row_sums(const Bits* cube,
   Bits sum = 0;
   for_each_hypercube_row(placement,
                          [&](int first, std::size_t at, bool continued) NDZIP_INLINE_LAMBDA {
-                           if (!continued) sum = 0;
+                           // Lines of 2-D and 3-D hypercubes are one row each: with no sum carried from the row
+    // before, the rows' additions run side by side.
+    if (Profile::dimensions > 1 || !continued) sum = 0;
                            for (int x = 0; x < row; ++x) {
                              sum += cube[first + x];
                              values[at + x] = rotate_right_1(sum);
