@@ -100,7 +100,7 @@ KOKKOS_INLINE_FUNCTION void decode_team(
     layout.hypercube_origin(index, origin);
     const grid_placement<profile_type> placement(layout.grid, origin);
     if constexpr (lane_ops::group_lanes == 1)
-      store_hypercube_row_sums(scratch.cube, placement, grid.values());
+      store_hypercube_row_sums<profile_type, lane_ops>(scratch.cube, placement, grid.values());
     else
       store_hypercube<profile_type, lane_ops>(member, scratch.cube, placement, grid.values());
     finish(no_stream_failure);

@@ -145,25 +145,18 @@ NDZIP_HOST_FORCEINLINE void load_hypercube_row_differences(const Bits* values,
 }
 
 // Host threads: stores a hypercube from `cube`, taking the inclusive prefix sums along the last
-// axis on the way out (the last step of the inverse Lorenzo transform) and rotating bit 0 back
-// to the sign position. The running sum stays in a register: summed in place in scratch, each
-// element waited for the store of the one before it.
-template <class Profile, class Bits>
+// axis on the way out (the last step of the inverse Lorenzo transform, in the lane-ops' vectors)
+// and rotating bit 0 back to the sign position.
+template <class Profile, class LaneOps, class Bits>
 NDZIP_HOST_FORCEINLINE void store_hypercube_row_sums(const Bits* cube,
                                                      const grid_placement<Profile>& placement,
                                                      Bits* values) {
-  constexpr int row = hypercube_row_length<Profile>;
-  Bits sum = 0;
-  for_each_hypercube_row(placement,
-                         [&](int first, std::size_t at, bool continued) NDZIP_INLINE_LAMBDA {
-                           // Lines of 2-D and 3-D hypercubes are one row each: with no sum carried from the row
-    // before, the rows' additions run side by side.
-    if (Profile::dimensions > 1 || !continued) sum = 0;
-                           for (int x = 0; x < row; ++x) {
-                             sum += cube[first + x];
-                             values[at + x] = rotate_right_1(sum);
-                           }
-                         });
+  Bits carry = 0;
+  for_each_hypercube_row(placement, [&](int first, std::size_t at, bool continued)
+                                        NDZIP_INLINE_LAMBDA {
+    carry = LaneOps::template store_prefix_sums<hypercube_row_length<Profile>>(
+        cube + first, continued ? carry : Bits{0}, values + at);
+  });
 }
 
 // Stores a hypercube from `cube`, rotating bit 0 back to the sign position (lane groups).

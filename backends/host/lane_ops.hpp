@@ -144,6 +144,24 @@ struct host_lane_ops {
     }
   }
 
+  // Prefix sums along a row of the grid, for the inverse Lorenzo transform: out[x] = carry +
+  // in[0] + ... + in[x] (mod 2^W) for x < Row, rotated right by one bit (sign bit back in
+  // place); returns the last sum, the carry into a row that continues the line. In vectors: a
+  // running sum in a scalar register made every element wait for the one before it.
+  template <int Row, class Bits>
+  NDZIP_HOST_FORCEINLINE static Bits store_prefix_sums(const Bits* in, Bits carry, Bits* out) {
+    using vector = host_vector<Bits>;
+    constexpr int l = vector::lanes;
+    constexpr int w = sizeof(Bits) * 8;
+    static_assert(Row % l == 0);
+    for (int x = 0; x < Row; x += l) {
+      const vector sums = vector::load(in + x).inclusive_scan() + vector::splat(carry);
+      ((sums >> 1) | (sums << (w - 1))).store(out + x);
+      carry = sums[l - 1];
+    }
+    return carry;
+  }
+
  private:
   // The lowest `count` bits set (0 <= count <= W).
   template <class Bits>

@@ -69,6 +69,12 @@ struct host_vector {
     return swap_lanes<J>(std::make_integer_sequence<int, lanes>{});
   }
 
+  // Lane i takes lane i - N, lanes below N take 0.
+  template <int N>
+  KOKKOS_FORCEINLINE_FUNCTION host_vector shift_lanes_up() const {
+    return shift_lanes_up<N>(std::make_integer_sequence<int, lanes>{});
+  }
+
  private:
   template <int J, int... I>
   KOKKOS_FORCEINLINE_FUNCTION host_vector swap_lanes(std::integer_sequence<int, I...>) const {
@@ -76,6 +82,15 @@ struct host_vector {
     return {__builtin_shufflevector(v, v, (I ^ J)...)};
 #else
     return {__builtin_shuffle(v, native{static_cast<Bits>(I ^ J)...})};
+#endif
+  }
+  template <int N, int... I>
+  KOKKOS_FORCEINLINE_FUNCTION host_vector shift_lanes_up(std::integer_sequence<int, I...>) const {
+    // Indices from `lanes` on pick from the second operand, zero.
+#if defined(__clang__) || __GNUC__ >= 12
+    return {__builtin_shufflevector(v, native{}, (I < N ? lanes + I : I - N)...)};
+#else
+    return {__builtin_shuffle(v, native{}, native{static_cast<Bits>(I < N ? lanes + I : I - N)...})};
 #endif
   }
 
@@ -130,6 +145,10 @@ struct host_vector {
   KOKKOS_FORCEINLINE_FUNCTION host_vector swap_lanes() const {
     return lanewise([&](int i) { return v[i ^ J]; });
   }
+  template <int N>
+  KOKKOS_FORCEINLINE_FUNCTION host_vector shift_lanes_up() const {
+    return lanewise([&](int i) { return i < N ? Bits{0} : v[i - N]; });
+  }
 #endif
 
   KOKKOS_FORCEINLINE_FUNCTION static host_vector load(const Bits* from) {
@@ -145,6 +164,15 @@ struct host_vector {
     Bits lane_values[lanes];
     for (int i = 0; i < lanes; ++i) lane_values[i] = f(i);
     return load(lane_values);
+  }
+
+  // Inclusive prefix sums over the lanes (mod 2^bits).
+  KOKKOS_FORCEINLINE_FUNCTION host_vector inclusive_scan() const {
+    host_vector r = *this;
+    r = r + r.template shift_lanes_up<1>();
+    r = r + r.template shift_lanes_up<2>();
+    if constexpr (lanes == 8) r = r + r.template shift_lanes_up<4>();
+    return r;
   }
 
   // The OR of all lanes.
