@@ -908,7 +908,7 @@ int main(int argc, char** argv) {
       ">= 5 runs lasting >= 1 s (spread = (slowest - fastest) / median, compress/decompress); "
       "% = share of the ceiling 2*deep_copy/(1+ratio); peers run "
       "single-threaded on the host beside a one-thread memcpy; same = stream identical to " +
-      opt.backends.front() + "'s");
+      opt.backends.front() + "'s; host kernels: " + ndzip::host_instruction_set());
   report.print_header();
   try {
     run(report, opt);

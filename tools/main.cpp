@@ -11,6 +11,7 @@
 #include <new>
 #include <string>
 
+#include <ndzip/backends.hpp>
 #include <ndzip/version.hpp>
 
 #include "codec.hpp"
@@ -26,6 +27,7 @@ void run(const options& opts) {
   } else if (opts.version) {
     std::printf("ndzip %s\n", ndzip::version_string);
     std::printf("backends: %s\n", backend_list().c_str());
+    std::printf("host instruction set: %s\n", ndzip::host_instruction_set());
   } else if (opts.list_backends) {
     for (const auto& name : backend_names()) std::printf("%s\n", name.c_str());
   } else if (opts.cmd == command::compress) {

@@ -1,6 +1,9 @@
 // Every enabled backend must write the same stream for the same input (and the stream the
 // test-side model writes), repeatedly: parallel encoders must not depend on scheduling.
 
+#include <cstdlib>
+#include <string>
+
 #include "codec_support.hpp"
 
 using namespace ndzip_test;
@@ -66,4 +69,24 @@ TEST_CASE_TEMPLATE("cross-backend streams are identical on grids of thousands of
     CHECK(mismatch(decompress_with(codec, stream, &consumed), input) == "");
     CHECK(consumed == stream.size());
   });
+}
+
+// Which clone of the host kernels runs (backends/host/isa.hpp). The CTest entries host-isa-*
+// run this and the stream comparisons under NDZIP_HOST_ISA, so that every clone the machine
+// can run is checked against the reference vectors, the model and the other backends.
+TEST_CASE("host instruction set: the best clone the CPU runs, capped by NDZIP_HOST_ISA") {
+  const std::string isa = ndzip::host_instruction_set();
+  const char* cap = std::getenv("NDZIP_HOST_ISA");
+  const std::string capped = cap ? cap : "";
+  CHECK((isa == "baseline" || isa == "avx2" || isa == "avx512"));
+  if (capped == "baseline") {
+    CHECK(isa == "baseline");
+  } else if (capped == "avx2") {
+    CHECK(isa != "avx512");
+  }
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
+  // Built with the clones: the CPU's own instruction set is used unless capped lower.
+  if (capped != "baseline" && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2"))
+    CHECK(isa != "baseline");
+#endif
 }

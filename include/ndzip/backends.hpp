@@ -12,6 +12,12 @@
 
 namespace ndzip {
 
+// The instruction set of the host kernels (Serial, OpenMP) on this machine: "avx512", "avx2" or
+// "baseline" (the compiler's default target). The library holds a copy of them per instruction
+// set and picks the best the CPU runs, once per process; NDZIP_HOST_ISA=baseline|avx2 in the
+// environment caps the choice.
+const char* host_instruction_set();
+
 // Names of the enabled backends; the first one is Kokkos' default execution space.
 inline std::vector<std::string> enabled_backends() {
   std::vector<std::string> names;
