@@ -104,6 +104,7 @@ struct lane_group_ops {
     return Intrinsics::min_teams_per_multiprocessor(role, word_bytes);
   }
   static constexpr bool teams_progress_independently = Intrinsics::teams_progress_independently;
+  using schedule = Kokkos::Schedule<Kokkos::Static>;  // devices schedule blocks themselves
   static constexpr int group_lanes = 32;
   static constexpr int held_lanes = Intrinsics::held_lanes;
   static constexpr int groups_per_call = Intrinsics::groups_per_call;

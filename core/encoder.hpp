@@ -29,12 +29,12 @@ struct kernel_types {
   using profile_type = profile<T, Dims>;
   using bits_type = typename profile_type::bits_type;
   using lane_ops = LaneOps;
-  using team_policy = Kokkos::TeamPolicy<ExecSpace>;
+  using team_policy = Kokkos::TeamPolicy<ExecSpace, typename LaneOps::schedule>;
   // The single-pass encoder and the decoder with launch bounds, so that the device compiler fits
   // its registers to the occupancy the lane-ops ask for (none where they ask for 0 teams).
   template <backend::kernel_role Role>
   using bounded_policy = Kokkos::TeamPolicy<
-      ExecSpace,
+      ExecSpace, typename LaneOps::schedule,
       Kokkos::LaunchBounds<
           LaneOps::min_teams_per_multiprocessor(Role, sizeof(bits_type)) == 0
               ? 0
