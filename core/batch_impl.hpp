@@ -60,7 +60,7 @@ struct encode_batch {
     KOKKOS_INLINE_FUNCTION block_placement of_grid() const {
       const block_placement& all = kernel.placement;
       return {all.published + kernel.arrays[a].first_hypercube, all.tickets, all.ticket_base,
-              all.epoch};
+              all.epoch, all.teams_at_once};
     }
     KOKKOS_INLINE_FUNCTION std::uint64_t exclusive_prefix(std::uint64_t index,
                                                           std::uint64_t length) const {
@@ -68,6 +68,9 @@ struct encode_batch {
     }
     KOKKOS_INLINE_FUNCTION std::uint64_t inclusive_prefix_of(std::uint64_t index) const {
       return of_grid().inclusive_prefix_of(index);
+    }
+    KOKKOS_INLINE_FUNCTION std::uint64_t ticket_distance() const {
+      return kernel.placement.ticket_distance();
     }
   };
 
@@ -179,9 +182,10 @@ struct batch_codec {
     if (self.size() == 0) return;
     // Counted once launched: a launch that throws takes no tickets.
     const std::uint64_t call = self.m_calls + 1;
-    const block_placement placement{self.m_published.data(), self.m_tickets.data(),
-                                    (call - 1) * self.m_teams,
-                                    block_placement::epoch_of_call(call)};
+    const block_placement placement{
+        self.m_published.data(), self.m_tickets.data(), (call - 1) * self.m_teams,
+        block_placement::epoch_of_call(call),
+        static_cast<std::uint64_t>(self.m_exec.concurrency())};
     const encode_batch<T, Dims, ExecSpace, LaneOps> encode{self.m_arrays.data(), self.size(),
                                                            items, sizes, placement};
     kernels::template launch<backend::kernel_role::encode>("ndzip::encode_batch", self.m_exec,

@@ -30,6 +30,9 @@ struct block_placement {
   std::uint64_t* tickets;    // counter; this call's first ticket is ticket_base
   std::uint64_t ticket_base;
   std::uint64_t epoch;       // 1 .. max_epoch
+  // Teams that run at once (host: the threads). A thread's next ticket is about this many
+  // after its current one, so that is the hypercube a host team prefetches.
+  std::uint64_t teams_at_once = 1;
 
   static constexpr std::uint64_t max_epoch = (std::uint64_t{1} << 30) - 1;
   // The epoch of the `call`-th single-pass compression of a compressor (call >= 1).
@@ -38,6 +41,9 @@ struct block_placement {
   }
 
   enum kind : std::uint64_t { aggregate = 1, inclusive_prefix = 2 };
+
+  // About how far apart one thread's successive tickets are.
+  KOKKOS_INLINE_FUNCTION std::uint64_t ticket_distance() const { return teams_at_once; }
 
   // The next index in start order (one caller per team).
   KOKKOS_INLINE_FUNCTION std::uint64_t take_ticket() const {

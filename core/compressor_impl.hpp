@@ -179,7 +179,8 @@ struct codec {
       // Counted once launched: a launch that throws takes no tickets.
       const std::uint64_t call = self.m_single_pass_calls + 1;
       const block_placement placement{self.m_published.data(), self.m_tickets.data(),
-                                      (call - 1) * teams, block_placement::epoch_of_call(call)};
+                                      (call - 1) * teams, block_placement::epoch_of_call(call),
+                                      static_cast<std::uint64_t>(self.m_exec.concurrency())};
       const encode_into_stream<T, Dims, ExecSpace, LaneOps> encode{
           layout, reinterpret_cast<const bits_type*>(values), stream, placement, stream_bytes};
       kernels::template launch<backend::kernel_role::encode>("ndzip::encode_into_stream",

@@ -72,7 +72,7 @@ KOKKOS_INLINE_FUNCTION void decode_team(
     const auto* block_area =
         reinterpret_cast<const bits_type*>(grid.stream() + layout.header_bytes());
     if (index >= n) {
-      copy_border_slice<border_direction::stream_to_grid>(
+      copy_border_slice<border_direction::stream_to_grid, lane_ops>(
           member, layout, grid.values(), const_cast<bits_type*>(block_area + area), index - n);
       return finish(no_stream_failure);
     }

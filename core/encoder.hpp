@@ -115,13 +115,14 @@ struct kernel_types {
 };
 
 // Hypercube `index` of the grid -> its block, at the place that place(length) returns (see
-// pack_hypercube): the steps both compression paths share, over the whole team.
+// pack_hypercube): the steps both compression paths share, over the whole team. A host team
+// prefetches the grid rows of hypercube `next_index`, the one its thread probably takes next.
 template <class T, int Dims, class ExecSpace, class LaneOps, class Place>
 NDZIP_HOST_FORCEINLINE void encode_hypercube(
     const typename kernel_types<T, Dims, ExecSpace, LaneOps>::member_type& member,
     const stream_layout<T, Dims>& layout,
     const typename kernel_types<T, Dims, ExecSpace, LaneOps>::bits_type* values,
-    std::size_t index, const Place& place) {
+    std::size_t index, std::size_t next_index, const Place& place) {
   using base = kernel_types<T, Dims, ExecSpace, LaneOps>;
   LaneOps::run_team([&]() NDZIP_INLINE_LAMBDA {
     const auto scratch = base::scratch(member);
@@ -131,10 +132,8 @@ NDZIP_HOST_FORCEINLINE void encode_hypercube(
     load_hypercube_residuals<typename base::profile_type, LaneOps>(member, values, placement,
                                                                    scratch.cube);
     if constexpr (LaneOps::group_lanes == 1)
-      if (index + 1 < layout.hypercube_count) {
-        // A host thread takes consecutive hypercubes (Kokkos' static schedule, in Serial and
-        // OpenMP alike).
-        layout.hypercube_origin(index + 1, origin);
+      if (next_index < layout.hypercube_count) {
+        layout.hypercube_origin(next_index, origin);
         prefetch_hypercube_rows<typename base::profile_type, false>(
             values, grid_placement<typename base::profile_type>(layout.grid, origin));
       }
@@ -158,8 +157,9 @@ struct encode_hypercubes {
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
     const std::size_t index = member.league_rank();
+    // A host thread takes consecutive league ranks (Kokkos' schedule hands them out in chunks).
     encode_hypercube<T, Dims, ExecSpace, LaneOps>(
-        member, layout, values, index, [&](int length) NDZIP_INLINE_LAMBDA {
+        member, layout, values, index, index + 1, [&](int length) NDZIP_INLINE_LAMBDA {
           Kokkos::single(Kokkos::PerTeam(member),
                          [&]() NDZIP_INLINE_LAMBDA { block_ends[index] = length; });
           return blocks + index * profile_type::max_block_words;
@@ -201,12 +201,13 @@ KOKKOS_INLINE_FUNCTION void encode_team(
       Kokkos::single(Kokkos::PerTeam(member), [&]() NDZIP_INLINE_LAMBDA {
         store_stream_size(stream_bytes, layout.stream_bytes(0));
       });
-    copy_border_slice<border_direction::grid_to_stream>(
+    copy_border_slice<border_direction::grid_to_stream, LaneOps>(
         member, layout, const_cast<bits_type*>(values), block_area + area, index - n);
     return;
   }
   encode_hypercube<T, Dims, ExecSpace, LaneOps>(
-      member, layout, values, index, [&](int length) NDZIP_INLINE_LAMBDA {
+      member, layout, values, index, index + placement.ticket_distance(),
+      [&](int length) NDZIP_INLINE_LAMBDA {
         std::uint64_t begin = 0;
         Kokkos::single(
             Kokkos::PerTeam(member),
@@ -292,7 +293,7 @@ struct compact_blocks {
         Kokkos::single(Kokkos::PerTeam(member),
                        [&]() NDZIP_INLINE_LAMBDA { *stream_bytes = layout.stream_bytes(0); });
       bits_type* border = block_area + (n == 0 ? 0 : block_ends[n - 1]);
-      copy_border_slice<border_direction::grid_to_stream>(
+      copy_border_slice<border_direction::grid_to_stream, LaneOps>(
           member, layout, const_cast<bits_type*>(values), border, index - n);
       return;
     }
