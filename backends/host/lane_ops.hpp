@@ -82,8 +82,13 @@ struct host_lane_ops {
     static_assert(std::is_unsigned_v<Bits> && W == sizeof(Bits) * 8);
     using vector = host_vector<Bits>;
     vector rows[W / vector::lanes];
-    for (int a = 0; a < W / vector::lanes; ++a)
+    vector any = vector::splat(0);
+    for (int a = 0; a < W / vector::lanes; ++a) {
       rows[a] = vector::load(held_words[0] + a * vector::lanes);
+      any = any | rows[a];
+    }
+    // An all-zero chunk (sparse data: whole chunks of zeros) is its own transpose.
+    if (any.reduce_or() == 0) return;
     transpose_stage<W / 2>(rows);
     for (int a = 0; a < W / vector::lanes; ++a) rows[a].store(held_words[0] + a * vector::lanes);
   }
