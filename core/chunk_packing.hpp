@@ -49,9 +49,9 @@ NDZIP_HOST_FORCEINLINE int scan_column_counts(const Member& member, const Bits* 
 //
 // The encoder's steps (this, the forward transform, the hypercube load and the host lane-ops)
 // are forced inline: as the kernels grew, GCC stopped inlining them into the host team loop,
-// and host compression fell by up to 30 % (512^3 float, OpenMP, 2 cores: 1.45 -> 1.0 GB/s);
-// forced, it is 1.08x the old speed there. Forcing the decoder's steps as well made host
-// decompression 7-11 % slower in 1-D and 2-D, so they are left to the compiler.
+// and host compression fell by up to 30 % (512^3 float, OpenMP, 2 cores: 1.45 -> 1.0 GB/s).
+// On the host every step of a team, the decoder's too, is now inlined into the instruction-set
+// clone that runs it (backends/host/isa.hpp, NDZIP_INLINE_LAMBDA).
 template <class Profile, class LaneOps, class Member, class Bits, class Place>
 NDZIP_HOST_FORCEINLINE void pack_hypercube(const Member& member, Bits* cube, Bits* heads,
                                            int* chunk_offsets, const Place& place) {
