@@ -106,7 +106,8 @@ NDZIP_HOST_FORCEINLINE void for_each_hypercube_row(const grid_placement<Profile>
 template <class Profile, bool ForWrite, class Bits>
 NDZIP_HOST_FORCEINLINE void prefetch_hypercube_rows([[maybe_unused]] const Bits* values,
                                                     [[maybe_unused]] const grid_placement<Profile>& placement) {
-#if defined(__GNUC__) || defined(__clang__)
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__) && \
+    !defined(__HIP_DEVICE_COMPILE__)
   if constexpr (Profile::dimensions > 1) {
     constexpr int row = hypercube_row_length<Profile>;
     constexpr int line_words = 64 / sizeof(Bits);

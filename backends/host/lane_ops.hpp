@@ -212,7 +212,7 @@ struct host_lane_ops {
   }
 
   template <class Bits, int J>
-  static constexpr Bits low_halves() {
+  KOKKOS_INLINE_FUNCTION static constexpr Bits low_halves() {
     Bits m = 0;
     for (int b = 0; b < static_cast<int>(sizeof(Bits) * 8); ++b)
       if (b % (2 * J) < J) m |= static_cast<Bits>(Bits{1} << b);
