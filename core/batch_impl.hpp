@@ -3,11 +3,12 @@
 // (encode_team, decode_team) run for every grid of the batch in one launch, each team finding
 // its grid from its team number.
 
-#include <Kokkos_Core.hpp>
 #include <climits>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+
+#include <Kokkos_Core.hpp>
 
 #include "backends/host_inline.hpp"
 #include "backends/lane_ops.hpp"

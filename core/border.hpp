@@ -3,8 +3,9 @@
 // blocks in row-major order of the grid. border_element() maps a border position to its grid
 // offset in closed form, so the copy is one independent load/store per element.
 
-#include <Kokkos_Core.hpp>
 #include <cstddef>
+
+#include <Kokkos_Core.hpp>
 
 #include "backends/host_inline.hpp"
 #include "ndzip/format.hpp"

@@ -9,9 +9,10 @@
 // failure) into a decompress_outcome themselves (core/stream_status.hpp), so that a
 // decompression is one launch that can be queued without waiting for it.
 
-#include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <cstdint>
+
+#include <Kokkos_Core.hpp>
 
 #include "backends/host_inline.hpp"
 #include "core/border.hpp"

@@ -13,9 +13,10 @@
 // measurements compare the clones; a value the machine cannot run falls back to the best it
 // can). Other targets (Arm, other compilers, the nvcc front end) have the baseline only.
 
-#include <Kokkos_Core.hpp>
 #include <cstdlib>
 #include <cstring>
+
+#include <Kokkos_Core.hpp>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && \
     !defined(__HIP_DEVICE_COMPILE__) && !defined(__NVCOMPILER)

@@ -1,13 +1,15 @@
 #pragma once
 // Host lane-ops: a lane group of one lane, holding a whole chunk in registers. The bit-plane
-// transposition is a recursive block swap on W words (log2(W) stages of masked shifts), written
-// as contiguous loops over row pairs so that the compiler can vectorise them; compaction walks
-// the columns. The interface is that of backends/lane_group_ops.hpp with one held lane; the
-// last axis' prefix sums do not use lane operations on the host (core/lorenzo.hpp walks it).
+// transposition is a recursive block swap on W words (log2(W) stages of masked shifts) on
+// 32-byte vectors of rows (backends/host/vector.hpp), compiled once per instruction set
+// (backends/host/isa.hpp); compaction and expansion take the common case of a head whose
+// set bits are its lowest ones as one copy. The interface is that of backends/lane_group_ops.hpp
+// with one held lane, plus store_prefix_sums for the last axis of the inverse transform.
 
-#include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <type_traits>
+
+#include <Kokkos_Core.hpp>
 
 #include "backends/host/isa.hpp"
 #include "backends/host/vector.hpp"

@@ -7,11 +7,12 @@
 // front end of nvcc, which parses the host code of CUDA builds) it is a plain array that the same
 // code walks lane by lane.
 
-#include <Kokkos_Core.hpp>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
 #include <utility>
+
+#include <Kokkos_Core.hpp>
 
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__) && \
     !defined(__HIP_DEVICE_COMPILE__)
