@@ -3,7 +3,8 @@
 // target (x86-64 with SSE2 unless the user passes -march), yet should use AVX2 or AVX-512 where
 // the machine running it has them. So each host team body is compiled several times, each copy
 // a function with GCC/Clang's `target` attribute whose callees are all inlined into it
-// (`flatten`): the host lane-ops' vectors (backends/host/vector.hpp) and the compiler's own
+// (`flatten`, and NDZIP_INLINE_LAMBDA on the team code's lambdas, which GCC's flatten alone left
+// out): the host lane-ops' vectors (backends/host/vector.hpp) and the compiler's own
 // vectorisation then use the clone's instruction set. One clone is picked per process, from what
 // the CPU and the OS support, and per team the choice costs one predictable branch. Chosen over
 // a build option (-march) because a package built once must run on every x86-64 machine and
@@ -46,7 +47,9 @@ inline host_isa detect_host_isa() {
 #if NDZIP_HOST_ISA_CLONES
   // __builtin_cpu_supports also checks that the OS saves the wider registers (XCR0).
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2") &&
+  // Every extension the clones' target attributes name (a virtual machine may hide one).
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+      __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
       __builtin_cpu_supports("popcnt"))
     best = host_isa::avx2;
   if (best == host_isa::avx2 && __builtin_cpu_supports("avx512f") &&
@@ -68,12 +71,12 @@ inline host_isa active_host_isa() {
 
 #if NDZIP_HOST_ISA_CLONES
 template <class Body>
-__attribute__((target("avx2,bmi,bmi2,popcnt,lzcnt,fma"), flatten, noinline)) void run_avx2_clone(
+__attribute__((target("avx2,bmi,bmi2,popcnt,fma"), flatten, noinline)) void run_avx2_clone(
     const Body& body) {
   body();
 }
 template <class Body>
-__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi,bmi2,popcnt,lzcnt,fma"), flatten,
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx2,bmi,bmi2,popcnt,fma"), flatten,
                noinline)) void
 run_avx512_clone(const Body& body) {
   body();
