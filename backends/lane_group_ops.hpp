@@ -105,6 +105,7 @@ struct lane_group_ops {
   }
   static constexpr bool teams_progress_independently = Intrinsics::teams_progress_independently;
   using schedule = Kokkos::Schedule<Kokkos::Static>;  // devices schedule blocks themselves
+  static constexpr int max_hypercubes_per_team = 1;   // a hypercube per team, no staging
   static constexpr int group_lanes = 32;
   static constexpr int held_lanes = Intrinsics::held_lanes;
   static constexpr int groups_per_call = Intrinsics::groups_per_call;

@@ -3,11 +3,11 @@
 // sequence of kernel launches, size checks and error reporting. Included by the explicit
 // instantiation units, and by tests that run the kernels with emulated lane groups.
 
+#include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-
-#include <Kokkos_Core.hpp>
 
 #include "backends/lane_ops.hpp"
 #include "core/border.hpp"
@@ -168,7 +168,11 @@ struct codec {
                                std::uint64_t* stream_bytes) {
     const stream_layout<T, Dims> layout(self.m_grid);
     if constexpr (LaneOps::teams_progress_independently) {
-      const std::size_t teams = block_kernel_teams(layout);
+      const auto teams_at_once = static_cast<std::uint64_t>(self.m_exec.concurrency());
+      const std::size_t run =
+          hypercubes_per_team<LaneOps, Dims>(layout.hypercube_count, teams_at_once);
+      const std::size_t runs = (layout.hypercube_count + run - 1) / run;
+      const std::size_t teams = std::max<std::size_t>(runs + border_slices(layout), 1);
       if (self.m_tickets.data() == nullptr) {
         // Zeroed on the compressor's instance, ahead of the kernel in its queue.
         self.m_published = decltype(self.m_published)(
@@ -180,9 +184,9 @@ struct codec {
       const std::uint64_t call = self.m_single_pass_calls + 1;
       const block_placement placement{self.m_published.data(), self.m_tickets.data(),
                                       (call - 1) * teams, block_placement::epoch_of_call(call),
-                                      static_cast<std::uint64_t>(self.m_exec.concurrency())};
+                                      teams_at_once};
       const encode_into_stream<T, Dims, ExecSpace, LaneOps> encode{
-          layout, reinterpret_cast<const bits_type*>(values), stream, placement, stream_bytes};
+          layout, reinterpret_cast<const bits_type*>(values), stream, placement, stream_bytes, run};
       kernels::template launch<backend::kernel_role::encode>("ndzip::encode_into_stream",
                                                              self.m_exec, teams, encode);
       self.m_single_pass_calls = call;

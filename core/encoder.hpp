@@ -58,6 +58,14 @@ struct kernel_types {
                                                     heads_scratch_bytes + offsets_scratch_bytes +
                                                     entries_scratch_bytes;
 
+  // Host single-pass teams encode a run of consecutive hypercubes (hypercubes_per_team) into
+  // staging scratch before their look-back: their blocks and each one's end in the run.
+  static constexpr std::size_t staging_scratch_bytes =
+      LaneOps::max_hypercubes_per_team > 1
+          ? LaneOps::max_hypercubes_per_team*(profile_type::max_block_words * sizeof(bits_type) +
+                                              sizeof(std::uint64_t))
+          : 0;
+
   struct team_scratch {
     bits_type* cube;
     bits_type* row_carry;
@@ -66,6 +74,7 @@ struct kernel_types {
     std::uint32_t* entries;
   };
 
+  // Each call takes new scratch memory: one per team.
   KOKKOS_INLINE_FUNCTION static team_scratch scratch(const member_type& member) {
     // Local copies: get_shmem takes its size by reference, which device code may not bind to a
     // static data member.
@@ -80,6 +89,14 @@ struct kernel_types {
             static_cast<std::uint32_t*>(member.team_scratch(0).get_shmem(entries_bytes))};
   }
 
+  // Where a staged team puts its run's blocks, then the end of each block in the run: taken
+  // after scratch(member), from the same level (host teams have that level only). Each call
+  // takes new memory, so a team makes one.
+  KOKKOS_INLINE_FUNCTION static bits_type* staging(const member_type& member) {
+    const std::size_t bytes = staging_scratch_bytes;
+    return static_cast<bits_type*>(member.team_scratch(0).get_shmem(bytes));
+  }
+
   // One team per hypercube (and per border slice, where the kernel copies the border too), with
   // its scratch.
   template <class Policy = team_policy>
@@ -88,6 +105,13 @@ struct kernel_types {
     // check_grid_representable keeps `teams` within an int.
     return Policy(exec, static_cast<int>(teams), team_size, lane_ops::vector_length)
         .set_scratch_size(0, Kokkos::PerTeam(team_scratch_bytes));
+  }
+
+  template <backend::kernel_role Role, class Policy>
+  static Policy with_staging(Policy policy) {
+    if constexpr (Role == backend::kernel_role::encode && staging_scratch_bytes > 0)
+      policy.set_scratch_size(0, Kokkos::PerTeam(team_scratch_bytes + staging_scratch_bytes));
+    return policy;
   }
 
   // Launches a single-pass encoder or a decoder (Role) over `teams` teams: with the role's
@@ -110,22 +134,24 @@ struct kernel_types {
         return;
       }
     }
-    Kokkos::parallel_for(name, hypercube_policy<bounded_policy<Role>>(exec, teams), functor);
+    Kokkos::parallel_for(
+        name, with_staging<Role>(hypercube_policy<bounded_policy<Role>>(exec, teams)), functor);
   }
 };
 
 // Hypercube `index` of the grid -> its block, at the place that place(length) returns (see
-// pack_hypercube): the steps both compression paths share, over the whole team. A host team
-// prefetches the grid rows of hypercube `next_index`, the one its thread probably takes next.
+// pack_hypercube): the steps both compression paths share, over the whole team, in the team's
+// scratch. A host team prefetches the grid rows of hypercube `next_index`, the one its thread
+// probably takes next.
 template <class T, int Dims, class ExecSpace, class LaneOps, class Place>
 NDZIP_HOST_FORCEINLINE void encode_hypercube(
     const typename kernel_types<T, Dims, ExecSpace, LaneOps>::member_type& member,
+    const typename kernel_types<T, Dims, ExecSpace, LaneOps>::team_scratch& scratch,
     const stream_layout<T, Dims>& layout,
-    const typename kernel_types<T, Dims, ExecSpace, LaneOps>::bits_type* values,
-    std::size_t index, std::size_t next_index, const Place& place) {
+    const typename kernel_types<T, Dims, ExecSpace, LaneOps>::bits_type* values, std::size_t index,
+    std::size_t next_index, const Place& place) {
   using base = kernel_types<T, Dims, ExecSpace, LaneOps>;
   LaneOps::run_team([&]() NDZIP_INLINE_LAMBDA {
-    const auto scratch = base::scratch(member);
     std::size_t origin[Dims];
     layout.hypercube_origin(index, origin);
     const grid_placement<typename base::profile_type> placement(layout.grid, origin);
@@ -159,7 +185,8 @@ struct encode_hypercubes {
     const std::size_t index = member.league_rank();
     // A host thread takes consecutive league ranks (Kokkos' schedule hands them out in chunks).
     encode_hypercube<T, Dims, ExecSpace, LaneOps>(
-        member, layout, values, index, index + 1, [&](int length) NDZIP_INLINE_LAMBDA {
+        member, base::scratch(member), layout, values, index, index + 1,
+        [&](int length) NDZIP_INLINE_LAMBDA {
           Kokkos::single(Kokkos::PerTeam(member),
                          [&]() NDZIP_INLINE_LAMBDA { block_ends[index] = length; });
           return blocks + index * profile_type::max_block_words;
@@ -173,50 +200,105 @@ KOKKOS_INLINE_FUNCTION void store_stream_size(std::uint64_t* to, std::uint64_t s
   *to = size;
 }
 
-// Single pass, team `index` (in ticket order) of one grid: hypercube `index` -> its block in the
-// stream and its offset-table entry; teams past the last hypercube copy the border once the
-// block area's size is known. The stream's size goes to `stream_bytes` (store_stream_size), from
-// the last hypercube's team (or, without hypercubes, the first border team: launch one at
+// How many consecutive hypercubes a single-pass team encodes. One, except for 2-D and 3-D grids
+// on host backends running several threads: there a team's successive hypercubes would
+// otherwise be a thread count apart (tickets go to the threads in turn), so each hypercube's
+// rows would be cold in cache and in the hardware prefetchers, which follow a thread's own
+// accesses along a row (a 1-D hypercube is one contiguous row: runs would only add the copy
+// out of staging). Runs are kept short enough that every thread gets several, for balance.
+template <class LaneOps, int Dims>
+std::size_t hypercubes_per_team(std::size_t hypercubes, std::size_t teams_at_once) {
+  constexpr std::size_t longest = LaneOps::max_hypercubes_per_team;
+  if (longest == 1 || Dims == 1 || teams_at_once <= 1) return 1;
+  const std::size_t balanced = hypercubes / (teams_at_once * 8);
+  return balanced < 1 ? 1 : balanced > longest ? longest : balanced;
+}
+
+// Single pass, team `team` (in ticket order) of one grid, which encodes the `run` hypercubes
+// from team * run on (fewer at the end): their blocks go into the stream at the place the
+// look-back over the teams before it gives, with their offset-table entries. A run of one is
+// encoded straight into the stream; a longer one (host) into staging scratch first, its blocks
+// copied once the look-back has placed them. Teams past the last run copy the border once the
+// block area's size is known. The stream's size goes to `stream_bytes` (store_stream_size),
+// from the last run's team (or, without hypercubes, the first border team: launch one at
 // least). The stream must have room for the worst case. `placement`: a block_placement, or what
 // makes one when the look-back needs it.
 template <class T, int Dims, class ExecSpace, class LaneOps, class Placement, class SizeSink>
 KOKKOS_INLINE_FUNCTION void encode_team(
     const typename kernel_types<T, Dims, ExecSpace, LaneOps>::member_type& member,
     const stream_layout<T, Dims>& layout,
-    const typename kernel_types<T, Dims, ExecSpace, LaneOps>::bits_type* values,
-    std::byte* stream, const Placement& placement, const SizeSink& stream_bytes,
-    std::uint64_t index) {
-  using bits_type = typename kernel_types<T, Dims, ExecSpace, LaneOps>::bits_type;
+    const typename kernel_types<T, Dims, ExecSpace, LaneOps>::bits_type* values, std::byte* stream,
+    const Placement& placement, const SizeSink& stream_bytes, std::uint64_t team,
+    std::size_t run = 1) {
+  using base = kernel_types<T, Dims, ExecSpace, LaneOps>;
+  using bits_type = typename base::bits_type;
   const std::size_t n = layout.hypercube_count;
+  const std::size_t runs = (n + run - 1) / run;
   auto* block_area = reinterpret_cast<bits_type*>(stream + layout.header_bytes());
-  if (index >= n) {
+  auto* table = reinterpret_cast<std::uint32_t*>(stream);
+  if (team >= runs) {
     std::uint64_t area = 0;
     if (n > 0)
       Kokkos::single(
           Kokkos::PerTeam(member),
           [&](std::uint64_t& words)
-              NDZIP_INLINE_LAMBDA { words = placement.inclusive_prefix_of(n - 1); },
+              NDZIP_INLINE_LAMBDA { words = placement.inclusive_prefix_of(runs - 1); },
           area);
-    else if (index == 0)
+    else if (team == 0)
       Kokkos::single(Kokkos::PerTeam(member), [&]() NDZIP_INLINE_LAMBDA {
         store_stream_size(stream_bytes, layout.stream_bytes(0));
       });
     copy_border_slice<border_direction::grid_to_stream, LaneOps>(
-        member, layout, const_cast<bits_type*>(values), block_area + area, index - n);
+        member, layout, const_cast<bits_type*>(values), block_area + area, team - runs);
     return;
   }
+  // Double streams with an odd hypercube count pad the table with a zero word.
+  const auto pad_table = [&]() NDZIP_INLINE_LAMBDA {
+    if (team == 0 && layout.header_bytes() > 4 * n) table[n] = 0;
+  };
+  if constexpr (LaneOps::max_hypercubes_per_team > 1) {
+    if (run > 1) {
+      static_assert(LaneOps::team_size(sizeof(bits_type)) == 1, "a staged run has one thread");
+      const std::size_t first = team * run;
+      const std::size_t count = n - first < run ? n - first : run;
+      const auto scratch = base::scratch(member);
+      bits_type* staged = base::staging(member);
+      auto* ends = reinterpret_cast<std::uint64_t*>(
+          staged + LaneOps::max_hypercubes_per_team * base::profile_type::max_block_words);
+      std::uint64_t words = 0;
+      for (std::size_t i = 0; i < count; ++i) {
+        // The last hypercube's thread probably goes on with the run teams_at_once runs on.
+        const std::size_t next =
+            i + 1 < count ? first + i + 1 : first + placement.ticket_distance() * run;
+        encode_hypercube<T, Dims, ExecSpace, LaneOps>(member, scratch, layout, values, first + i,
+                                                      next, [&](int length) NDZIP_INLINE_LAMBDA {
+                                                        bits_type* block = staged + words;
+                                                        words += static_cast<std::uint64_t>(length);
+                                                        ends[i] = words;
+                                                        return block;
+                                                      });
+      }
+      const std::uint64_t begin = placement.exclusive_prefix(team, words);
+      for (std::size_t i = 0; i < count; ++i)
+        table[first + i] = static_cast<std::uint32_t>(begin + ends[i]);
+      pad_table();
+      if (first + count == n) store_stream_size(stream_bytes, layout.stream_bytes(begin + words));
+      bits_type* out = block_area + begin;
+      for (std::uint64_t w = 0; w < words; ++w) out[w] = staged[w];
+      return;
+    }
+  }
+  const std::size_t index = team;
   encode_hypercube<T, Dims, ExecSpace, LaneOps>(
-      member, layout, values, index, index + placement.ticket_distance(),
+      member, base::scratch(member), layout, values, index, index + placement.ticket_distance(),
       [&](int length) NDZIP_INLINE_LAMBDA {
         std::uint64_t begin = 0;
         Kokkos::single(
             Kokkos::PerTeam(member),
             [&](std::uint64_t& words) NDZIP_INLINE_LAMBDA {
               words = placement.exclusive_prefix(index, length);
-              auto* table = reinterpret_cast<std::uint32_t*>(stream);
               table[index] = static_cast<std::uint32_t>(words + length);
-              // Double streams with an odd hypercube count pad the table with a zero word.
-              if (index == 0 && layout.header_bytes() > 4 * n) table[n] = 0;
+              pad_table();
               if (index + 1 == n)
                 store_stream_size(stream_bytes, layout.stream_bytes(words + length));
             },
@@ -225,7 +307,7 @@ KOKKOS_INLINE_FUNCTION void encode_team(
       });
 }
 
-// Single pass over one grid: each team takes its index from the ticket counter (in start order).
+// Single pass over one grid: each team takes its number from the ticket counter (in start order).
 template <class T, int Dims, class ExecSpace, class LaneOps>
 struct encode_into_stream {
   using base = kernel_types<T, Dims, ExecSpace, LaneOps>;
@@ -238,14 +320,15 @@ struct encode_into_stream {
   block_placement placement;
   std::uint64_t* stream_bytes;
 
+  std::size_t run;  // hypercubes per team
+
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
-    std::uint64_t index = 0;
+    std::uint64_t team = 0;
     Kokkos::single(
         Kokkos::PerTeam(member),
-        [&](std::uint64_t& ticket) NDZIP_INLINE_LAMBDA { ticket = placement.take_ticket(); },
-        index);
+        [&](std::uint64_t& ticket) NDZIP_INLINE_LAMBDA { ticket = placement.take_ticket(); }, team);
     encode_team<T, Dims, ExecSpace, LaneOps>(member, layout, values, stream, placement,
-                                             stream_bytes, index);
+                                             stream_bytes, team, run);
   }
 };
 

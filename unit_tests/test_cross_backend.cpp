@@ -4,7 +4,9 @@
 #include <cstdlib>
 #include <string>
 
+#include "backends/host/lane_ops.hpp"
 #include "codec_support.hpp"
+#include "core/encoder.hpp"
 
 using namespace ndzip_test;
 
@@ -69,6 +71,43 @@ TEST_CASE_TEMPLATE("cross-backend streams are identical on grids of thousands of
     CHECK(mismatch(decompress_with(codec, stream, &consumed), input) == "");
     CHECK(consumed == stream.size());
   });
+}
+
+// Host backends running several threads give each single-pass team a run of consecutive
+// hypercubes, staged in team scratch before its look-back (core/encoder.hpp,
+// hypercubes_per_team): runs of 2, 5 and 32 with a shorter last one and a border behind. CTest
+// runs each case in a process of its own, where the team scratch is only what these kernels
+// ask for: the first version took scratch once per hypercube of a run, overran it and crashed.
+TEST_CASE_TEMPLATE("cross-backend streams are identical when host teams encode runs of hypercubes",
+                   C, ndzip_test::f32_3d, ndzip_test::f64_2d) {
+  using T = typename C::value_type;
+  constexpr int D = C::dims;
+  constexpr std::size_t side = ndzip::profile<T, D>::side_length;
+  for (const std::size_t run : {2, 5, 32}) {
+    for_each_backend([&](const std::string& backend, auto exec) {
+      using Exec = decltype(exec);
+      if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                               typename Exec::memory_space>::accessible) {
+        const auto threads = static_cast<std::size_t>(exec.concurrency());
+        const std::size_t hypercubes = 8 * threads * run + 1;
+        INFO("run " << run << ", " << threads << " threads, " << hypercubes << " hypercubes");
+        if (threads > 1)
+          CHECK(ndzip::core::hypercubes_per_team<ndzip::backend::host_lane_ops, D>(hypercubes,
+                                                                                   threads) == run);
+        else
+          MESSAGE(backend << " runs one thread: its teams encode one hypercube each");
+        const auto grid = D == 2 ? make_extent<D>({side + 3, hypercubes * side + 7, 1})
+                                 : make_extent<D>({side, side + 3, hypercubes * side + 7});
+        const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grid);
+        const auto expected = model_stream<C>(input, grid);
+        ndzip::compressor<T, D, Exec> codec(exec, grid);
+        CHECK(mismatch(compress_with(codec, input), expected) == "");
+        std::size_t consumed = 0;
+        CHECK(mismatch(decompress_with(codec, expected, &consumed), input) == "");
+        CHECK(consumed == expected.size());
+      }
+    });
+  }
 }
 
 // Which clone of the host kernels runs (backends/host/isa.hpp). The CTest entries host-isa-*

@@ -32,6 +32,9 @@ struct host_lane_ops {
   // Teams handed to the threads as they come free: with Kokkos' static split, the slowest
   // thread (a busy core, a virtual CPU the hypervisor holds back) held up every kernel.
   using schedule = Kokkos::Schedule<Kokkos::Dynamic>;
+  // Single-pass compression with several threads: consecutive hypercubes a team encodes at most
+  // (core/encoder.hpp, hypercubes_per_team), so that a thread walks along the grid's rows.
+  static constexpr int max_hypercubes_per_team = 32;
   static constexpr int group_lanes = 1;
   static constexpr int held_lanes = 1;
   static constexpr int groups_per_call = 1;
