@@ -2,8 +2,10 @@
 // Single-pass compression: where each hypercube's block goes in the stream, decided inside the
 // compression kernel by a decoupled look-back over the blocks before it.
 //
-// A team takes its hypercube index from a ticket counter, in the order teams start, so a team
-// with a ticket is running or done, and every predecessor it waits for is too. Once its block
+// A team takes its number from a ticket counter, in the order teams start, so a team with a
+// ticket is running or done, and every predecessor it waits for is too. A team's block is its
+// hypercube's, or on the host the blocks of its run of consecutive hypercubes together
+// (core/encoder.hpp). Once its block
 // length is known, it publishes that length (an "aggregate"), then walks back over its
 // predecessors' published words, adding aggregates until it meets an inclusive prefix (the sum
 // of all lengths up to that block), and publishes its own inclusive prefix. It waits only where
@@ -26,7 +28,7 @@
 namespace ndzip::core {
 
 struct block_placement {
-  std::uint64_t* published;  // one word per hypercube
+  std::uint64_t* published;  // one word per team that encodes (hypercubes at most)
   std::uint64_t* tickets;    // counter; this call's first ticket is ticket_base
   std::uint64_t ticket_base;
   std::uint64_t epoch;       // 1 .. max_epoch
