@@ -11,6 +11,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "backends/host/avx512_columns.hpp"
 #include "backends/host/isa.hpp"
 #include "backends/host/vector.hpp"
 #include "backends/host_inline.hpp"
@@ -126,6 +127,9 @@ struct host_lane_ops {
       for (int i = 0; i < count; ++i) out[0][i] = columns[0][W - count + i];
       return;
     }
+#if NDZIP_HOST_ISA_CLONES
+    if (active_host_isa() == host_isa::avx512) return avx512::compact<Bits, W>(columns[0], out[0]);
+#endif
     // Without branches on the data: every column is stored at the next place, a zero one then
     // overwritten, and past the last non-zero column to a word of its own (never beyond the
     // block, which another team may be writing).
@@ -148,6 +152,10 @@ struct host_lane_ops {
       for (int i = 0; i < count; ++i) columns[0][W - count + i] = in[0][i];
       return;
     }
+#if NDZIP_HOST_ISA_CLONES
+    if (active_host_isa() == host_isa::avx512)
+      return avx512::expand<Bits, W>(head[0], in[0], columns[0]);
+#endif
     int next = 0;
     for (int i = 0; i < W; ++i) {
       const Bits set = (head[0] >> (W - 1 - i)) & 1;
