@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // NDZIP_HOST_FORCEINLINE: forced inlining for the host compiler, where GCC needs it (the
 // encoder's steps, see core/chunk_packing.hpp), and plain KOKKOS_INLINE_FUNCTION in the device

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Lane-ops for lane groups of 32, written once over a backend's intrinsics: a chunk lives in a
 // group of 32 lanes, lane l holding rows l and, for double, l + 32. The bit transposition

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Selects the lane-ops of an execution space at compile time. core/ only ever names
 // lane_ops_for_t<ExecSpace>; a new backend adds a header and a specialisation here.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Definitions of ndzip::batch_compressor's members and its kernels: the single-grid team bodies
 // (encode_team, decode_team) run for every grid of the batch in one launch, each team finding

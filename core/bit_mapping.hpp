@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // The per-word maps of the ndzip transform: rotate the sign bit to bit 0 before differencing,
 // and fold negative residuals so that small magnitudes of either sign have zero high bits.

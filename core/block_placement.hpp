@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Single-pass compression: where each hypercube's block goes in the stream, decided inside the
 // compression kernel by a decoupled look-back over the blocks before it.

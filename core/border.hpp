@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // The border: every grid element outside the hypercube-covered region, stored raw after the
 // blocks in row-major order of the grid. border_element() maps a border position to its grid

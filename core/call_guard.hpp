@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // What makes the library safe to call from several host threads at once (the rules for users
 // are in the README and docs/ROBUSTNESS.md):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Vertical bit packing of a transformed hypercube into its block, and back. A block is the H
 // chunk heads followed by the non-zero bit-plane columns of every chunk, most significant plane

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Definitions of ndzip::compressor's members and the host side of the codec (core::codec): the
 // sequence of kernel launches, size checks and error reporting. Included by the explicit

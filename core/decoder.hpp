@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // The decompression kernel for an untrusted stream: one team per hypercube and per border
 // slice. Each team reads the offset-table entries it uses (its block's two and the last) from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Compression kernels. Single pass (backends whose teams progress independently, when the
 // stream has room for the worst case): each team encodes a hypercube straight into the stream

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ndzip::host_instruction_set(): which clone of the host kernels runs (backends/host/isa.hpp).
 
 #include "backends/host/isa.hpp"

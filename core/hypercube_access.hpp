@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Moving one hypercube between the grid and a team-scratch block of 4096 words: where its
 // elements are in the grid, and team-level loads and stores that rotate the sign bit to bit 0

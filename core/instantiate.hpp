@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Explicit instantiation of ndzip::compressor and ndzip::batch_compressor for one element type,
 // every dimensionality and every execution space Kokkos was built with (one translation unit per

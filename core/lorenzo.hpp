@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // The integer Lorenzo transform of a hypercube: the forward transform on the way in from the
 // grid (encoder) and its inverse, per-axis prefix sums, on the team-scratch block (decoder).

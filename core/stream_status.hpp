@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // How decode kernels report the first problem they find in an untrusted stream: every failing
 // hypercube proposes the key (index << 8 | failure), and the lowest key becomes the failure word

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Fuzz target: a raw ndzip stream of a shaped array (fuzz_support.hpp) decoded on every backend.
 // Properties: decoding ends in ndzip::stream_error or in values; every backend reaches the same
 // outcome (the same message, or the same values from the same number of bytes); decoded values

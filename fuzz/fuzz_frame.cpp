@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Fuzz target: a whole file given to `ndzip decompress` (frame header + stream), through the
 // same functions the tool uses (tools/decode.hpp), on every backend.
 // Properties: reading ends in std::runtime_error with a message, or in exactly the array the

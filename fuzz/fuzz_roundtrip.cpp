@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Fuzz target: arbitrary element bit patterns of a shaped array (fuzz_support.hpp; the payload
 // is repeated to fill the array, zeros if empty) compressed on every backend.
 // Properties: every backend emits the same stream, which is the reference model's, fits the size

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // What the fuzz targets share: the layout of their inputs, the properties they assert, and the
 // Kokkos session they run in. A violated property prints what failed and aborts, which libFuzzer

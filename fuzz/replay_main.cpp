@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Replay driver for builds without libFuzzer: runs a fuzz target once on every file named on the
 // command line, or found (recursively) in a directory named there. Arguments starting with '-'
 // are libFuzzer flags and ignored, so CTest can call both kinds of binary the same way.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ndzip-fuzz-seeds DIR: writes a starting corpus for each fuzz target into DIR/<target>/: the
 // reference vectors (regenerated, unit_tests/vector_generator.hpp) small enough for the fuzz
 // targets, plus a smooth array of every type and dimensionality with several hypercubes and a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ndzip-bench: throughput of the codec next to Kokkos::deep_copy of the same bytes on the same
 // backend. Data is kept in the backend's memory (device-resident); allocation and host-device
 // copies are outside the timed region. Every round trip is verified bit for bit, and every

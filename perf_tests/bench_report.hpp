@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Results of ndzip-bench: one row per (input, backend, codec), printed as an aligned table while
 // the run goes on and written as CSV and JSON at the end, with corpus aggregates (total bytes /

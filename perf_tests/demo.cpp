@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ndzip-demo: the main job on an embedded default input. Generates a smooth 3-D float field
 // (64 MiB by default), compresses and decompresses it on every enabled backend (the default
 // one first), verifies the round trip bit for bit, and prints ratio and throughput next to a

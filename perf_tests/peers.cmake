@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # CPU peer codecs that ndzip-bench runs beside ndzip (peers.hpp / peers.cpp): zstd, LZ4, Blosc,
 # fpzip and zfp (reversible mode). Each library is optional: when it is found, peers.cpp is compiled
 # with NDZIP_HAVE_<FAMILY> and linked against it; when not, that family is skipped at run time with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // CPU peer codecs for ndzip-bench: one class per library family, each compiled only when
 // perf_tests/peers.cmake found the library (NDZIP_HAVE_<FAMILY>). All run single-threaded and
 // lossless; every library return code is checked and turned into std::runtime_error.

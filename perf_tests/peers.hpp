@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // CPU "peer" codecs that ndzip-bench runs beside ndzip on the same data: general-purpose byte
 // compressors (zstd, LZ4), the Blosc meta-compressor and the floating-point compressors fpzip and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ndzip-peers-selftest: round-trips generated float and double 1-, 2- and 3-D arrays through every
 // peer codec this build has (available_peers) and checks that the result is bit-identical.
 // Data: a smooth field, random bits (NaNs, infinities, subnormals included) and zeros; shapes

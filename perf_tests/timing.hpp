@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Repeated timing for the perf binaries: warm-up, then repeat until both a minimum number of
 // runs and a minimum total time are reached; report the median (robust on noisy machines).

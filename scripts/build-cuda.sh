@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # CUDA compile check (no GPU needed): builds the whole project, library, CLI, tests and perf
 # binaries, against Kokkos 3.4.01 with CUDA (Debian's CUDA 11.8 + g++-11, arch AMPERE80), so
 # that CUDA code cannot rot between GPU sessions. Installs what it needs, like install-deps.sh.

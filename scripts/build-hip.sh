@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # HIP compile check (no AMD GPU needed): builds the whole project, library, CLI, tests and perf
 # binaries, against Kokkos 3.4.01 with HIP (Debian's hipcc, ROCm 5.2.3, arch VEGA908 = gfx908),
 # so that HIP code cannot rot. Installs what it needs, like install-deps.sh. The HIP logic is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Shared by the scripts: locate the checkout, install what is missing, configure and build.
 # Set Kokkos_ROOT to use your own Kokkos installation instead of the one install-deps.sh builds.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Sourced before using Debian's CUDA 11.8 toolkit with g++-11 (its newest supported host
 # compiler here). A machine may also have a newer CUDA of its own (CUDA_HOME, LIBRARY_PATH, its
 # bin/ early in PATH): none of it may leak in, or nvcc 11.8 runs that CUDA's cudafe++ and the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Writes unit_tests/reference_vectors.inc from the reference-vector manifest.
 
 The manifest (one line per case, no header) reads

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs what ndzip-kokkos needs on a Debian machine, idempotently:
 #  - Debian packages: compiler, cmake, ninja, doctest, xxHash (library; xxhsum for the CLI
 #    tests), OpenSSL (test-only SHA-256), strace (the CLI test sees the directory fsync),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Builds ndzip-kokkos and installs it into PREFIX: headers, library, the `ndzip` tool, the CMake
 # package (find_package(ndzip-kokkos CONFIG)) and the downstream example's sources.
 # Usage: scripts/install.sh PREFIX [CMAKE_ARGS...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Turns ndzip-bench CSV files into PNG figures with scripts/plot-bench.py, installing Debian's
 # matplotlib (python3-matplotlib) for the system python first if it is missing.
 #   scripts/make-plots.sh CSV [CSV...] --out DIR

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Turns ndzip-bench CSV output into PNG figures.
 
 usage: scripts/plot-bench.py CSV [CSV...] --out DIR [--dpi N]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Thread-scaling plot of the CPU anchor (../shared/bench/ndzip-cpu/run-cpu.sh): GB/s against
 OpenMP threads for the original ndzip's encoders (bench_cpu, `upstream.csv`) and this project's
 (ndzip-bench, `project.csv`), one panel per input file and direction, with ideal scaling from

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Fuzzes the decoders with libFuzzer (CMake preset `fuzz`: Clang 14, Serial, ASan+UBSan).
 # Usage: scripts/run-fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #   SECONDS_PER_TARGET  fuzzing time per target (default 60, the CI run)

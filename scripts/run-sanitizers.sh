@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The tests under AddressSanitizer + UndefinedBehaviorSanitizer (CMake preset `asan-ubsan`,
 # Serial and OpenMP), installing what is missing like run-tests.sh. Builds into build-asan/.
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The test command: installs what is missing, builds everything and runs all tests with ctest.
 # Binaries land in build/bin (ndzip, ndzip-unit-tests, ndzip-demo).
 set -euo pipefail

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Checks the installed package the way a user meets it (CI runs this):
 #  1. scripts/install.sh into a temporary prefix;
 #  2. the downstream example (examples/downstream, as installed under share/) configured with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // What the tool knows about an uncompressed array: element type and extents (slowest first).
 

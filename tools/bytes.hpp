@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Byte buffers and read-only views of them, as passed between the tool's parts.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // The tool's only contact with the codec library: runs ndzip::compressor on a backend chosen by
 // name for an array whose element type and dimensionality are known only at run time.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // The three commands. Each throws std::runtime_error (or a subclass) saying what went wrong;
 // OUT is then left untouched (but see write_output: a device or FIFO may have been written to,

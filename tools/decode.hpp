@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Reading compressed input, shared by the commands and the fuzz targets: every check a frame or
 // a raw stream must pass before its values are trusted. Each function throws std::runtime_error

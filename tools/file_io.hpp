@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Bounded input and all-or-nothing output. "-" names standard input / standard output.
 // Every failure throws std::runtime_error naming the file and the system's reason (strerror).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // The tool's container around a raw ndzip stream. A raw stream records neither element type nor
 // extents nor its own length, so the tool wraps it in a fixed 48-byte header:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // The commands' inputs, read with a bound: never more than the array, frame or stream they are
 // expected to be, plus one byte that tells a longer input, so that an endless input such as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ndzip: command-line front end of ndzip-kokkos. Parses the command line, runs one command and
 // turns every failure into "ndzip: error: ..." on standard error and a non-zero exit status
 // (1: data or I/O error, 2: usage error).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // The command line: what it may contain (parse_command_line) and how it is explained (help_text).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // What the asynchronous and batch tests share: grids with hypercubes and border, border only, and
 // nothing at all; a genuine stream's forgeries; and counters of the fences, allocations and deep

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Helpers for running the codec in tests: the (type, dimensionality) configurations, Views built
 // from extents, host <-> backend copies, and compress/decompress round trips on one backend.

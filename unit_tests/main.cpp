@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Runs the doctest suite inside one Kokkos session (every backend this Kokkos was built with).
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>

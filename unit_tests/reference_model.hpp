@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // A deliberately simple, sequential encoder written from the stream format specification
 // (../shared/spec/ndzip-stream-format.md), used as an oracle for shapes the reference vectors do

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Memory aliasing. Every entry point refuses values and stream buffers that overlap, before it
 // writes anything; and a stream whose memory changes while it is decoded (here: decoded into a
 // second mapping of the same pages, as with a buffer shared with another process) may give

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The asynchronous API: compress_async and decompress_async give the synchronous calls' streams,
 // values and errors; calls queued back to back on one compressor, with one fence at the end,
 // give every result; and an asynchronous call fences nothing, allocates nothing and copies

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ndzip::batch_compressor: one launch for many grids of one type and rank gives, for every grid,
 // the single compressor's stream, size, values and errors (the error naming the grid); calls
 // reuse the batch's scratch; and a call fences nothing, allocates nothing and copies nothing.

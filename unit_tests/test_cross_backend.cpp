@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Every enabled backend must write the same stream for the same input (and the stream the
 // test-side model writes), repeatedly: parallel encoders must not depend on scheduling.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Error paths: too-small output buffers, truncated and forged streams, streams decoded with the
 // wrong extents or type. The stream is untrusted input: every damaged stream must end in
 // ndzip::stream_error (or decode to some output of the right size), never in a crash.

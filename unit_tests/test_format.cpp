@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Stream-format facts that do not need the reference vector files: the size bound (with the
 // double header padding), the worked examples of the format specification, and padding handling.
 

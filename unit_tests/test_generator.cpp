@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The test-side oracles: the input generator and the model encoder must reproduce the reference
 // vectors exactly before they are trusted to check the library. None of this uses the codec.
 

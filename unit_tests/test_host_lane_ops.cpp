@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The host lane-ops' compaction and expansion of a chunk's columns, against a plain reference,
 // in whichever implementation the active clone uses (scalar, or AVX-512 compress/expand:
 // backends/host/avx512_columns.hpp; the CTest entries host-isa-* run this under each cap). Heads

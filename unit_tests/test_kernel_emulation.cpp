@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Whole kernels with emulated GPU lane groups on the host spaces: core::codec run with the
 // lane-ops of backends/emulated (32-lane warps as on CUDA; 64-lane wavefronts of two 32-lane
 // groups as on HIP) on Serial and OpenMP must write every reference stream and every generated

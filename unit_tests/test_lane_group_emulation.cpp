@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The GPU lane-group operations (backends/lane_group_ops.hpp) one by one, over the host
 // emulation of their intrinsics (backends/emulated): warps of 32 lanes (CUDA) and wavefronts of
 // 64 lanes holding two 32-lane groups (HIP). Each must give what the host lane-ops (one lane

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Bit-exact compatibility with the upstream reference streams, on every enabled backend. The
 // inputs are regenerated from their names and the streams checked against the embedded manifest
 // digests, so this runs without ../shared; with the vector files present, the streams and inputs

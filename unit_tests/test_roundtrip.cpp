@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Round trips over boundary shapes and value classes, for float and double in 1, 2 and 3
 // dimensions, on every backend: the stream must equal the model encoder's, stay within the size
 // bound, and decode back to the same bits.

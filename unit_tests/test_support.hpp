@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Test helpers that do not involve the codec: SHA-256, the embedded reference-vector manifest and
 // access to the (optional) reference-vector files.

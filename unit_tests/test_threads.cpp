@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Several host threads using the library at once, on every backend: distinct compressors, and
 // one compressor shared by all threads, must give the reference streams and exact round trips
 // (Kokkos 3.x Serial crashed or gave wrong streams here: its team scratch is one global

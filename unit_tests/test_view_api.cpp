@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The Kokkos::View interface: layouts, the one-shot free functions, byte types of the stream,
 // misuse (non-contiguous Views, wrong extents) and reuse of one compressor.
 

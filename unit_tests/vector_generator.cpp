@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The definitions follow ../shared/vectors/README.md ("How the inputs were generated"). The smooth
 // field must be evaluated in binary64 in exactly the stated order, so this file is compiled
 // without floating-point contraction (see CMakeLists.txt).

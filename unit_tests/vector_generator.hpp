@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Reproduces the inputs of the ndzip reference vectors (../shared/vectors/README.md) from their
 // names, bit for bit: every family is defined on the integer bit pattern of each element.

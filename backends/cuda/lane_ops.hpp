@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // CUDA lane-ops: the 32-lane group algorithm of backends/lane_group_ops.hpp over a warp's
 // intrinsics. A lane group is a whole warp, so every mask is full.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Emulated GPU lane-ops for host execution spaces, selected only by tests: the 32-lane group
 // algorithm of backends/lane_group_ops.hpp, unchanged, with one host thread holding every lane

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // HIP lane-ops: the 32-lane group algorithm of backends/lane_group_ops.hpp inside AMD's 64-lane
 // wavefronts, two lane groups per wavefront.

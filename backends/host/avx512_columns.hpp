@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Compaction and expansion of a chunk's bit-plane columns with AVX-512's compress and expand
 // instructions (vpcompressd/q, vpexpandd/q), for the AVX-512 clone of the host kernels

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Runtime choice of the host instruction set. The library is built for the compiler's default
 // target (x86-64 with SSE2 unless the user passes -march), yet should use AVX2 or AVX-512 where

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Host lane-ops: a lane group of one lane, holding a whole chunk in registers. The bit-plane
 // transposition is a recursive block swap on W words (log2(W) stages of masked shifts) on

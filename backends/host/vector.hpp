@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // host_vector<Bits>: 32 bytes of unsigned words (8 x 32 or 4 x 64 bits) with the few operations
 // the host lane-ops need, so that they are written once for every host target. With GCC or Clang

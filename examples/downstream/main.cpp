@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Compresses a smooth 3-D field on Kokkos' default execution space with ndzip-kokkos, restores it
 // into a second View, checks that every value came back bit for bit, and prints the ratio.
 // Usage: ndzip-downstream-example [N]  (an N^3 field of doubles, default 96).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Run-time choice among the Kokkos execution spaces this library was built for, by name
 // ("serial", "openmp", "cuda", "hip"), for tools and tests that pick a backend from the

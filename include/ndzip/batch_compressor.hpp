@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // ndzip::batch_compressor: many grids of one element type and rank, each with its own extents,
 // compressed or decompressed in one kernel launch (halo faces, AMR patches, per-variable

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // ndzip::compressor: a reusable codec for one grid shape on one execution-space instance.
 // It owns all scratch memory. The encoder's scratch is allocated by the first compress() that

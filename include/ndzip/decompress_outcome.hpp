@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // What an asynchronous decompression (compressor::decompress_async) reports: written by the
 // kernels into a View the caller provides, read by the caller once the execution-space instance

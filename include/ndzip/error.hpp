@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Exceptions thrown by the ndzip API. Misuse of the API (wrong view shapes or layouts) throws
 // std::invalid_argument; everything data-dependent derives from ndzip::error.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // The shape of a dense C-order grid, slowest dimension first (as in the ndzip format).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Facts of the ndzip stream format (see docs/ and the stream format specification): the
 // per-type/per-dimensionality profile, the hypercube grid of an extent, and stream sizes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // ndzip-kokkos: lossless compression of dense float/double grids in the ndzip stream format.
 

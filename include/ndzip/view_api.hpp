@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // One-shot compression of Kokkos Views. Each call builds a temporary ndzip::compressor (and so
 // allocates its scratch); code that compresses repeatedly should keep a compressor instead.

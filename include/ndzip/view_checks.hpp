@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Checks that turn a Kokkos::View into a contiguous C-order grid, or explain why it is not one.
 // A LayoutLeft View of extents (a, b, c) is the C-order grid (c, b, a).

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Offline checks of the Spack recipe spack/packages/ndzip-kokkos/package.py.
 
 Spack is not available in this project's CI, so the recipe is loaded against a small stand-in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Checks the behaviour of the ndzip tool with inputs it makes itself: framed round trips, the
 # frame layout, info, standard input/output, and that every kind of bad input or command line
 # fails with the right exit status and message and leaves no output file behind. Then the file

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Corruption campaign against the ndzip tool, on every backend of the build.
 
 Usage: cli_corruption.py NDZIP_BINARY [MUTANTS_PER_FILE]

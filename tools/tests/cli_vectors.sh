@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Checks the ndzip tool against the reference vectors, on every enabled backend: for each case of
 # manifest.csv, `ndzip compress --raw` must reproduce NAME.ndz and `ndzip decompress --raw` must
 # restore the input, byte for byte.

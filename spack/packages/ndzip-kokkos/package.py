@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Spack package for ndzip-kokkos, kept in this project's own Spack repository (spack/repo.yaml).
 # Spack is not available in this project's CI; spack/tests/test_package.py checks this recipe
 # offline against a stand-in for `spack.package`.
