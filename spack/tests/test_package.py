@@ -4,19 +4,26 @@
 
 Spack is not available in this project's CI, so the recipe is loaded against a small stand-in
 for `spack.package` that records the directives and mimics the few package methods the recipe
-calls (define, define_from_variant, self["dep"], spec.satisfies). Run:
+calls (define, define_from_variant, self["dep"], spec.satisfies). Beside the recipe itself it
+reads the project it packages: every variant must map onto something the project's CMake builds
+(a KOKKOS_ENABLE_<X> instantiation in core/instantiate.hpp, or a CMake option), and a released
+version's tag and commit must exist in this git checkout. Run:
 
     python3 spack/tests/test_package.py
 """
 import importlib.util
 import os
 import re
+import shutil
+import subprocess
 import sys
 import types
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE_PY = os.path.normpath(os.path.join(HERE, "..", "packages", "ndzip-kokkos", "package.py"))
+PROJECT_ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+SPDX = "SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception"
 
 # --- the stand-in for spack.package ------------------------------------------------------------
 
@@ -223,8 +230,10 @@ def make_spec(**overrides):
     variants = {
         "serial": True,
         "openmp": False,
+        "threads": False,
         "cuda": False,
         "rocm": False,
+        "shared": True,
         "cli": True,
         "tests": False,
         "perf_tests": False,
@@ -233,9 +242,12 @@ def make_spec(**overrides):
     }
     variants.update(overrides)
     kokkos_variants = {
-        k: variants[k] for k in ("serial", "openmp", "cuda", "rocm", "cuda_arch", "amdgpu_target")
+        k: variants[k]
+        for k in ("serial", "openmp", "threads", "cuda", "rocm", "cuda_arch", "amdgpu_target")
     }
     kokkos_variants["wrapper"] = variants["cuda"]
+    kokkos_variants["shared"] = variants["shared"]
+    kokkos_variants["pic"] = False
     deps = []
     if variants["rocm"]:
         hip = FakeSpec("hip", "/opt/rocm", {})
@@ -259,6 +271,75 @@ def defines(args):
             raise AssertionError(f"not a CMake definition: {arg!r}")
         out[match.group(1)] = match.group(2)
     return out
+
+
+# --- what the project builds --------------------------------------------------------------------
+
+# Backend variants and the Kokkos execution space each stands for: KOKKOS_ENABLE_<X>, the macro
+# core/instantiate.hpp instantiates the codec under.
+BACKEND_VARIANTS = {
+    "serial": "SERIAL",
+    "openmp": "OPENMP",
+    "threads": "THREADS",
+    "cuda": "CUDA",
+    "rocm": "HIP",
+}
+# GPU-architecture variants: forwarded to Kokkos (test_gpu_architectures_forwarded), for the
+# backend variant named here.
+ARCH_VARIANTS = {"cuda_arch": "cuda", "amdgpu_target": "rocm"}
+
+
+def offered_variants(cls, directives):
+    """Every variant the recipe offers: its own and those of CudaPackage / ROCmPackage."""
+    names = {args[0] for name, args, _ in directives if name == "variant"}
+    if issubclass(cls, CudaPackage):
+        names |= {"cuda", "cuda_arch"}
+    if issubclass(cls, ROCmPackage):
+        names |= {"rocm", "amdgpu_target"}
+    return names
+
+
+def instantiated_backends(source):
+    """The execution spaces core/instantiate.hpp instantiates the codec for: each X with a
+    KOKKOS_ENABLE_X branch that defines NDZIP_INSTANTIATE_X(T) as NDZIP_INSTANTIATE_FOR_SPACE
+    and whose NDZIP_INSTANTIATE_X(T) the NDZIP_INSTANTIATE(T) macro expands."""
+    text = re.sub(r"\\\n", " ", source)  # join continued lines
+    umbrella = re.search(r"^\s*#\s*define\s+NDZIP_INSTANTIATE\(T\)(.*)$", text, re.M)
+    listed = umbrella.group(1) if umbrella else ""
+    expanded = set(re.findall(r"NDZIP_INSTANTIATE_(\w+)\(T\)", listed))
+    found = set()
+    branch = re.compile(
+        r"^\s*#\s*(?:ifdef\s+KOKKOS_ENABLE_(\w+)|if\s+defined\s*\(?\s*KOKKOS_ENABLE_(\w+)\s*\)?)"
+        r"[^\n]*\n(.*?)^\s*#\s*(?:else|elif|endif)",
+        re.M | re.S,
+    )
+    for match in branch.finditer(text):
+        space = match.group(1) or match.group(2)
+        body = match.group(3)
+        define = rf"#\s*define\s+NDZIP_INSTANTIATE_{space}\(T\)\s+NDZIP_INSTANTIATE_FOR_SPACE\("
+        if re.search(define, body) and space in expanded:
+            found.add(space)
+    return found
+
+
+def project_cmake_files(root):
+    """The project's CMakeLists.txt and *.cmake files: not build trees (a folder holding a
+    CMakeCache.txt), not hidden folders (.git, .deps with third-party sources)."""
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = [
+            d
+            for d in subfolders
+            if not d.startswith(".")
+            and not os.path.exists(os.path.join(folder, d, "CMakeCache.txt"))
+        ]
+        for name in files:
+            if name == "CMakeLists.txt" or name.endswith(".cmake"):
+                yield os.path.join(folder, name)
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
 
 
 # --- the tests ---------------------------------------------------------------------------------
@@ -289,18 +370,88 @@ class RecipeTest(unittest.TestCase):
         for base in (CMakePackage, CudaPackage, ROCmPackage):
             self.assertTrue(issubclass(self.cls, base), f"NdzipKokkos does not derive {base}")
         self.assertTrue((self.cls.__doc__ or "").strip(), "the package has no docstring")
-        self.assertTrue(self.cls.git.endswith(".git"))
+
+    def versions(self):
+        return {args[0]: kwargs for args, kwargs in self.named("version")}
 
     def test_versions(self):
-        versions = self.named("version")
-        self.assertEqual(versions, [(("main",), {"branch": "main", "preferred": True})])
-        self.assertEqual(self.named("license"), [], "no license file in the project yet")
+        versions = self.versions()
+        self.assertEqual(set(versions), {"main", "0.1.0"})
+        self.assertEqual(versions["main"], {"branch": "main"}, "main: the branch, not preferred")
+        release = versions["0.1.0"]
+        self.assertEqual(release.get("tag"), "v0.1.0")
+        self.assertRegex(release.get("commit", ""), r"^[0-9a-f]{40}$", "0.1.0 pins no commit")
+        for name, kwargs in versions.items():
+            # A release fetched from git needs the tag and the commit (Spack checks they agree);
+            # with no public remote there is no tarball to checksum.
+            if name != "main":
+                self.assertTrue({"tag", "commit"} <= set(kwargs), f"version {name}: {kwargs}")
+        self.assertTrue(self.cls.git.endswith(".git"))
+
+    def test_release_tags_exist_in_this_checkout(self):
+        """Each released version names a tag of this repository, at the pinned commit, whose
+        CMakeLists.txt declares that version."""
+        git = shutil.which("git")
+        if not git:
+            self.skipTest("git is not installed: the release tags cannot be checked")
+        inside = subprocess.run(
+            [git, "-C", PROJECT_ROOT, "rev-parse", "--is-inside-work-tree"],
+            capture_output=True,
+            text=True,
+        )
+        if inside.returncode != 0 or inside.stdout.strip() != "true":
+            self.skipTest(f"{PROJECT_ROOT} is not a git checkout: release tags not checked")
+        for name, kwargs in self.versions().items():
+            if "tag" not in kwargs:
+                continue
+            tag, commit = kwargs["tag"], kwargs.get("commit")
+            got = subprocess.run(
+                [git, "-C", PROJECT_ROOT, "rev-parse", "--verify", "--quiet", f"{tag}^{{commit}}"],
+                capture_output=True,
+                text=True,
+            )
+            self.assertEqual(
+                got.returncode,
+                0,
+                f"version {name}: tag {tag} is not in this checkout (a clone without tags? "
+                "`git fetch --tags`)",
+            )
+            self.assertEqual(got.stdout.strip(), commit, f"version {name}: {tag} is not {commit}")
+            cmakelists = subprocess.run(
+                [git, "-C", PROJECT_ROOT, "show", f"{commit}:CMakeLists.txt"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+            self.assertRegex(
+                cmakelists,
+                rf"project\(ndzip-kokkos\s+VERSION\s+{re.escape(name)}\b",
+                f"version {name}: the CMakeLists.txt of {tag} declares another version",
+            )
+
+    def test_license_and_maintainers(self):
+        self.assertEqual(
+            [args[0] for args, _ in self.named("license")], ["Apache-2.0 WITH LLVM-exception"]
+        )
+        license_file = os.path.join(PROJECT_ROOT, "LICENSE")
+        if os.path.exists(license_file):
+            self.assertIn("LLVM Exceptions", read(license_file))
+        maintainers = self.named("maintainers")
+        self.assertEqual(len(maintainers), 1, "one maintainers(...) directive")
+        self.assertTrue(maintainers[0][0], "maintainers() names nobody")
+        self.assertTrue(self.cls.homepage.startswith("https://"))
+        for path in (PACKAGE_PY, os.path.abspath(__file__)):
+            with open(path, encoding="utf-8") as f:
+                head = f.readline() + f.readline()
+            self.assertIn(SPDX, head, f"{path}: no SPDX identifier in its first two lines")
 
     def test_variants_and_defaults(self):
         variants = {args[0]: kwargs for args, kwargs in self.named("variant")}
         expected = {
             "serial": True,
             "openmp": False,
+            "threads": False,
+            "shared": True,
             "cli": True,
             "tests": False,
             "perf_tests": False,
@@ -315,11 +466,14 @@ class RecipeTest(unittest.TestCase):
         expected = [
             ("cxx", None),
             ("cmake@3.16:", None),
-            ("kokkos@3.4:", None),
+            ("kokkos@3.4:4", None),
             ("kokkos+serial", "+serial"),
             ("kokkos+openmp", "+openmp"),
-            ("kokkos+cuda+cuda_lambda+wrapper", "+cuda"),
+            ("kokkos+threads", "+threads"),
+            ("kokkos+cuda+wrapper", "+cuda"),
+            ("kokkos+cuda_lambda", "+cuda ^kokkos@:4"),
             ("kokkos+rocm", "+rocm"),
+            ("kokkos+shared", "+shared"),
             ("xxhash", "+cli"),
             ("doctest", "+tests"),
             ("openssl", "+tests"),
@@ -332,6 +486,26 @@ class RecipeTest(unittest.TestCase):
         self.assertEqual(set(deps[("doctest", "+tests")].get("type")), {"build", "test"})
         self.assertEqual(deps[("python@3:", "+tests")].get("type"), "test")
         self.assertNotIn("type", deps[("openssl", "+tests")], "openssl is linked by the tests")
+
+    def test_kokkos_bound(self):
+        """Kokkos 3.4 to 4.x, the versions the project is built and tested with: an open upper
+        bound lets a host build concretise an untested Kokkos 5."""
+        bounds = [
+            spec for spec, when in self.depends() if spec.startswith("kokkos@") and when is None
+        ]
+        self.assertEqual(bounds, ["kokkos@3.4:4"])
+        for spec, when in self.depends():
+            if spec.startswith("kokkos") and "@" in spec:
+                self.assertNotRegex(spec, r"@[\w.]*:(\s|$)", f"{spec}: no upper bound")
+
+    def test_cuda_lambda_only_where_kokkos_has_it(self):
+        """cuda_lambda exists in Spack's kokkos only @:4: asked for unconditionally with +cuda
+        it would cap +cuda at Kokkos 4 on its own."""
+        lambdas = [(spec, when) for spec, when in self.depends() if "cuda_lambda" in spec]
+        self.assertEqual(len(lambdas), 1, lambdas)
+        spec, when = lambdas[0]
+        self.assertIn("+cuda", when or "")
+        self.assertIn("^kokkos@:4", when or "", f"{spec} is asked for beyond Kokkos 4")
 
     def test_gpu_architectures_forwarded(self):
         deps = self.depends()
@@ -352,12 +526,85 @@ class RecipeTest(unittest.TestCase):
             ("+cuda", "cuda_arch=none"),
             ("+rocm", "amdgpu_target=none"),
             ("+cuda", "+rocm"),
-            ("~serial~openmp~cuda~rocm", None),
+            ("+threads", "+openmp"),
+            ("~serial~openmp~threads~cuda~rocm", None),
             ("^kokkos+cuda", "~cuda"),
             ("^kokkos+rocm", "~rocm"),
         ]:
             self.assertIn(key, conflicts, f"conflicts({key[0]!r}, when={key[1]!r}) missing")
             self.assertTrue(conflicts[key].get("msg"), f"conflict {key} has no message")
+
+    # -- every variant maps onto something the project's CMake builds
+
+    def test_every_variant_is_classified(self):
+        """A variant this test does not know is neither checked below nor, likely, built."""
+        offered = offered_variants(self.cls, self.directives)
+        build_options = offered - set(BACKEND_VARIANTS) - set(ARCH_VARIANTS)
+        variants = {args[0]: kwargs for args, kwargs in self.named("variant")}
+        for name in build_options:
+            self.assertIn(name, variants, name)
+            self.assertIsInstance(
+                variants[name].get("default"),
+                bool,
+                f"variant {name}: not a backend, and not a boolean build option this test can "
+                "switch; classify it in BACKEND_VARIANTS / ARCH_VARIANTS or extend the test",
+            )
+
+    def test_backend_variants_have_instantiations(self):
+        """Each backend variant stands for an execution space that core/instantiate.hpp
+        instantiates the codec for, and each instantiated space has a variant (+rocm was once
+        offered while the library had no HIP code)."""
+        instantiate = os.path.join(PROJECT_ROOT, "core", "instantiate.hpp")
+        if not os.path.exists(instantiate):
+            self.skipTest(f"{instantiate} is missing: not in the project's source tree")
+        spaces = instantiated_backends(read(instantiate))
+        offered = offered_variants(self.cls, self.directives)
+        unbuilt = [
+            f"+{variant} (KOKKOS_ENABLE_{space})"
+            for variant, space in BACKEND_VARIANTS.items()
+            if variant in offered and space not in spaces
+        ]
+        self.assertFalse(
+            unbuilt,
+            f"variants offered for which core/instantiate.hpp instantiates nothing: "
+            f"{', '.join(unbuilt)} (it does for: {sorted(spaces)})",
+        )
+        by_space = {space: variant for variant, space in BACKEND_VARIANTS.items()}
+        for space in spaces:
+            self.assertIn(space, by_space, f"KOKKOS_ENABLE_{space}: no backend variant known")
+            self.assertIn(by_space[space], offered, f"{space} is built but has no variant")
+
+    def test_build_option_variants_reach_cmake_options(self):
+        """Each other variant changes a CMake definition in cmake_args(), and at least one of
+        those is an option() of the project's CMake (or BUILD_SHARED_LIBS, declared by the top
+        CMakeLists.txt); every name it passes is read by the project's CMake."""
+        top = os.path.join(PROJECT_ROOT, "CMakeLists.txt")
+        if not os.path.exists(top):
+            self.skipTest(f"{top} is missing: not in the project's source tree")
+        sources = {path: read(path) for path in project_cmake_files(PROJECT_ROOT)}
+        text = "\n".join(sources.values())
+        options = set(re.findall(r"^\s*option\s*\(\s*(\w+)", text, re.M | re.I))
+        if re.search(r"\bBUILD_SHARED_LIBS\b", read(top)):
+            options.add("BUILD_SHARED_LIBS")
+        offered = offered_variants(self.cls, self.directives)
+        for variant in sorted(offered - set(BACKEND_VARIANTS) - set(ARCH_VARIANTS)):
+            on = defines(self.instance(**{variant: True}).cmake_args())
+            off = defines(self.instance(**{variant: False}).cmake_args())
+            changed = {k for k in set(on) | set(off) if on.get(k) != off.get(k)}
+            self.assertTrue(changed, f"variant {variant} changes nothing in cmake_args()")
+            self.assertTrue(
+                changed & options,
+                f"variant {variant} sets {sorted(changed)}, none of them an option() of the "
+                f"project's CMake (options: {sorted(options)})",
+            )
+            for name in changed - options:
+                if name.startswith("CMAKE_"):
+                    continue  # CMake's own
+                self.assertRegex(
+                    text,
+                    rf"\b{re.escape(name)}\b",
+                    f"variant {variant}: no CMake file reads {name}",
+                )
 
     # -- cmake_args
 
@@ -365,6 +612,7 @@ class RecipeTest(unittest.TestCase):
         args = self.instance(serial=False, openmp=True).cmake_args()
         d = defines(args)
         self.assertEqual(d["Kokkos_ROOT"], KOKKOS_PREFIX)
+        self.assertEqual(d["BUILD_SHARED_LIBS"], "ON")
         self.assertEqual(d["NDZIP_BUILD_TOOLS"], "ON")
         self.assertEqual(d["NDZIP_BUILD_TESTS"], "OFF")
         self.assertEqual(d["NDZIP_BUILD_PERF_TESTS"], "OFF")
@@ -379,6 +627,20 @@ class RecipeTest(unittest.TestCase):
         self.assertEqual(d["NDZIP_BUILD_PERF_TESTS"], "ON")
         peers = d["NDZIP_PEERS_DISABLE"].split(";")
         self.assertEqual(peers, ["zstd", "lz4", "blosc", "fpzip", "zfp"])
+
+    def test_cmake_args_shared(self):
+        self.assertEqual(defines(self.instance().cmake_args())["BUILD_SHARED_LIBS"], "ON")
+        d = defines(self.instance(shared=False).cmake_args())
+        self.assertEqual(d["BUILD_SHARED_LIBS"], "OFF")
+        self.assertIn("-DBUILD_SHARED_LIBS:BOOL=OFF", self.instance(shared=False).cmake_args())
+        # Only a shared libndzip constrains how Kokkos was built.
+        kokkos_link = [(s, w) for s, w in self.depends() if re.search(r"[+~](shared|pic)\b", s)]
+        self.assertEqual(kokkos_link, [("kokkos+shared", "+shared")])
+
+    def test_cmake_args_threads(self):
+        d = defines(self.instance(serial=False, threads=True).cmake_args())
+        self.assertNotIn("CMAKE_CXX_COMPILER", d)
+        self.assertEqual(d["Kokkos_ROOT"], KOKKOS_PREFIX)
 
     def test_cmake_args_cuda(self):
         d = defines(self.instance(cuda=True, cuda_arch="90").cmake_args())

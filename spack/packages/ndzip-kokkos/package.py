@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Spack package for ndzip-kokkos, kept in this project's own Spack repository (spack/repo.yaml).
 # Spack is not available in this project's CI; spack/tests/test_package.py checks this recipe
-# offline against a stand-in for `spack.package`.
+# offline against a stand-in for `spack.package` (spack/README.md).
 import os
 import shutil
 
@@ -14,20 +14,28 @@ class NdzipKokkos(CMakePackage, CudaPackage, ROCmPackage):
     with. Installs the ndzip::ndzip CMake package and, optionally, the `ndzip` command-line
     tool."""
 
-    # The project's repository. This checkout has no git remote configured, so the address is
-    # the intended one; with a local checkout, `spack develop ndzip-kokkos@main` builds from it.
+    # The project has no public git remote yet: these are the addresses it is meant to have, so
+    # `spack install` cannot fetch a source until that repository exists. Until then, build a
+    # checkout with `spack develop` (spack/README.md), which takes the source from a local path.
     homepage = "https://github.com/ndzip-kokkos/ndzip-kokkos"
     git = "https://github.com/ndzip-kokkos/ndzip-kokkos.git"
 
-    # No license() directive: the project has no license file yet.
+    # Placeholder: the GitHub handle(s) of the people who look after this recipe go here.
+    maintainers("ndzip-kokkos")
 
-    # No release is tagged yet; the project's CMake version is 0.1.0.
-    version("main", branch="main", preferred=True)
+    license("Apache-2.0 WITH LLVM-exception")
 
-    # The library is compiled for every backend the Kokkos it finds was built with; these
-    # variants say which backends that Kokkos must have.
+    # Releases are annotated tags v<version>; the commit pins what the tag names. Spack prefers
+    # a numbered version over a branch, so plain `ndzip-kokkos` is 0.1.0 and `@main` is opt-in.
+    version("main", branch="main")
+    version("0.1.0", tag="v0.1.0", commit="64ccb4aa7429e79eddbe12a32a644c3c50b73928")
+
+    # The library is compiled for every backend the Kokkos it finds was built with
+    # (core/instantiate.hpp); these variants say which backends that Kokkos must have.
     variant("serial", default=True, description="Require a Kokkos with the Serial backend")
     variant("openmp", default=False, description="Require a Kokkos with the OpenMP backend")
+    variant("threads", default=False, description="Require a Kokkos with the Threads backend")
+    variant("shared", default=True, description="Build libndzip as a shared library")
     variant("cli", default=True, description="Build the ndzip command-line tool (needs xxhash)")
     variant("tests", default=False, description="Build the unit tests (NDZIP_BUILD_TESTS)")
     variant(
@@ -40,14 +48,29 @@ class NdzipKokkos(CMakePackage, CudaPackage, ROCmPackage):
     depends_on("cxx", type="build")
     depends_on("cmake@3.16:", type="build")
 
-    # Kokkos 3.4 is the oldest Kokkos the project builds and tests with.
-    depends_on("kokkos@3.4:")
+    # The Kokkos versions the project builds and tests with: 3.4.01 in CI, 4.6.01 on the GPU
+    # machine. Kokkos 5 is untested, so it is kept out. (Spack's own kokkos recipe starts at
+    # 3.7.02; an older Kokkos can only come in as an external.)
+    depends_on("kokkos@3.4:4")
     depends_on("kokkos+serial", when="+serial")
     depends_on("kokkos+openmp", when="+openmp")
+    depends_on("kokkos+threads", when="+threads")
     # The kernels use device lambdas, and a Kokkos CUDA build compiles through nvcc_wrapper.
-    # (Kokkos' cuda_lambda variant exists up to Kokkos 4, so +cuda resolves to Kokkos 3.4-4.x.)
-    depends_on("kokkos+cuda+cuda_lambda+wrapper", when="+cuda")
+    depends_on("kokkos+cuda+wrapper", when="+cuda")
+    # Extended lambdas are always on from Kokkos 4.1, and Spack's kokkos recipe offers the
+    # cuda_lambda variant only @:4: ask for it only there, so that this line does not by itself
+    # cap +cuda at Kokkos 4 once the bound above is raised.
+    depends_on("kokkos+cuda_lambda", when="+cuda ^kokkos@:4")
     depends_on("kokkos+rocm", when="+rocm")
+
+    # A shared libndzip links Kokkos into a shared object. Kokkos Kernels asks for kokkos+pic
+    # here (depends_on("kokkos+pic", when="+shared")), which makes a static Kokkos linkable;
+    # this project asks for a shared Kokkos instead (CMakeLists.txt, BUILD_SHARED_LIBS): with a
+    # static Kokkos, libndzip.so and the application linking it would each carry their own copy
+    # of Kokkos' global state. +shared is also kokkos' default, so an existing Kokkos is reused,
+    # where +pic (default off) would build another. ~shared gives a static, position-independent
+    # libndzip.a that links with either kind of Kokkos.
+    depends_on("kokkos+shared", when="+shared")
 
     # Kokkos compiles for one GPU architecture: hand ours on to it.
     for arch in CudaPackage.cuda_arch_values:
@@ -61,8 +84,13 @@ class NdzipKokkos(CMakePackage, CudaPackage, ROCmPackage):
     )
     conflicts("+cuda", when="+rocm", msg="Kokkos has one device backend: pick +cuda or +rocm")
     conflicts(
-        "~serial~openmp~cuda~rocm",
-        msg="enable at least one backend: +serial, +openmp, +cuda or +rocm",
+        "+threads",
+        when="+openmp",
+        msg="Kokkos has at most one host-parallel backend: pick +openmp or +threads",
+    )
+    conflicts(
+        "~serial~openmp~threads~cuda~rocm",
+        msg="enable at least one backend: +serial, +openmp, +threads, +cuda or +rocm",
     )
     # A device Kokkos needs its device compiler, which cmake_args only selects with +cuda/+rocm.
     conflicts("^kokkos+cuda", when="~cuda", msg="a Kokkos with CUDA needs ndzip-kokkos +cuda")
@@ -89,6 +117,7 @@ class NdzipKokkos(CMakePackage, CudaPackage, ROCmPackage):
     def cmake_args(self):
         args = [
             self.define("Kokkos_ROOT", self.spec["kokkos"].prefix),
+            self.define_from_variant("BUILD_SHARED_LIBS", "shared"),
             self.define_from_variant("NDZIP_BUILD_TOOLS", "cli"),
             self.define_from_variant("NDZIP_BUILD_TESTS", "tests"),
             self.define_from_variant("NDZIP_BUILD_PERF_TESTS", "perf_tests"),
