@@ -3,6 +3,7 @@
 # CUDA compile check (no GPU needed): builds the whole project, library, CLI, tests and perf
 # binaries, against Kokkos 3.4.01 with CUDA (Debian's CUDA 11.8 + g++-11, arch AMPERE80), so
 # that CUDA code cannot rot between GPU sessions. Installs what it needs, like install-deps.sh.
+# Static, as is the Kokkos it builds for this check (shared builds are checked on the host).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 "$root/scripts/install-deps.sh" --cuda
@@ -11,7 +12,7 @@ source "$root/scripts/debian-cuda-env.sh"
 kokkos_cuda="$root/.deps/kokkos-cuda"
 cuda_build="${NDZIP_CUDA_BUILD_DIR:-$root/build-cuda}"
 cmake -S "$root" -B "$cuda_build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DKokkos_ROOT="$kokkos_cuda" \
+  -DKokkos_ROOT="$kokkos_cuda" -DBUILD_SHARED_LIBS=OFF \
   -DCMAKE_CXX_COMPILER="$kokkos_cuda/bin/nvcc_wrapper" \
   -DCMAKE_CXX_FLAGS="-arch=sm_80" \
   -DCUDAToolkit_INCLUDE_DIR=/usr/include >/dev/null

@@ -3,7 +3,8 @@
 # HIP compile check (no AMD GPU needed): builds the whole project, library, CLI, tests and perf
 # binaries, against Kokkos 3.4.01 with HIP (Debian's hipcc, ROCm 5.2.3, arch VEGA908 = gfx908),
 # so that HIP code cannot rot. Installs what it needs, like install-deps.sh. The HIP logic is
-# not run here: the lane-group algorithm it shares with CUDA is tested on the host.
+# not run here: the lane-group algorithm it shares with CUDA is tested on the host. Static, as
+# is the Kokkos it builds for this check (shared builds are checked on the host).
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 "$root/scripts/install-deps.sh" --hip
@@ -11,7 +12,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 kokkos_hip="$root/.deps/kokkos-hip"
 hip_build="${NDZIP_HIP_BUILD_DIR:-$root/build-hip}"
 cmake -S "$root" -B "$hip_build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DKokkos_ROOT="$kokkos_hip" \
+  -DKokkos_ROOT="$kokkos_hip" -DBUILD_SHARED_LIBS=OFF \
   -DCMAKE_CXX_COMPILER=hipcc >/dev/null
 cmake --build "$hip_build" -j "$jobs"
 echo "build-hip: the HIP configuration compiles (binaries in $hip_build/bin, not run here)"

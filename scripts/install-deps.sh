@@ -5,7 +5,9 @@
 #    tests), OpenSSL (test-only SHA-256), strace (the CLI test sees the directory fsync),
 #    and the benchmark's peer codecs (zstd, LZ4, Blosc, fpzip, zfp);
 #  - Kokkos 3.4.01 (Serial + OpenMP) built from the `packages/kokkos` folder of Debian's
-#    bookworm `trilinos` source package into the git-ignored prefix .deps/kokkos-host.
+#    bookworm `trilinos` source package into the git-ignored prefix .deps/kokkos-host, as shared
+#    libraries (position-independent), so that libndzip.so and the HDF5 filter plugin can link
+#    it and share one Kokkos with the application.
 # A user with their own Kokkos skips this and passes -DKokkos_ROOT=... to CMake.
 # With NDZIP_SKIP_KOKKOS=1 (set by the other scripts when Kokkos_ROOT is given) only the Debian
 # packages are installed.
@@ -20,17 +22,24 @@
 #
 # With --fuzz it also installs Clang 14 with libFuzzer and builds a Serial-only Kokkos with it
 # into .deps/kokkos-fuzz, for the fuzz targets (scripts/run-fuzz.sh).
+#
+# With --threads it also builds Kokkos with the Threads backend (Serial + Threads, shared) into
+# .deps/kokkos-threads, for the check that a Threads-default Kokkos links (scripts/test-install.sh).
+#
+# A prefix is reused while the arguments it was built with are unchanged (a stamp file in it).
 set -euo pipefail
 
 with_cuda=0
 with_hip=0
 with_fuzz=0
+with_threads=0
 for arg in "$@"; do
   case "$arg" in
     --cuda) with_cuda=1 ;;
     --hip) with_hip=1 ;;
     --fuzz) with_fuzz=1 ;;
-    *) echo "install-deps: unknown argument '$arg' (--cuda, --hip, --fuzz)" >&2; exit 2 ;;
+    --threads) with_threads=1 ;;
+    *) echo "install-deps: unknown argument '$arg' (--cuda, --hip, --fuzz, --threads)" >&2; exit 2 ;;
   esac
 done
 
@@ -136,7 +145,17 @@ fi
 build_kokkos() {
   local prefix=$1 name=$2
   shift 2
-  [ -f "$prefix/lib/cmake/Kokkos/KokkosConfig.cmake" ] && return 0
+  local stamp="$prefix/.ndzip-kokkos-build-args" wanted="$*"
+  if [ -f "$prefix/lib/cmake/Kokkos/KokkosConfig.cmake" ] && [ -f "$stamp" ] &&
+    [ "$(cat "$stamp")" = "$wanted" ]; then
+    return 0
+  fi
+  if [ -e "$prefix" ]; then
+    # Rebuilt with other arguments: only a prefix of this script's own is replaced.
+    [[ $prefix == "$deps"/* ]] || [ -f "$stamp" ] ||
+      { echo "install-deps: $prefix exists and was not built by this script; remove it or pick another NDZIP_KOKKOS_PREFIX" >&2; exit 1; }
+    rm -rf "$prefix"
+  fi
   fetch_kokkos_source
   echo "install-deps: building Kokkos 3.4.01 ($name) into $prefix"
   local build="$deps/kokkos-$name-build"
@@ -152,10 +171,11 @@ build_kokkos() {
   cmake --build "$build" -j "$jobs" >"$deps/kokkos-$name-build.log" 2>&1 ||
     { tail -n 40 "$deps/kokkos-$name-build.log" >&2; exit 1; }
   cmake --install "$build" >/dev/null
+  printf '%s' "$wanted" >"$stamp"
   rm -rf "$build"
 }
 
-build_kokkos "$kokkos_prefix" host -DKokkos_ENABLE_OPENMP=ON
+build_kokkos "$kokkos_prefix" host -DKokkos_ENABLE_OPENMP=ON -DBUILD_SHARED_LIBS=ON
 echo "install-deps: Kokkos prefix $kokkos_prefix"
 
 if [ "$with_cuda" = 1 ]; then
@@ -177,6 +197,13 @@ if [ "$with_hip" = 1 ]; then
   build_kokkos "$hip_prefix" hip -DCMAKE_CXX_COMPILER=hipcc \
     -DKokkos_ENABLE_HIP=ON -DKokkos_ARCH_VEGA908=ON
   echo "install-deps: Kokkos (HIP) prefix $hip_prefix"
+fi
+
+if [ "$with_threads" = 1 ]; then
+  threads_prefix="$deps/kokkos-threads"
+  # Kokkos 3.x calls the Threads backend PTHREAD.
+  build_kokkos "$threads_prefix" threads -DKokkos_ENABLE_PTHREAD=ON -DBUILD_SHARED_LIBS=ON
+  echo "install-deps: Kokkos (Threads) prefix $threads_prefix"
 fi
 
 if [ "$with_fuzz" = 1 ]; then

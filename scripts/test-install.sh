@@ -1,43 +1,88 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-# Checks the installed package the way a user meets it (CI runs this):
+# Checks the installed package the way a user meets it (CI runs this), built three ways: shared
+# (the default), static (-DBUILD_SHARED_LIBS=OFF) and against a Kokkos whose default execution
+# space is Threads (install-deps.sh --threads). For each:
 #  1. scripts/install.sh into a temporary prefix;
 #  2. the downstream example (examples/downstream, as installed under share/) configured with
-#     only the printed CMAKE_PREFIX_PATH, built and run: it must report a bit-exact round trip;
+#     only the printed CMAKE_PREFIX_PATH, built and run: it must report a bit-exact round trip
+#     on the Kokkos default space;
 #  3. the installed `ndzip --version` reports the project version;
-#  4. find_package(ndzip-kokkos) refuses, with its message, a Kokkos whose backends differ from
-#     the ones the library was built for (a stand-in KokkosConfig.cmake with other devices).
+#  4. the library is the kind asked for; a shared one exports the API (namespace ndzip) and
+#     none of the kernels or of the Kokkos code instantiated for them.
+# Once (shared): find_package(ndzip-kokkos) refuses, with its message, a Kokkos whose backends
+# differ from the ones the library was built for (a stand-in KokkosConfig.cmake with other
+# devices).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/ndzip-test-install.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 fail() { echo "test-install: FAIL: $*" >&2; exit 1; }
-
-"$root/scripts/install.sh" "$work/prefix" | tee "$work/install.log"
-prefix_path=$(sed -n 's/^CMAKE_PREFIX_PATH=//p' "$work/install.log" | tail -n 1)
-[ -n "$prefix_path" ] || fail "install.sh printed no CMAKE_PREFIX_PATH"
-example="$work/prefix/share/ndzip-kokkos/examples/downstream"
-[ -f "$example/CMakeLists.txt" ] || fail "the downstream example is not installed"
-
-echo "test-install: building the downstream example against the installed package"
-cmake -S "$example" -B "$work/example" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DCMAKE_PREFIX_PATH="$prefix_path" >"$work/example-configure.log" 2>&1 ||
-  { cat "$work/example-configure.log"; fail "the example does not configure"; }
-cmake --build "$work/example" >"$work/example-build.log" 2>&1 ||
-  { cat "$work/example-build.log"; fail "the example does not build"; }
-OMP_NUM_THREADS=2 OMP_PROC_BIND=false "$work/example/ndzip-downstream-example" 64 | tee "$work/run.log"
-grep -q "bit-exact" "$work/run.log" || fail "the example did not report a bit-exact round trip"
-
 version=$(sed -nE 's/^project\(ndzip-kokkos VERSION ([0-9.]+).*/\1/p' "$root/CMakeLists.txt")
-"$work/prefix/bin/ndzip" --version | grep -qx "ndzip $version" ||
-  fail "'ndzip --version' does not say 'ndzip $version': $("$work/prefix/bin/ndzip" --version)"
+
+# check_install NAME EXPECTED_SPACE KIND [CMAKE_ARGS...]: steps 1-4 in $work/NAME; KIND is
+# shared or static.
+check_install() {
+  local name=$1 space=$2 kind=$3
+  shift 3
+  local dir="$work/$name"
+  mkdir -p "$dir"
+  echo "test-install: $name"
+  NDZIP_BUILD_DIR="$root/build-install-$name" "$root/scripts/install.sh" "$dir/prefix" "$@" |
+    tee "$dir/install.log"
+  local prefix_path
+  prefix_path=$(sed -n 's/^CMAKE_PREFIX_PATH=//p' "$dir/install.log" | tail -n 1)
+  [ -n "$prefix_path" ] || fail "$name: install.sh printed no CMAKE_PREFIX_PATH"
+  local example="$dir/prefix/share/ndzip-kokkos/examples/downstream"
+  [ -f "$example/CMakeLists.txt" ] || fail "$name: the downstream example is not installed"
+  [ -f "$dir/prefix/share/doc/ndzip-kokkos/LICENSE" ] || fail "$name: LICENSE is not installed"
+
+  local lib="$dir/prefix/lib"
+  if [ "$kind" = shared ]; then
+    [ -f "$lib/libndzip.so" ] && [ ! -e "$lib/libndzip.a" ] || fail "$name: no libndzip.so alone in $lib"
+    # Defined dynamic symbols outside namespace ndzip, less the C++ library's own template
+    # code (its headers give namespace std default visibility). Kernels and Kokkos code would
+    # show up as Kokkos:: or ndzip-internal lambdas' Kokkos instantiations.
+    local foreign
+    foreign=$(nm -D --defined-only -C "$lib/libndzip.so" | cut -d' ' -f3- |
+      grep -vE '^((typeinfo (name )?|vtable |guard variable )for )?(ndzip|std|__gnu_cxx)::|^_(init|fini)$' || true)
+    if [ -n "$foreign" ]; then
+      echo "$foreign" | head -n 20
+      fail "$name: libndzip.so exports $(echo "$foreign" | wc -l) symbols outside the API (above)"
+    fi
+    readelf -d "$dir/prefix/bin/ndzip" | grep -qE 'R(UN)?PATH.*\$ORIGIN/../lib' ||
+      fail "$name: the installed ndzip tool has no RPATH to its library"
+  else
+    [ -f "$lib/libndzip.a" ] && [ ! -e "$lib/libndzip.so" ] || fail "$name: no libndzip.a alone in $lib"
+  fi
+
+  cmake -S "$example" -B "$dir/example" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$prefix_path" >"$dir/example-configure.log" 2>&1 ||
+    { cat "$dir/example-configure.log"; fail "$name: the example does not configure"; }
+  cmake --build "$dir/example" >"$dir/example-build.log" 2>&1 ||
+    { cat "$dir/example-build.log"; fail "$name: the example does not build"; }
+  OMP_NUM_THREADS=2 OMP_PROC_BIND=false "$dir/example/ndzip-downstream-example" 64 | tee "$dir/run.log"
+  grep -q "bit-exact" "$dir/run.log" || fail "$name: the example did not report a bit-exact round trip"
+  grep -q " on $space:" "$dir/run.log" || fail "$name: the example did not run on $space"
+
+  "$dir/prefix/bin/ndzip" --version | grep -qx "ndzip $version" ||
+    fail "$name: 'ndzip --version' does not say 'ndzip $version': $("$dir/prefix/bin/ndzip" --version)"
+  echo "$prefix_path" >"$dir/prefix_path"
+}
+
+check_install shared OpenMP shared
+check_install static OpenMP static -DBUILD_SHARED_LIBS=OFF
+"$root/scripts/install-deps.sh" --threads
+Kokkos_ROOT="$root/.deps/kokkos-threads" check_install threads Threads shared
 
 echo "test-install: a Kokkos with other backends must be refused"
+example="$work/shared/prefix/share/ndzip-kokkos/examples/downstream"
 mkdir -p "$work/other-kokkos/lib/cmake/Kokkos"
 cat >"$work/other-kokkos/lib/cmake/Kokkos/KokkosConfig.cmake" <<'CMAKE'
 set(Kokkos_VERSION 4.6.1)
 set(Kokkos_DEVICES SERIAL;CUDA)
 CMAKE
+prefix_path=$(cat "$work/shared/prefix_path")
 ndzip_prefix=${prefix_path%%;*}
 if cmake -S "$example" -B "$work/refused" -G Ninja -DCMAKE_PREFIX_PATH="$ndzip_prefix" \
      -DKokkos_ROOT="$work/other-kokkos" >"$work/refused.log" 2>&1; then
@@ -49,4 +94,19 @@ message=$(tr -s ' \n' ' ' <"$work/refused.log")
 [[ $message == *"was built for a Kokkos with the backends 'OPENMP;SERIAL'"*"has 'CUDA;SERIAL'"* ]] ||
   { cat "$work/refused.log"; fail "the refusal does not explain itself"; }
 grep -A6 "Reason given by package" "$work/refused.log"
+
+echo "test-install: a Kokkos with an execution space ndzip-kokkos lacks must be refused at configure"
+mkdir -p "$work/sycl-kokkos/lib/cmake/Kokkos"
+cat >"$work/sycl-kokkos/lib/cmake/Kokkos/KokkosConfig.cmake" <<'CMAKE'
+set(Kokkos_VERSION 4.6.1)
+set(Kokkos_DEVICES SERIAL;SYCL)
+CMAKE
+if cmake -S "$root" -B "$work/sycl-build" -G Ninja -DKokkos_ROOT="$work/sycl-kokkos" \
+     -DNDZIP_BUILD_TESTS=OFF -DNDZIP_BUILD_TOOLS=OFF -DNDZIP_BUILD_PERF_TESTS=OFF \
+     >"$work/sycl.log" 2>&1; then
+  fail "the project configured against a Kokkos with SYCL"
+fi
+message=$(tr -s ' \n' ' ' <"$work/sycl.log")
+[[ $message == *"execution space(s) SYCL, which ndzip-kokkos does not support"* ]] ||
+  { cat "$work/sycl.log"; fail "the SYCL refusal does not name the space"; }
 echo "test-install: OK"

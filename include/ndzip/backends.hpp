@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Run-time choice among the Kokkos execution spaces this library was built for, by name
-// ("serial", "openmp", "cuda", "hip"), for tools and tests that pick a backend from the
+// ("serial", "openmp", "threads", "cuda", "hip"), for tools and tests that pick a backend from the
 // command line.
 
 #include <stdexcept>
@@ -11,13 +11,15 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "ndzip/export.hpp"
+
 namespace ndzip {
 
 // The instruction set of the host kernels (Serial, OpenMP) on this machine: "avx512", "avx2" or
 // "baseline" (the compiler's default target). The library holds a copy of them per instruction
 // set and picks the best the CPU runs, once per process; NDZIP_HOST_ISA=baseline|avx2 in the
 // environment caps the choice.
-const char* host_instruction_set();
+NDZIP_EXPORT const char* host_instruction_set();
 
 // Names of the enabled backends; the first one is Kokkos' default execution space.
 inline std::vector<std::string> enabled_backends() {
@@ -33,6 +35,9 @@ inline std::vector<std::string> enabled_backends() {
 #endif
 #ifdef KOKKOS_ENABLE_OPENMP
   add("openmp", std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::OpenMP>);
+#endif
+#ifdef KOKKOS_ENABLE_THREADS
+  add("threads", std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::Threads>);
 #endif
 #ifdef KOKKOS_ENABLE_CUDA
   add("cuda", std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>);
@@ -58,6 +63,9 @@ void with_backend(std::string_view name, F&& f) {
 #endif
 #ifdef KOKKOS_ENABLE_OPENMP
   if (name == "openmp") return static_cast<void>(f(Kokkos::OpenMP{}));
+#endif
+#ifdef KOKKOS_ENABLE_THREADS
+  if (name == "threads") return static_cast<void>(f(Kokkos::Threads{}));
 #endif
 #ifdef KOKKOS_ENABLE_CUDA
   if (name == "cuda") return static_cast<void>(f(Kokkos::Cuda{}));

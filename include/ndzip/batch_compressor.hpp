@@ -40,6 +40,7 @@
 
 #include "ndzip/decompress_outcome.hpp"
 #include "ndzip/error.hpp"
+#include "ndzip/export.hpp"
 #include "ndzip/extent.hpp"
 #include "ndzip/format.hpp"
 
@@ -70,7 +71,7 @@ struct batch_codec;
 }  // namespace core
 
 template <class T, int Dims, class ExecSpace = Kokkos::DefaultExecutionSpace>
-class batch_compressor {
+class NDZIP_EXPORT batch_compressor {
  public:
   using value_type = T;
   using execution_space = ExecSpace;

@@ -36,6 +36,7 @@
 
 #include "ndzip/decompress_outcome.hpp"
 #include "ndzip/error.hpp"
+#include "ndzip/export.hpp"
 #include "ndzip/extent.hpp"
 #include "ndzip/format.hpp"
 #include "ndzip/view_checks.hpp"
@@ -65,7 +66,7 @@ struct codec;
 }  // namespace core
 
 template <class T, int Dims, class ExecSpace = Kokkos::DefaultExecutionSpace>
-class compressor {
+class NDZIP_EXPORT compressor {
  public:
   using value_type = T;
   using execution_space = ExecSpace;
