@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "kokkos_runtime.hpp"
+
+#include <hdf5.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace ndzip::hdf5_plugin {
+namespace {
+
+// The Kokkos this plugin initialised: finalised by the destructor, which runs at process exit
+// (the plugin is linked -z nodelete, so HDF5 unloading it does not end it earlier; a Kokkos
+// finalised and initialised again is refused by Kokkos 4).
+class plugin_owned_kokkos {
+ public:
+  plugin_owned_kokkos() {
+    std::vector<std::string> args{"ndzip-hdf5-filter"};
+    // Kokkos prints its warnings to stdout (h5dump's output, for one). An explicit
+    // KOKKOS_DISABLE_WARNINGS decides instead: Kokkos refuses both when they disagree.
+    if (!std::getenv("KOKKOS_DISABLE_WARNINGS")) args.emplace_back("--kokkos-disable-warnings");
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int argc = static_cast<int>(args.size());
+    Kokkos::initialize(argc, argv.data());
+  }
+
+  ~plugin_owned_kokkos() {
+    // HDF5 closes the files an application left open in its own exit handler, which was
+    // registered before this object existed and so runs after its destructor: close HDF5 now,
+    // while the filter can still compress the chunks those files flush.
+    H5close();
+    if (Kokkos::is_initialized()) Kokkos::finalize();
+  }
+
+  plugin_owned_kokkos(const plugin_owned_kokkos&) = delete;
+  plugin_owned_kokkos& operator=(const plugin_owned_kokkos&) = delete;
+};
+
+}  // namespace
+
+void require_kokkos() {
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (Kokkos::is_initialized()) return;
+#if KOKKOS_VERSION >= 40000
+  if (Kokkos::is_finalized())
+    throw std::runtime_error(
+        "ndzip HDF5 filter: Kokkos has been finalised and cannot be initialised again; close "
+        "the HDF5 files that use the filter before finalising Kokkos");
+#endif
+  // Constructed on the first call that finds Kokkos uninitialised, destroyed at exit.
+  static plugin_owned_kokkos owned;
+}
+
+}  // namespace ndzip::hdf5_plugin

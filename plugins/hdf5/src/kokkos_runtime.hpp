@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+// The Kokkos the filter runs on. HDF5 loads the plugin into applications that may or may not
+// use Kokkos themselves:
+// - if the application has initialised Kokkos, the filter uses it and never finalises it;
+// - otherwise the filter initialises Kokkos on first use (warnings off, so that nothing is
+//   printed into a tool's output, unless KOKKOS_DISABLE_WARNINGS says otherwise; thread counts
+//   from the usual KOKKOS_ and OMP_ environment variables) and finalises it at process exit.
+// The work runs on a host backend, never on a GPU: OpenMP where Kokkos has it and it can be
+// used from the calling thread, else Serial.
+
+#include <Kokkos_Core.hpp>
+#include <stdexcept>
+#include <utility>
+
+namespace ndzip::hdf5_plugin {
+
+// Initialises Kokkos unless it is initialised. Throws std::runtime_error if it cannot be (it
+// was finalised already).
+void require_kokkos();
+
+// Calls f(instance) with an instance of the host execution space this call should run on.
+template <class F>
+void with_host_backend(F&& f) {
+#if defined(KOKKOS_ENABLE_OPENMP)
+  // Kokkos 3 runs OpenMP work only on the thread that initialised it, and no Kokkos version
+  // runs it in parallel from inside an OpenMP parallel region of the application.
+  if (!Kokkos::OpenMP::in_parallel()) return std::forward<F>(f)(Kokkos::OpenMP());
+#endif
+#if defined(KOKKOS_ENABLE_SERIAL)
+  return std::forward<F>(f)(Kokkos::Serial());
+#else
+  throw std::runtime_error(
+      "ndzip HDF5 filter: Kokkos' OpenMP backend cannot run on this thread, and this Kokkos has "
+      "no Serial backend");
+#endif
+}
+
+}  // namespace ndzip::hdf5_plugin

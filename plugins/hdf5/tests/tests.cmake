@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# The plugin's tests, run by CTest (ctest -L hdf5): h5py round trips, h5dump, h5repack between
+# filters, damaged chunks, and who owns Kokkos. They load the plugin as any application would,
+# through HDF5_PLUGIN_PATH: the build's plugin folder, then HDF5's default folder (where Debian's
+# hdf5-filter-plugin-* packages put the zfp, Blosc and LZ4 filters that the h5repack test
+# converts from).
+
+# The Python tests need h5py, hdf5plugin and numpy: the first interpreter that has them, the
+# one on PATH or the system's (Debian's python3-h5py is not in a pyenv or venv interpreter).
+if(NOT NDZIP_HDF5_TEST_PYTHON)
+  find_program(path_python3 NAMES python3)
+  foreach(candidate IN ITEMS "${path_python3}" /usr/bin/python3)
+    if(candidate AND EXISTS "${candidate}")
+      execute_process(COMMAND "${candidate}" -c "import h5py, hdf5plugin, numpy"
+                      RESULT_VARIABLE no_modules OUTPUT_QUIET ERROR_QUIET)
+      if(no_modules EQUAL 0)
+        set(NDZIP_HDF5_TEST_PYTHON "${candidate}" CACHE FILEPATH
+            "Python 3 with h5py, hdf5plugin and numpy, for the HDF5 plugin's tests")
+        break()
+      endif()
+    endif()
+  endforeach()
+endif()
+find_program(NDZIP_H5DUMP h5dump)
+find_program(NDZIP_H5REPACK h5repack)
+
+set(plugin_test_environment
+    "HDF5_PLUGIN_PATH=${NDZIP_HDF5_PLUGIN_DIR}:${NDZIP_HDF5_DEFAULT_PLUGIN_DIR}"
+    # ctest -j runs tests side by side on few cores: no OpenMP threads spinning against each other.
+    "OMP_PROC_BIND=false" "OMP_WAIT_POLICY=passive")
+
+# A sanitized plugin cannot be loaded into the uninstrumented python3, h5dump and h5repack (and
+# HDF5's and Kokkos' own allocations at exit would fail the leak check): the plugin is compiled
+# there, not tested.
+if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=")
+  message(STATUS "ndzip-kokkos: HDF5 plugin tests not registered in a sanitizer build")
+  return()
+endif()
+
+set(tests_dir ${CMAKE_CURRENT_SOURCE_DIR}/tests)
+set(filter_id_arg --filter-id ${NDZIP_HDF5_FILTER_ID})
+if(NDZIP_HDF5_TEST_PYTHON)
+  set(python ${NDZIP_HDF5_TEST_PYTHON})
+  add_test(NAME hdf5-plugin-h5py-roundtrip
+           COMMAND ${python} ${tests_dir}/test_h5py_roundtrip.py ${filter_id_arg})
+  add_test(NAME hdf5-plugin-damaged-chunks
+           COMMAND ${python} ${tests_dir}/test_damaged_chunks.py ${filter_id_arg})
+  set(tool_tests hdf5-plugin-h5py-roundtrip hdf5-plugin-damaged-chunks)
+  if(NDZIP_H5DUMP)
+    add_test(NAME hdf5-plugin-h5dump
+             COMMAND ${python} ${tests_dir}/test_h5dump.py ${filter_id_arg} --h5dump ${NDZIP_H5DUMP})
+    list(APPEND tool_tests hdf5-plugin-h5dump)
+  endif()
+  if(NDZIP_H5REPACK)
+    add_test(NAME hdf5-plugin-h5repack
+             COMMAND ${python} ${tests_dir}/test_h5repack.py ${filter_id_arg}
+                     --h5repack ${NDZIP_H5REPACK})
+    list(APPEND tool_tests hdf5-plugin-h5repack)
+  endif()
+  if(NOT NDZIP_H5DUMP OR NOT NDZIP_H5REPACK)
+    message(WARNING "HDF5 plugin: h5dump or h5repack not found (Debian: hdf5-tools), their "
+                    "tests are not registered")
+  endif()
+  set_tests_properties(${tool_tests} PROPERTIES ENVIRONMENT "${plugin_test_environment}"
+                                                LABELS hdf5)
+else()
+  message(WARNING "HDF5 plugin: no python3 with h5py, hdf5plugin and numpy (Debian: "
+                  "python3-h5py python3-hdf5plugin python3-numpy; or set "
+                  "NDZIP_HDF5_TEST_PYTHON), the plugin's Python tests are not registered")
+endif()
+
+# Who owns Kokkos: an application that initialised it keeps it, else the plugin initialises it
+# and finalises it at exit, after HDF5 has flushed the files left open.
+add_executable(ndzip-hdf5-kokkos-ownership tests/kokkos_ownership.cpp)
+target_compile_definitions(ndzip-hdf5-kokkos-ownership PRIVATE
+                           NDZIP_HDF5_FILTER_ID=${NDZIP_HDF5_FILTER_ID})
+target_link_libraries(ndzip-hdf5-kokkos-ownership PRIVATE Kokkos::kokkos ndzip::hdf5_c)
+add_dependencies(ndzip-hdf5-kokkos-ownership ndzip-hdf5-plugin)
+set(ownership $<TARGET_FILE:ndzip-hdf5-kokkos-ownership>)
+set(ownership_file ${CMAKE_CURRENT_BINARY_DIR}/kokkos_ownership.h5)
+add_test(NAME hdf5-plugin-kokkos-application-owned
+         COMMAND ${ownership} application-owned ${CMAKE_CURRENT_BINARY_DIR}/kokkos_application.h5)
+add_test(NAME hdf5-plugin-kokkos-plugin-owned-write
+         COMMAND ${ownership} plugin-owned-left-open ${ownership_file})
+add_test(NAME hdf5-plugin-kokkos-plugin-owned-check
+         COMMAND ${ownership} check ${ownership_file})
+set_tests_properties(hdf5-plugin-kokkos-plugin-owned-write PROPERTIES
+                     FIXTURES_SETUP hdf5_left_open_file)
+set_tests_properties(hdf5-plugin-kokkos-plugin-owned-check PROPERTIES
+                     FIXTURES_REQUIRED hdf5_left_open_file)
+set_tests_properties(hdf5-plugin-kokkos-application-owned hdf5-plugin-kokkos-plugin-owned-write
+                     hdf5-plugin-kokkos-plugin-owned-check
+                     PROPERTIES ENVIRONMENT "${plugin_test_environment}" LABELS hdf5)
