@@ -8,6 +8,8 @@
 #include "ndzip/error.hpp"
 #include "ndzip/extent.hpp"
 #include "ndzip/format.hpp"
+#include "ndzip/frame.hpp"
+#include "ndzip/frame_format.hpp"
 #include "ndzip/version.hpp"
 #include "ndzip/view_api.hpp"
 #include "ndzip/view_checks.hpp"

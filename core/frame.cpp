@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The frame's header and checks (ndzip/frame_format.hpp) and the checks behind the View
+// functions of ndzip/frame.hpp.
+
+#include "ndzip/frame.hpp"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+// XXH3-64 compiled into this file only, with every xxHash function static here: the library
+// needs xxhash.h to build, and nothing to link or to run, and it cannot clash with another
+// xxHash in the same program.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "ndzip/format.hpp"
+
+namespace ndzip {
+
+namespace {
+
+constexpr std::size_t stream_length_offset = 32;
+constexpr std::size_t checksum_offset = 40;
+
+void put_u64(std::byte* out, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) out[i] = static_cast<std::byte>(v >> (8 * i));
+}
+
+std::uint64_t get_u64(const std::byte* in) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i) v |= std::uint64_t{std::to_integer<std::uint8_t>(in[i])} << (8 * i);
+  return v;
+}
+
+std::uint8_t get_u8(const std::byte* in) { return std::to_integer<std::uint8_t>(*in); }
+
+[[noreturn]] void not_a_frame(const std::string& what) {
+  throw frame_error("ndzip: not a valid ndzip frame: " + what);
+}
+
+// A message of this library without the "ndzip: " it starts with, to be quoted in another.
+std::string without_prefix(const char* message) {
+  const std::string text = message;
+  const std::string prefix = "ndzip: ";
+  return text.compare(0, prefix.size(), prefix) == 0 ? text.substr(prefix.size()) : text;
+}
+
+// "float 100x200" (extents slowest first). Appended piece by piece: see ndzip::to_string.
+std::string describe(element_type type, int dimensions,
+                     const std::array<std::uint64_t, 3>& extents) {
+  std::string s = type == element_type::float32 ? "float " : "double ";
+  for (int a = 0; a < dimensions; ++a) {
+    if (a) s += 'x';
+    s += std::to_string(extents[a]);
+  }
+  return s;
+}
+std::string describe(const frame_info& info) {
+  return describe(info.type, info.dimensions, info.extents);
+}
+
+std::string checksum_string(std::uint64_t checksum) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%016" PRIx64, checksum);
+  return text;
+}
+
+// XXH3-64 (seed 0) of a header's first 40 bytes followed by a stream.
+std::uint64_t checksum_of(const std::byte* header, const std::byte* stream,
+                          std::size_t stream_bytes) {
+  XXH3_state_t state;
+  XXH3_INITSTATE(&state);
+  XXH3_64bits_reset(&state);
+  XXH3_64bits_update(&state, header, checksum_offset);
+  XXH3_64bits_update(&state, stream, stream_bytes);
+  return XXH3_64bits_digest(&state);
+}
+
+template <class T>
+struct type_tag {
+  using type = T;
+};
+
+// Calls f(type_tag<T>{}, std::integral_constant<int, Dims>{}) for the frame's element type and
+// dimensionality (both already checked), to reach the size arithmetic of ndzip/format.hpp.
+template <class F>
+void with_array_type(const frame_info& info, F&& f) {
+  auto with_dims = [&](auto tag) {
+    if (info.dimensions == 1) return f(tag, std::integral_constant<int, 1>{});
+    if (info.dimensions == 2) return f(tag, std::integral_constant<int, 2>{});
+    return f(tag, std::integral_constant<int, 3>{});
+  };
+  if (info.type == element_type::float32)
+    with_dims(type_tag<float>{});
+  else
+    with_dims(type_tag<double>{});
+}
+
+// That the ndzip format can hold the frame's array and that its stream length is one the
+// array can compress to: what makes frame_bytes() a safe bound for a reader to allocate.
+void check_array(const frame_info& info) {
+  with_array_type(info, [&](auto tag, auto dims) {
+    using T = typename decltype(tag)::type;
+    constexpr int Dims = decltype(dims)::value;
+    extent<Dims> grid;
+    for (int a = 0; a < Dims; ++a) {
+      if (info.extents[a] > std::numeric_limits<std::size_t>::max())
+        not_a_frame("a " + describe(info) + " array is too large to address");
+      grid[a] = static_cast<std::size_t>(info.extents[a]);
+    }
+    std::size_t largest = 0;
+    try {
+      largest = compressed_size_bound<T>(grid);
+    } catch (const std::invalid_argument& e) {
+      not_a_frame(without_prefix(e.what()));
+    }
+    const std::size_t smallest = stream_layout<T, Dims>(grid).smallest_stream_bytes();
+    if (info.stream_bytes < smallest || info.stream_bytes > largest)
+      throw frame_error("ndzip: inconsistent frame: a " + describe(info) + " array compresses to " +
+                        std::to_string(smallest) + " to " + std::to_string(largest) +
+                        " bytes, but the stream has " + std::to_string(info.stream_bytes));
+  });
+}
+
+}  // namespace
+
+frame_info read_frame_header(const std::byte* data, std::size_t size) {
+  bool magic_ok = true;  // as far as the bytes go, so that a cut-off header reads as truncated
+  for (std::size_t i = 0; magic_ok && i < frame_magic.size() && i < size; ++i)
+    magic_ok = data[i] == frame_magic[i];
+  if (!magic_ok) not_a_frame("it does not start with \"NDZK\"");
+  if (size < frame_header_bytes)
+    not_a_frame("truncated header (" + std::to_string(size) + " of " +
+                std::to_string(frame_header_bytes) + " bytes)");
+
+  const std::uint8_t version = get_u8(data + 4);
+  if (version != frame_version)
+    not_a_frame("unsupported frame version " + std::to_string(version) +
+                " (this library reads version " + std::to_string(frame_version) + ")");
+  frame_info info;
+  const std::uint8_t type = get_u8(data + 5);
+  if (type != static_cast<std::uint8_t>(element_type::float32) &&
+      type != static_cast<std::uint8_t>(element_type::float64))
+    not_a_frame("unknown element type code " + std::to_string(type) + " (1 = float, 2 = double)");
+  info.type = static_cast<element_type>(type);
+  info.dimensions = get_u8(data + 6);
+  if (info.dimensions < 1 || info.dimensions > 3)
+    not_a_frame("bad dimension count " + std::to_string(info.dimensions) + " (must be 1, 2 or 3)");
+  if (get_u8(data + 7) != 0)
+    not_a_frame("reserved byte 7 is " + std::to_string(get_u8(data + 7)) + ", not 0");
+  for (int a = 0; a < 3; ++a) {
+    const std::uint64_t n = get_u64(data + 8 + 8 * a);
+    info.extents[a] = n;
+    if (a < info.dimensions && n == 0) not_a_frame("extent N" + std::to_string(a) + " is 0");
+    if (a >= info.dimensions && n != 0)
+      not_a_frame("extent N" + std::to_string(a) + " is " + std::to_string(n) + " in a " +
+                  std::to_string(info.dimensions) + "-D frame (must be 0)");
+  }
+  info.stream_bytes = get_u64(data + stream_length_offset);
+  info.checksum = get_u64(data + checksum_offset);
+  check_array(info);
+  return info;
+}
+
+void check_frame_size(const frame_info& header, std::uint64_t frame_size) {
+  const std::uint64_t present =
+      frame_size - std::min<std::uint64_t>(frame_size, frame_header_bytes);
+  if (present < header.stream_bytes)
+    not_a_frame("truncated: the header announces a stream of " +
+                std::to_string(header.stream_bytes) + " bytes, but only " +
+                std::to_string(present) + " follow it");
+  if (present > header.stream_bytes)
+    not_a_frame(std::to_string(present - header.stream_bytes) +
+                " bytes of trailing data after the stream of " +
+                std::to_string(header.stream_bytes) + " bytes");
+}
+
+frame_info inspect_frame(const std::byte* data, std::size_t size) {
+  const frame_info info = read_frame_header(data, size);
+  check_frame_size(info, size);
+  return info;
+}
+
+std::uint64_t frame_checksum(const std::byte* data, std::size_t size) {
+  if (size < frame_header_bytes)
+    not_a_frame("truncated header (" + std::to_string(size) + " of " +
+                std::to_string(frame_header_bytes) + " bytes)");
+  return checksum_of(data, data + frame_header_bytes, size - frame_header_bytes);
+}
+
+void verify_frame_checksum(const std::byte* data, std::size_t size) {
+  const frame_info info = inspect_frame(data, size);
+  const std::uint64_t actual = frame_checksum(data, size);
+  if (actual != info.checksum)
+    throw frame_error("ndzip: checksum mismatch: the header records XXH3-64 " +
+                      checksum_string(info.checksum) + " but the frame hashes to " +
+                      checksum_string(actual) + " (the header or the stream is damaged)");
+}
+
+std::array<std::byte, frame_header_bytes> encode_frame_header(
+    element_type type, int dimensions, const std::array<std::uint64_t, 3>& extents,
+    const std::byte* stream, std::size_t stream_bytes) {
+  if (dimensions < 1 || dimensions > 3)
+    throw std::invalid_argument("ndzip: cannot frame an array of " + std::to_string(dimensions) +
+                                " dimensions (ndzip holds 1 to 3)");
+  if (stream == nullptr && stream_bytes > 0)
+    throw std::invalid_argument("ndzip: encode_frame_header: null stream of " +
+                                std::to_string(stream_bytes) + " bytes");
+  std::array<std::byte, frame_header_bytes> header{};
+  for (std::size_t i = 0; i < frame_magic.size(); ++i) header[i] = frame_magic[i];
+  header[4] = std::byte{frame_version};
+  header[5] = static_cast<std::byte>(type);
+  header[6] = static_cast<std::byte>(dimensions);
+  for (int a = 0; a < 3; ++a) put_u64(&header[8 + 8 * a], extents[a]);
+  put_u64(&header[stream_length_offset], stream_bytes);
+  // What a reader would refuse is refused here, before the stream is hashed.
+  try {
+    read_frame_header(header.data(), header.size());
+  } catch (const frame_error& e) {
+    throw std::invalid_argument("ndzip: a reader would refuse this frame header: " +
+                                without_prefix(e.what()));
+  }
+  put_u64(&header[checksum_offset], checksum_of(header.data(), stream, stream_bytes));
+  return header;
+}
+
+namespace detail {
+
+void check_frame_holds(const frame_info& info, element_type type, int dimensions,
+                       const std::array<std::uint64_t, 3>& extents, const std::string& view) {
+  if (info.type != type || info.dimensions != dimensions || info.extents != extents)
+    throw frame_error("ndzip: the frame holds a " + describe(info) +
+                      " array (extents slowest first), but " + view + " is a " +
+                      describe(type, dimensions, extents) + " array");
+}
+
+void check_frame_stream_consumed(const frame_info& info, std::size_t consumed) {
+  if (consumed != info.stream_bytes)
+    throw frame_error("ndzip: inconsistent frame: the stream of a " + describe(info) +
+                      " array ends after " + std::to_string(consumed) + " of the " +
+                      std::to_string(info.stream_bytes) + " bytes the header announces");
+}
+
+}  // namespace detail
+
+}  // namespace ndzip

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The frame (ndzip/frame_format.hpp, ndzip/frame.hpp): Views to frames and back on every
+// backend, what inspect_frame reports, every check of a damaged frame, Views that do not match
+// the frame, writers' misuse, and that the library writes the very frames the command-line tool
+// wrote before the frame moved into the library (format version 1 unchanged).
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "codec_support.hpp"
+
+using namespace ndzip_test;
+
+namespace {
+
+using frame_bytes = std::vector<std::byte>;
+using host_frame_view = Kokkos::View<std::byte*, Kokkos::HostSpace>;
+using const_frame_view =
+    Kokkos::View<const std::byte*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+template <int D>
+ndzip::extent<D> frame_grid() {  // hypercubes and a border along every axis
+  if constexpr (D == 1)
+    return ndzip::extent<1>(4096 * 2 + 77);
+  else if constexpr (D == 2)
+    return ndzip::extent<2>(130, 67);
+  else
+    return ndzip::extent<3>(33, 18, 20);
+}
+
+// A View of the C-order grid `grid` in the backend's memory holding `input`.
+template <class T, int D, class Exec, class Bits>
+auto values_on(const Exec&, const std::vector<Bits>& input, const ndzip::extent<D>& grid) {
+  return Kokkos::create_mirror_view_and_copy(typename Exec::memory_space{},
+                                             host_view_of<T, D>(input, grid));
+}
+
+// The frame compress_frame writes for `values`.
+template <class Exec, class View>
+frame_bytes frame_of(const Exec& exec, const View& values) {
+  host_frame_view frame("frame", ndzip::frame_size_bound(values));
+  const std::size_t size = ndzip::compress_frame(exec, values, frame);
+  REQUIRE(size <= frame.size());
+  return frame_bytes(frame.data(), frame.data() + size);
+}
+
+const_frame_view view_of(const frame_bytes& frame) {
+  return const_frame_view(frame.data(), frame.size());
+}
+
+std::vector<unsigned char> stream_of(const frame_bytes& frame) {
+  std::vector<unsigned char> stream;
+  for (std::size_t i = ndzip::frame_header_bytes; i < frame.size(); ++i)
+    stream.push_back(std::to_integer<unsigned char>(frame[i]));
+  return stream;
+}
+
+void put_u64(frame_bytes& frame, std::size_t offset, std::uint64_t v) {
+  for (std::size_t i = 0; i < 8; ++i) frame.at(offset + i) = static_cast<std::byte>(v >> (8 * i));
+}
+
+// Rewrites the checksum of an edited frame, as a writer with a bug would.
+void reseal(frame_bytes& frame) {
+  put_u64(frame, 40, ndzip::frame_checksum(frame.data(), frame.size()));
+}
+
+// The message of the ndzip::frame_error that f() throws, or "" if it throws none.
+template <class F>
+std::string frame_error_of(F&& f) {
+  try {
+    f();
+  } catch (const ndzip::frame_error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A smooth 2-D float array of 70x90 (one hypercube and a border) and its frame.
+struct sample {
+  ndzip::extent<2> grid{70, 90};
+  std::vector<std::uint32_t> input = generate_for<f32_2d>("smooth", 8, grid);
+  grid_view<float, 2> values = host_view_of<float, 2>(input, grid);
+  frame_bytes frame = frame_of(Kokkos::DefaultHostExecutionSpace{}, values);
+};
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("frame: View -> frame -> View round trip on every backend", C,
+                   NDZIP_ALL_CONFIGS) {
+  using T = typename C::value_type;
+  using Bits = typename C::bits_type;
+  constexpr int D = C::dims;
+  const auto grid = frame_grid<D>();
+  const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grid);
+  const auto expected_stream = model_stream<C>(input, grid);
+
+  for_each_backend([&](const std::string&, auto exec) {
+    using space = typename decltype(exec)::memory_space;
+    const auto values = values_on<T>(exec, input, grid);
+    const frame_bytes frame = frame_of(exec, values);
+    CHECK(frame.size() == ndzip::frame_header_bytes + expected_stream.size());
+    CHECK(mismatch(stream_of(frame), expected_stream) == "");  // the raw stream, unchanged
+    CHECK_NOTHROW(ndzip::verify_frame_checksum(frame.data(), frame.size()));
+
+    auto out = make_view<grid_view<T, D, Kokkos::LayoutRight, space>>("out", grid);
+    ndzip::decompress_frame(exec, view_of(frame), out);
+    CHECK(mismatch(bits_of<Bits>(out), input) == "");
+
+    // A frame at an address that leaves its stream unaligned for T goes through a copy, in
+    // both directions, with the same bytes.
+    host_frame_view shifted("shifted", ndzip::frame_size_bound(values) + 1);
+    const auto unaligned = Kokkos::subview(shifted, std::make_pair(std::size_t{1}, shifted.size()));
+    const std::size_t size = ndzip::compress_frame(exec, values, unaligned);
+    REQUIRE(size == frame.size());
+    CHECK(frame_bytes(unaligned.data(), unaligned.data() + size) == frame);
+    auto out2 = make_view<grid_view<T, D, Kokkos::LayoutRight, space>>("out2", grid);
+    ndzip::decompress_frame(exec, const_frame_view(unaligned.data(), size), out2);
+    CHECK(mismatch(bits_of<Bits>(out2), input) == "");
+
+    // A LayoutLeft View of reversed extents is the same C-order grid.
+    if constexpr (D > 1) {
+      ndzip::extent<D> reversed;
+      for (int a = 0; a < D; ++a) reversed[a] = grid[D - 1 - a];
+      auto left = make_view<grid_view<T, D, Kokkos::LayoutLeft, space>>("left", reversed);
+      ndzip::decompress_frame(exec, view_of(frame), left);
+      CHECK(mismatch(bits_of<Bits>(left), input) == "");
+    }
+  });
+}
+
+TEST_CASE("frame: inspect_frame reports type, extents and sizes without decoding") {
+  const ndzip::extent<3> grid(33, 18, 20);
+  const auto input = generate_for<f64_3d>("smooth", 24, grid);
+  const frame_bytes frame =
+      frame_of(Kokkos::DefaultHostExecutionSpace{}, host_view_of<double, 3>(input, grid));
+
+  const ndzip::frame_info info = ndzip::inspect_frame(frame.data(), frame.size());
+  CHECK(info.type == ndzip::element_type::float64);
+  CHECK(info.type == ndzip::element_type_of<double>());
+  CHECK(info.dimensions == 3);
+  CHECK(info.extents == std::array<std::uint64_t, 3>{33, 18, 20});
+  CHECK(info.stream_bytes == frame.size() - ndzip::frame_header_bytes);
+  CHECK(info.stream_bytes == model_stream<f64_3d>(input, grid).size());
+  CHECK(info.frame_bytes() == frame.size());
+  CHECK(info.checksum == ndzip::frame_checksum(frame.data(), frame.size()));
+
+  // The header alone says the same, and how much follows it.
+  const ndzip::frame_info head = ndzip::read_frame_header(frame.data(), ndzip::frame_header_bytes);
+  CHECK(head.extents == info.extents);
+  CHECK(head.frame_bytes() == frame.size());
+  CHECK_NOTHROW(ndzip::check_frame_size(head, frame.size()));
+
+  const ndzip::extent<1> line(5);
+  const std::vector<std::uint32_t> five = {1, 2, 3, 4, 5};
+  const frame_bytes small =
+      frame_of(Kokkos::DefaultHostExecutionSpace{}, host_view_of<float, 1>(five, line));
+  const ndzip::frame_info s = ndzip::inspect_frame(small.data(), small.size());
+  CHECK(s.type == ndzip::element_type::float32);
+  CHECK(s.dimensions == 1);
+  CHECK(s.extents == std::array<std::uint64_t, 3>{5, 0, 0});
+  CHECK(s.stream_bytes == 20);  // no hypercube: the values themselves
+}
+
+TEST_CASE("frame: damaged frames are refused, before decoding, saying what is wrong") {
+  const sample base{};
+  const std::size_t n = base.frame.size();
+  auto edited = [&](std::size_t offset, std::initializer_list<unsigned> bytes) {
+    frame_bytes f = base.frame;
+    std::size_t at = offset;
+    for (const unsigned b : bytes) f.at(at++) = static_cast<std::byte>(b);
+    return f;
+  };
+  frame_bytes longer = base.frame;
+  longer.push_back(std::byte{0});
+  frame_bytes shorter(base.frame.begin(), base.frame.end() - 1);
+  frame_bytes impossible_length = base.frame;
+  put_u64(impossible_length, 32, 100);  // a float 70x90 stream has 9332 bytes at least
+
+  struct damage {
+    const char* what;
+    frame_bytes frame;
+    const char* message;
+  };
+  const std::vector<damage> cases = {
+      {"bad magic", edited(0, {'X'}), "not a valid ndzip frame: it does not start with \"NDZK\""},
+      {"unknown version", edited(4, {2}),
+       "unsupported frame version 2 (this library reads version 1)"},
+      {"version 0", edited(4, {0}), "unsupported frame version 0"},
+      {"type code 0", edited(5, {0}), "unknown element type code 0 (1 = float, 2 = double)"},
+      {"type code 3", edited(5, {3}), "unknown element type code 3"},
+      {"0 dimensions", edited(6, {0}), "bad dimension count 0 (must be 1, 2 or 3)"},
+      {"4 dimensions", edited(6, {4}), "bad dimension count 4"},
+      {"reserved byte", edited(7, {1}), "reserved byte 7 is 1, not 0"},
+      {"zero extent", edited(16, {0}), "extent N1 is 0"},
+      {"stray extent", edited(24, {5}), "extent N2 is 5 in a 2-D frame (must be 0)"},
+      {"huge extents", edited(8, {255, 255, 255, 255, 255, 255, 255, 127}), "too large"},
+      {"impossible stream length", impossible_length,
+       "inconsistent frame: a float 70x90 array compresses to 9332 to"},
+      {"trailing byte", longer, "1 bytes of trailing data after the stream of"},
+      {"truncated stream", shorter, "truncated: the header announces a stream of"},
+      {"flipped stream byte", edited(n / 2, {~std::to_integer<unsigned>(base.frame[n / 2]) & 0xff}),
+       "checksum mismatch: the header records XXH3-64 0x"},
+      {"flipped checksum byte", edited(47, {~std::to_integer<unsigned>(base.frame[47]) & 0xff}),
+       "checksum mismatch"},
+      {"extents swapped (90x70, the same stream length)", edited(8, {90, 0, 0, 0, 0, 0, 0, 0, 70}),
+       "checksum mismatch"},
+  };
+  for (const damage& d : cases) {
+    INFO(d.what);
+    const std::string message =
+        frame_error_of([&] { ndzip::verify_frame_checksum(d.frame.data(), d.frame.size()); });
+    CHECK(message.find(d.message) != std::string::npos);
+    CHECK(message.rfind("ndzip: ", 0) == 0);
+    // decompress_frame checks the same, before it looks at the View.
+    auto out = make_view<grid_view<float, 2>>("out", base.grid);
+    CHECK(frame_error_of([&] {
+            ndzip::decompress_frame(Kokkos::DefaultHostExecutionSpace{}, view_of(d.frame), out);
+          }) == message);
+  }
+
+  SUBCASE("a header cut short") {
+    for (std::size_t size : {std::size_t{0}, std::size_t{3}, std::size_t{20}, std::size_t{47}}) {
+      INFO("size " << size);
+      const std::string message =
+          frame_error_of([&] { ndzip::inspect_frame(base.frame.data(), size); });
+      CHECK(message == "ndzip: not a valid ndzip frame: truncated header (" + std::to_string(size) +
+                           " of 48 bytes)");
+    }
+    CHECK(frame_error_of([&] { ndzip::read_frame_header(nullptr, 0); }).find("(0 of 48") !=
+          std::string::npos);
+    CHECK(frame_error_of([&] { ndzip::frame_checksum(base.frame.data(), 47); }) != "");
+    // What there is of the magic decides: two wrong bytes are no frame, not a short one.
+    const frame_bytes no_frame = {std::byte{'N'}, std::byte{'X'}};
+    CHECK(frame_error_of([&] {
+            ndzip::read_frame_header(no_frame.data(), no_frame.size());
+          }).find("does not start with") != std::string::npos);
+  }
+
+  SUBCASE("the header alone bounds what a reader reads") {
+    const ndzip::frame_info head = ndzip::read_frame_header(base.frame.data(), 48);
+    CHECK(frame_error_of([&] {
+            ndzip::check_frame_size(head, n + 5);
+          }).find("5 bytes of trailing data") != std::string::npos);
+    CHECK(frame_error_of([&] { ndzip::check_frame_size(head, 48); }).find("but only 0 follow it") !=
+          std::string::npos);
+  }
+
+  SUBCASE("a resealed frame whose stream contradicts its header") {
+    // A stream four bytes longer than its offset table says: the decoder consumes less than
+    // the header announces.
+    frame_bytes padded = base.frame;
+    padded.insert(padded.end(), 4, std::byte{0});
+    put_u64(padded, 32, n - ndzip::frame_header_bytes + 4);
+    reseal(padded);
+    CHECK_NOTHROW(ndzip::verify_frame_checksum(padded.data(), padded.size()));
+    auto out = make_view<grid_view<float, 2>>("out", base.grid);
+    CHECK(frame_error_of([&] {
+            ndzip::decompress_frame(Kokkos::DefaultHostExecutionSpace{}, view_of(padded), out);
+          }).find("inconsistent frame: the stream of a float 70x90 array ends after") !=
+          std::string::npos);
+
+    // A damaged offset table: the decoder's own error.
+    frame_bytes damaged = base.frame;
+    put_u64(damaged, ndzip::frame_header_bytes, 0xffffffffffffffff);
+    reseal(damaged);
+    CHECK_THROWS_AS(
+        ndzip::decompress_frame(Kokkos::DefaultHostExecutionSpace{}, view_of(damaged), out),
+        ndzip::stream_error);
+  }
+}
+
+TEST_CASE("frame: decoding into a View of other extents or another type is refused") {
+  const sample base{};
+  using host = Kokkos::DefaultHostExecutionSpace;
+
+  // The raw stream alone cannot tell: decoded as 90x70 it "succeeds" with shuffled values.
+  const auto stream = device_bytes<Kokkos::HostSpace>(stream_of(base.frame));
+  Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace> swapped("swapped", 90, 70);
+  CHECK_NOTHROW(ndzip::decompress(host{}, stream, swapped));
+
+  // The frame can.
+  const std::string message =
+      frame_error_of([&] { ndzip::decompress_frame(host{}, view_of(base.frame), swapped); });
+  CHECK(message ==
+        "ndzip: the frame holds a float 70x90 array (extents slowest first), but View "
+        "\"swapped\" is a float 90x70 array");
+  Kokkos::View<double**, Kokkos::LayoutRight, Kokkos::HostSpace> wide("wide", 70, 90);
+  CHECK(frame_error_of([&] {
+          ndzip::decompress_frame(host{}, view_of(base.frame), wide);
+        }).find("is a double 70x90 array") != std::string::npos);
+  Kokkos::View<float*, Kokkos::HostSpace> flat("flat", 70 * 90);
+  CHECK(frame_error_of([&] {
+          ndzip::decompress_frame(host{}, view_of(base.frame), flat);
+        }).find("is a float 6300 array") != std::string::npos);
+  Kokkos::View<float***, Kokkos::LayoutRight, Kokkos::HostSpace> deep("deep", 1, 70, 90);
+  CHECK(frame_error_of([&] {
+          ndzip::decompress_frame(host{}, view_of(base.frame), deep);
+        }).find("is a float 1x70x90 array") != std::string::npos);
+}
+
+TEST_CASE("frame: writers cannot write what readers refuse") {
+  const sample base{};
+  const std::byte* stream = base.frame.data() + ndzip::frame_header_bytes;
+  const std::size_t stream_bytes = base.frame.size() - ndzip::frame_header_bytes;
+  using extents = std::array<std::uint64_t, 3>;
+  const auto f32 = ndzip::element_type::float32;
+
+  const auto header = ndzip::encode_frame_header(f32, 2, {70, 90, 0}, stream, stream_bytes);
+  CHECK(frame_bytes(header.begin(), header.end()) ==
+        frame_bytes(base.frame.begin(), base.frame.begin() + ndzip::frame_header_bytes));
+
+  CHECK_THROWS_AS(ndzip::encode_frame_header(f32, 0, extents{}, stream, stream_bytes),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(ndzip::encode_frame_header(f32, 4, extents{70, 90, 1}, stream, stream_bytes),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(ndzip::encode_frame_header(f32, 2, extents{70, 0, 0}, stream, stream_bytes),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(ndzip::encode_frame_header(f32, 2, extents{70, 90, 3}, stream, stream_bytes),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(ndzip::encode_frame_header(static_cast<ndzip::element_type>(3), 2,
+                                             extents{70, 90, 0}, stream, stream_bytes),
+                  std::invalid_argument);
+  CHECK_THROWS_AS(ndzip::encode_frame_header(f32, 2, extents{70, 90, 0}, stream, 8),
+                  std::invalid_argument);
+
+  using host = Kokkos::DefaultHostExecutionSpace;
+  host_frame_view tiny("tiny", 47);
+  CHECK_THROWS_AS(ndzip::compress_frame(host{}, base.values, tiny), ndzip::capacity_error);
+  host_frame_view small("small", base.frame.size() - 1);
+  CHECK_THROWS_AS(ndzip::compress_frame(host{}, base.values, small), ndzip::capacity_error);
+  const auto unaligned_small = Kokkos::subview(small, std::make_pair(std::size_t{1}, small.size()));
+  CHECK_THROWS_AS(ndzip::compress_frame(host{}, base.values, unaligned_small),
+                  ndzip::capacity_error);
+  Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace> empty("empty", 0, 90);
+  host_frame_view room("room", 1024);
+  CHECK_THROWS_AS(ndzip::compress_frame(host{}, empty, room), std::invalid_argument);
+}
+
+TEST_CASE("frame: the library writes the frames the tool wrote (format version 1)") {
+  // Headers written by `ndzip compress` (tools/frame.cpp before the frame moved into the
+  // library) for these reference vectors; the streams behind them are the vectors' own.
+  struct old_frame {
+    const char* vector;
+    std::array<unsigned char, 48> header;
+  };
+  const old_frame frames[] = {
+      {"const_f32_1d_8200",
+       {0x4e, 0x44, 0x5a, 0x4b, 0x01, 0x01, 0x01, 0x00, 0x08, 0x20, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xc0, 0x04, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0xfd, 0xe6, 0x5f, 0xa6, 0x3b, 0xe7, 0x1a, 0x3a}},
+      {"smooth-b40_f64_2d_10x10",
+       {0x4e, 0x44, 0x5a, 0x4b, 0x01, 0x02, 0x02, 0x00, 0x0a, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x20, 0x03, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x97, 0x2d, 0xa6, 0xbd, 0x31, 0x1c, 0x1a, 0x6d}},
+      {"smooth-b14_f32_3d_16x16x16",
+       {0x4e, 0x44, 0x5a, 0x4b, 0x01, 0x01, 0x03, 0x00, 0x10, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xd8, 0x33, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x54, 0xb2, 0xa9, 0xe1, 0x8f, 0x99, 0x86, 0x42}},
+      {"negzeros_f64_3d_16x16x33",
+       {0x4e, 0x44, 0x5a, 0x4b, 0x01, 0x02, 0x03, 0x00, 0x10, 0x00, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+        0x21, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x18, 0x0c, 0x00, 0x00,
+        0x00, 0x00, 0x00, 0x00, 0xc4, 0xec, 0x61, 0x21, 0x33, 0x1b, 0xa0, 0xc2}},
+  };
+
+  for (const old_frame& old : frames) {
+    INFO(old.vector);
+    const vector_spec spec = parse_vector_name(old.vector);
+    std::string stream_sha256;
+    for (const auto& v : reference_vectors())
+      if (std::string(v.name) == old.vector) stream_sha256 = v.stream_sha256;
+    REQUIRE(!stream_sha256.empty());
+    const frame_bytes expected_header(reinterpret_cast<const std::byte*>(old.header.data()),
+                                      reinterpret_cast<const std::byte*>(old.header.data()) + 48);
+    auto check = [&](auto bits_tag, auto dims) {
+      using Bits = decltype(bits_tag);
+      using T = std::conditional_t<sizeof(Bits) == 4, float, double>;
+      constexpr int D = decltype(dims)::value;
+      const auto grid = make_extent<D>(spec.extents);
+      const auto input = generate_bits<Bits>(spec);
+      for_each_backend([&](const std::string&, auto exec) {
+        const frame_bytes frame = frame_of(exec, values_on<T>(exec, input, grid));
+        CHECK(frame_bytes(frame.begin(), frame.begin() + 48) == expected_header);
+
+        // The old frame (its header and the vector's stream) reads back to the input.
+        frame_bytes old_file = expected_header;
+        old_file.insert(old_file.end(), frame.begin() + 48, frame.end());
+        CHECK(sha256_hex(stream_of(old_file)) == stream_sha256);
+        using space = typename decltype(exec)::memory_space;
+        auto out = make_view<grid_view<T, D, Kokkos::LayoutRight, space>>("out", grid);
+        ndzip::decompress_frame(exec, view_of(old_file), out);
+        CHECK(mismatch(bits_of<Bits>(out), input) == "");
+      });
+    };
+    auto with_dims = [&](auto bits_tag) {
+      if (spec.dims == 1) check(bits_tag, std::integral_constant<int, 1>{});
+      if (spec.dims == 2) check(bits_tag, std::integral_constant<int, 2>{});
+      if (spec.dims == 3) check(bits_tag, std::integral_constant<int, 3>{});
+    };
+    if (spec.is_double)
+      with_dims(std::uint64_t{});
+    else
+      with_dims(std::uint32_t{});
+  }
+}
