@@ -1,13 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Fuzz target: a whole file given to `ndzip decompress` (frame header + stream), through the
-// same functions the tool uses (tools/decode.hpp), on every backend.
-// Properties: reading ends in std::runtime_error with a message, or in exactly the array the
-// header describes; every backend agrees; decoded values re-frame to a file that reads back to
-// them. A file whose only defect is its checksum is also read with the checksum repaired, so the
-// fuzzer reaches the decoder behind the frame.
+// Fuzz target: a whole frame file (ndzip/frame_format.hpp), read on every backend twice: as
+// `ndzip decompress` reads it (tools/decode.hpp) and through the library's View API
+// (ndzip::inspect_frame, then ndzip::decompress_frame into a View of the shape it reports).
+// Properties: reading ends in an error with a message or in exactly the array the header
+// describes; every backend and both readers agree; decoded values re-frame, by the tool and by
+// ndzip::compress_frame alike, to one file that reads back to them. A file whose only defect is
+// its checksum is also read with the checksum repaired, so the fuzzer reaches the decoder behind
+// the frame.
 
 #include <stdexcept>
 #include <string>
+#include <type_traits>
+
+#include <Kokkos_Core.hpp>
+#include <ndzip/backends.hpp>
+#include <ndzip/frame.hpp>
 
 #include "codec.hpp"
 #include "decode.hpp"
@@ -20,16 +27,16 @@ namespace {
 
 struct outcome {
   std::string error;  // empty if read
-  ndzip_cli::frame_header header;
+  array_desc array;
   byte_buffer values;
 };
 
-outcome read_frame(const std::string& backend, byte_span file) {
+outcome read_as_tool(const std::string& backend, byte_span file) {
   outcome o;
   try {
-    o.header = ndzip_cli::open_frame("input", file);
-    o.values = ndzip_cli::decode_stream(backend, "input", o.header.array,
-                                        ndzip_cli::frame_stream(file), false);
+    o.array = ndzip_cli::frame_array(ndzip_cli::open_frame("input", file));
+    o.values =
+        ndzip_cli::decode_stream(backend, "input", o.array, ndzip_cli::frame_stream(file), false);
   } catch (const std::runtime_error& e) {
     o.error = e.what();
     require(!o.error.empty(), "error without a message");
@@ -37,26 +44,103 @@ outcome read_frame(const std::string& backend, byte_span file) {
   return o;
 }
 
-void check_file(byte_span file) {
-  const outcome first = read_frame(backends()[0], file);
-  for (std::size_t b = 1; b < backends().size(); ++b) {
-    const outcome other = read_frame(backends()[b], file);
-    require(other.error == first.error && other.values == first.values,
-            backends()[b] + " and " + backends()[0] + " disagree: '" + other.error + "' vs '" +
-                first.error + "'");
-  }
-  if (!first.error.empty()) return;
+template <class T>
+struct type_tag {
+  using type = T;
+};
 
-  require(first.values.size() == ndzip_cli::byte_size(first.header.array),
-          "decoded values of the wrong size");
-  const byte_buffer stream = ndzip_cli::compress_array(backends()[0], first.header.array,
-                                                       first.values);
-  const auto head = ndzip_cli::encode_frame_header(first.header.array, stream);
-  byte_buffer reframed(head.begin(), head.end());
-  reframed.insert(reframed.end(), stream.begin(), stream.end());
-  const outcome again = read_frame(backends()[0], reframed);
-  require(again.error.empty() && again.values == first.values,
-          "decoded values do not survive compression: " + again.error);
+// Calls f(type_tag<T>{}, std::integral_constant<int, Dims>{}) for the array's type and rank.
+template <class F>
+void with_array_type(const array_desc& array, F&& f) {
+  auto with_dims = [&](auto tag) {
+    if (array.dims == 1) return f(tag, std::integral_constant<int, 1>{});
+    if (array.dims == 2) return f(tag, std::integral_constant<int, 2>{});
+    return f(tag, std::integral_constant<int, 3>{});
+  };
+  if (array.type == ndzip_cli::element_type::float32)
+    with_dims(type_tag<float>{});
+  else
+    with_dims(type_tag<double>{});
+}
+
+template <class T, int Dims>
+using host_view =
+    Kokkos::View<std::conditional_t<Dims == 1, T*, std::conditional_t<Dims == 2, T**, T***>>,
+                 Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+
+template <class T, int Dims>
+host_view<T, Dims> view_of(byte_buffer& values, const array_desc& array) {
+  T* const data = reinterpret_cast<T*>(values.data());
+  if constexpr (Dims == 1)
+    return host_view<T, Dims>(data, array.extents[0]);
+  else if constexpr (Dims == 2)
+    return host_view<T, Dims>(data, array.extents[0], array.extents[1]);
+  else
+    return host_view<T, Dims>(data, array.extents[0], array.extents[1], array.extents[2]);
+}
+
+using frame_view = Kokkos::View<const std::byte*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+
+// Reads `file` with ndzip::decompress_frame on `backend`, into `reframed` the frame that
+// ndzip::compress_frame then writes of the values it read.
+outcome read_with_view_api(const std::string& backend, byte_span file, byte_buffer& reframed) {
+  outcome o;
+  try {
+    o.array = ndzip_cli::frame_array(ndzip::inspect_frame(file.data, file.size));
+    o.values.resize(ndzip_cli::byte_size(o.array));
+    ndzip::with_backend(backend, [&](const auto& exec) {
+      using space = typename std::decay_t<decltype(exec)>::memory_space;
+      with_array_type(o.array, [&](auto tag, auto dims) {
+        using T = typename decltype(tag)::type;
+        const auto host = view_of<T, decltype(dims)::value>(o.values, o.array);
+        const auto values = Kokkos::create_mirror_view(space{}, host);
+        ndzip::decompress_frame(exec, frame_view(file.data, file.size), values);
+        Kokkos::deep_copy(host, values);
+
+        Kokkos::View<std::byte*, Kokkos::HostSpace> out("frame", ndzip::frame_size_bound(values));
+        const std::size_t size = ndzip::compress_frame(exec, values, out);
+        reframed.assign(out.data(), out.data() + size);
+      });
+    });
+  } catch (const ndzip::error& e) {  // frame_error or stream_error
+    o.error = e.what();
+    require(!o.error.empty(), "error without a message");
+    o.values.clear();
+    reframed.clear();
+  }
+  return o;
+}
+
+void check_file(byte_span file) {
+  const outcome first = read_as_tool(backends()[0], file);
+  byte_buffer reframed;  // the tool's frame of the values read
+  if (first.error.empty()) {
+    require(first.values.size() == ndzip_cli::byte_size(first.array),
+            "decoded values of the wrong size");
+    const byte_buffer stream = ndzip_cli::compress_array(backends()[0], first.array, first.values);
+    const auto head = ndzip_cli::encode_frame_header(first.array, stream);
+    reframed.assign(head.begin(), head.end());
+    reframed.insert(reframed.end(), stream.begin(), stream.end());
+    const outcome again = read_as_tool(backends()[0], reframed);
+    require(again.error.empty() && again.values == first.values,
+            "decoded values do not survive compression: " + again.error);
+  }
+
+  for (const std::string& backend : backends()) {
+    if (backend != backends()[0]) {
+      const outcome other = read_as_tool(backend, file);
+      require(other.error == first.error && other.values == first.values,
+              backend + " and " + backends()[0] + " disagree: '" + other.error + "' vs '" +
+                  first.error + "'");
+    }
+    byte_buffer view_frame;
+    const outcome view = read_with_view_api(backend, file, view_frame);
+    require(view.error.empty() == first.error.empty() && view.values == first.values,
+            backend + ": ndzip::decompress_frame and the tool disagree: '" + view.error + "' vs '" +
+                first.error + "'");
+    require(view_frame == reframed,
+            backend + ": ndzip::compress_frame and the tool write different frames");
+  }
 }
 
 }  // namespace
@@ -65,17 +149,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const byte_buffer file = aligned_copy({reinterpret_cast<const std::byte*>(data), size});
   check_file(file);
 
-  ndzip_cli::frame_header header;
+  ndzip::frame_info header;
   try {
-    header = ndzip_cli::parse_frame(file);
-  } catch (const std::runtime_error&) {
+    header = ndzip::inspect_frame(file.data(), file.size());
+  } catch (const ndzip::frame_error&) {
     return 0;
   }
-  const std::uint64_t actual = ndzip_cli::frame_checksum(file);
+  const std::uint64_t actual = ndzip::frame_checksum(file.data(), file.size());
   if (actual == header.checksum) return 0;
   byte_buffer repaired = file;
+  constexpr std::size_t checksum_offset = 40;  // docs/FORMAT.md
   for (std::size_t i = 0; i < 8; ++i)
-    repaired[ndzip_cli::frame_checksum_offset + i] = static_cast<std::byte>(actual >> (8 * i));
+    repaired[checksum_offset + i] = static_cast<std::byte>(actual >> (8 * i));
   check_file(repaired);
   return 0;
 }

@@ -9,10 +9,12 @@
 #include <string>
 #include <string_view>
 
+#include <ndzip/frame_format.hpp>
+
 namespace ndzip_cli {
 
-// The codes are the frame's element-type byte (see frame.hpp).
-enum class element_type : std::uint8_t { float32 = 1, float64 = 2 };
+// The library's, whose codes are the frame's element-type byte.
+using ndzip::element_type;
 
 struct array_desc {
   element_type type = element_type::float32;

@@ -208,19 +208,17 @@ decompressed decompress_array(const std::string& backend, const array_desc& arra
   });
 }
 
-size_range stream_size_range(const array_desc& array) {
+std::size_t largest_stream_size(const array_desc& array) {
   byte_size(array);  // throws if the array cannot be addressed
   return with_array_type(array, [&](auto tag, auto dims) {
     using T = typename decltype(tag)::type;
     constexpr int Dims = decltype(dims)::value;
-    const ndzip::stream_layout<T, Dims> layout(grid_from<Dims>(array));
-    size_range range{layout.smallest_stream_bytes(), std::numeric_limits<std::size_t>::max()};
     try {
-      range.max = ndzip::compressed_size_bound<T>(layout.grid);
+      return ndzip::compressed_size_bound<T>(grid_from<Dims>(array));
     } catch (const std::invalid_argument&) {
       // A grid the codec cannot hold: decoding reports that with the codec's own message.
+      return std::numeric_limits<std::size_t>::max();
     }
-    return range;
   });
 }
 

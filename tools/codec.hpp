@@ -51,14 +51,10 @@ struct decompressed {
 decompressed decompress_array(const std::string& backend, const array_desc& array,
                               byte_span stream);
 
-// The smallest and largest stream any `array` compresses to. For arrays the codec cannot hold
-// the largest is SIZE_MAX: decoding rejects those with the codec's message. Throws
+// The largest stream any `array` compresses to (ndzip::compressed_size_bound), or SIZE_MAX for
+// arrays the codec cannot hold: decoding rejects those with the codec's message. Throws
 // std::runtime_error if the array's byte size does not fit in std::size_t.
-struct size_range {
-  std::size_t min = 0;
-  std::size_t max = 0;
-};
-size_range stream_size_range(const array_desc& array);
+std::size_t largest_stream_size(const array_desc& array);
 
 // Throws std::invalid_argument, with the codec's reason, unless the codec can hold an `array`
 // (compress or decompress one), whatever the values or the stream.

@@ -75,10 +75,9 @@ void run_decompress(const options& opts) {
     stream = input;
   } else {
     input = read_frame(in).bytes;
-    const frame_header header = open_frame(name, input);
+    array = frame_array(open_frame(name, input));
     stream = frame_stream(input);
-    check_options_match(opts, name, header.array);
-    array = header.array;
+    check_options_match(opts, name, array);
   }
 
   const byte_buffer values = [&] {
@@ -93,14 +92,14 @@ void run_info(const options& opts) {
   const std::string name = input_name(path);
   const frame_file frame = read_frame(path);
   const byte_buffer& file = frame.bytes;
-  const frame_header& header = frame.header;
+  const ndzip::frame_info& header = frame.header;
   const byte_span stream = frame_stream(file);
-  const array_desc& array = header.array;
+  const array_desc array = frame_array(header);
   const std::size_t array_bytes = byte_size(array);
-  const std::uint64_t actual = frame_checksum(file);
+  const std::uint64_t actual = ndzip::frame_checksum(file.data(), file.size());
 
   std::printf("file:        %s\n", path == "-" ? "-" : path.c_str());
-  std::printf("format:      ndzip-kokkos frame, version %d\n", int{frame_version});
+  std::printf("format:      ndzip-kokkos frame, version %d\n", int{ndzip::frame_version});
   std::printf("type:        %s\n", type_name(array.type));
   std::printf("dimensions:  %d\n", array.dims);
   std::printf("extents:     %s (slowest first)\n", extents_string(array).c_str());

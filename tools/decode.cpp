@@ -17,35 +17,23 @@ std::runtime_error refused_by_codec(const std::string& name, const std::invalid_
 
 }  // namespace
 
-void check_stream_length(const std::string& name, const frame_header& header) {
-  const size_range sizes = stream_size_range(header.array);
-  if (header.stream_length < sizes.min || header.stream_length > sizes.max)
-    throw std::runtime_error(name + ": inconsistent frame: a " + describe(header.array) +
-                             " array compresses to " + std::to_string(sizes.min) + " to " +
-                             std::to_string(sizes.max) + " bytes, but the stream has " +
-                             std::to_string(header.stream_length));
-}
-
-frame_header open_frame(const std::string& name, byte_span file) {
-  frame_header header;
+ndzip::frame_info open_frame(const std::string& name, byte_span file) {
   try {
-    header = parse_frame(file);
-    verify_checksum(header, file);
-  } catch (const std::runtime_error& e) {
-    throw std::runtime_error(name + ": " + e.what());
+    ndzip::verify_frame_checksum(file.data, file.size);
+    return ndzip::inspect_frame(file.data, file.size);
+  } catch (const ndzip::frame_error& e) {
+    throw std::runtime_error(name + ": " + codec_message(e));
   }
-  check_stream_length(name, header);
-  return header;
 }
 
 std::size_t largest_stream(const std::string& name, const array_desc& array) {
-  const size_range sizes = stream_size_range(array);  // throws if the array cannot be addressed
+  const std::size_t largest = largest_stream_size(array);  // throws if it cannot be addressed
   try {
     check_codec_holds(array);
   } catch (const std::invalid_argument& e) {
     throw refused_by_codec(name, e);
   }
-  return sizes.max;
+  return largest;
 }
 
 byte_buffer decode_stream(const std::string& backend, const std::string& name,

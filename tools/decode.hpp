@@ -13,13 +13,9 @@
 
 namespace ndzip_cli {
 
-// Throws unless an array of the header's type and extents can compress to a stream of the
-// length the header announces. Needs the header only, so that it can bound what is read.
-void check_stream_length(const std::string& name, const frame_header& header);
-
-// Parses the frame `file` and checks what its header promises: the checksum, and a stream
-// length that an array of the header's type and extents can compress to.
-frame_header open_frame(const std::string& name, byte_span file);
+// Checks the frame `file` (ndzip::inspect_frame and ndzip::verify_frame_checksum) and returns
+// what its header records.
+ndzip::frame_info open_frame(const std::string& name, byte_span file);
 
 // The length of the largest stream of an `array`. Throws, with the codec's reason, for an array
 // that the codec cannot hold, whatever its stream: none of it is worth reading.

@@ -5,6 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "codec.hpp"
 #include "decode.hpp"
 #include "file_io.hpp"
 
@@ -27,13 +28,14 @@ std::string size_text(const input_file& file, std::size_t count, std::size_t lim
   return "more than " + std::to_string(limit - 1) + " bytes";
 }
 
-// Runs `f`, putting "NAME: " before the message of a std::runtime_error it throws.
+// Runs `f`, putting "NAME: " before the message of a std::runtime_error it throws (the
+// library's without its "ndzip: ").
 template <class F>
 auto naming(const input_file& file, F&& f) {
   try {
     return f();
   } catch (const std::runtime_error& e) {
-    throw std::runtime_error(file.name() + ": " + e.what());
+    throw std::runtime_error(file.name() + ": " + codec_message(e));
   }
 }
 
@@ -57,19 +59,20 @@ byte_buffer read_array(const std::string& path, const array_desc& array) {
 frame_file read_frame(const std::string& path) {
   input_file file(path);
   frame_file frame;
-  file.read_up_to(frame.bytes, frame_header_size);
-  frame.header = naming(file, [&] { return parse_frame_header(frame.bytes); });
+  file.read_up_to(frame.bytes, ndzip::frame_header_bytes);
+  // The header's stream length is one its array can have, which bounds the rest.
+  frame.header = naming(file, [&] { return read_frame_header(frame.bytes); });
   // A regular file's size is known: if it does not match the header, nothing more is read.
   if (const auto size = file.regular_size())
-    naming(file, [&] { check_frame_size(frame.header, *size); });
-  check_stream_length(file.name(), frame.header);  // which bounds the rest
-  const std::size_t size = saturating_add(frame_header_size, frame.header.stream_length);
+    naming(file, [&] { ndzip::check_frame_size(frame.header, *size); });
+  const std::size_t size = frame.header.frame_bytes();
   file.read_up_to(frame.bytes, saturating_add(size, 1));
   if (frame.bytes.size() > size)  // a pipe or device, whose length was not known above
     throw std::runtime_error(file.name() +
                              ": not a valid ndzip frame: trailing data after the stream of " +
-                             std::to_string(frame.header.stream_length) + " bytes");
-  naming(file, [&] { parse_frame(frame.bytes); });  // a truncated stream
+                             std::to_string(frame.header.stream_bytes) + " bytes");
+  // A truncated stream.
+  naming(file, [&] { ndzip::inspect_frame(frame.bytes.data(), frame.bytes.size()); });
   return frame;
 }
 

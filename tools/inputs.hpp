@@ -19,12 +19,12 @@ byte_buffer read_array(const std::string& path, const array_desc& array);
 
 struct frame_file {
   byte_buffer bytes;  // the whole frame
-  frame_header header;
+  ndzip::frame_info header;
 };
 
-// A frame from `path`. Its header is read first and validated (nothing more is read from an
-// input that is not a frame), then no more than the stream it announces, which must be possible
-// for its array. The frame has passed parse_frame; its checksum is not verified yet.
+// A frame from `path`. Its header is read first and validated, its stream length included
+// (nothing more is read from an input that is not a frame), then no more than the stream it
+// announces. The frame has passed ndzip::inspect_frame; its checksum is not verified yet.
 frame_file read_frame(const std::string& path);
 
 // A raw stream of `array` from `path`: no longer than the array's largest stream.
