@@ -9,7 +9,9 @@
 #     on the Kokkos default space;
 #  3. the installed `ndzip --version` reports the project version;
 #  4. the library is the kind asked for; a shared one exports the API (namespace ndzip) and
-#     none of the kernels or of the Kokkos code instantiated for them.
+#     none of the kernels or of the Kokkos code instantiated for them;
+#  5. where the build found HDF5, the installed HDF5 filter plugin loads from its folder alone
+#     (its RPATH finds libndzip and Kokkos) and h5py round-trips a dataset through it.
 # Once (shared): find_package(ndzip-kokkos) refuses, with its message, a Kokkos whose backends
 # differ from the ones the library was built for (a stand-in KokkosConfig.cmake with other
 # devices).
@@ -19,6 +21,28 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ndzip-test-install.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 fail() { echo "test-install: FAIL: $*" >&2; exit 1; }
 version=$(sed -nE 's/^project\(ndzip-kokkos VERSION ([0-9.]+).*/\1/p' "$root/CMakeLists.txt")
+
+# check_installed_hdf5_plugin NAME PLUGIN_DIR: step 5, with the default filter id (310).
+check_installed_hdf5_plugin() {
+  local name=$1 plugin_dir=$2 py
+  for py in python3 /usr/bin/python3 ""; do
+    [ -n "$py" ] && "$py" -c 'import h5py, numpy' 2>/dev/null && break
+  done
+  [ -n "$py" ] || fail "$name: no python3 with h5py and numpy to load the installed HDF5 plugin"
+  HDF5_PLUGIN_PATH="$plugin_dir" "$py" - "$work/$name/plugin.h5" <<'PY' ||
+import sys
+import h5py
+import numpy as np
+values = np.cumsum(np.ones((200, 300)), axis=1).astype(np.float32)
+with h5py.File(sys.argv[1], "w") as f:
+    f.create_dataset("field", data=values, chunks=(64, 128), compression=310)
+with h5py.File(sys.argv[1], "r") as f:
+    assert f["field"].id.get_create_plist().get_filter(0)[0] == 310, "not written with ndzip"
+    assert (f["field"][...].view(np.uint32) == values.view(np.uint32)).all(), "not bit-exact"
+PY
+    fail "$name: the installed HDF5 plugin ($plugin_dir) does not load or round-trip"
+  echo "test-install: $name: the installed HDF5 plugin round-trips through h5py"
+}
 
 # check_install NAME EXPECTED_SPACE KIND [CMAKE_ARGS...]: steps 1-4 in $work/NAME; KIND is
 # shared or static.
@@ -54,6 +78,10 @@ check_install() {
       fail "$name: the installed ndzip tool has no RPATH to its library"
   else
     [ -f "$lib/libndzip.a" ] && [ ! -e "$lib/libndzip.so" ] || fail "$name: no libndzip.a alone in $lib"
+  fi
+
+  if [ -f "$lib/hdf5/plugin/libh5ndzip.so" ]; then
+    check_installed_hdf5_plugin "$name" "$lib/hdf5/plugin"
   fi
 
   cmake -S "$example" -B "$dir/example" -G Ninja -DCMAKE_BUILD_TYPE=Release \

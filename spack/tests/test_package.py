@@ -224,6 +224,7 @@ KOKKOS_PREFIX = "/opt/kokkos"
 NVCC_WRAPPER = "/opt/kokkos-nvcc-wrapper/bin/nvcc_wrapper"
 HIPCC = "/opt/rocm/bin/hipcc"
 PREFIX = "/opt/ndzip-kokkos"
+HDF5_PREFIX = "/opt/hdf5"
 
 
 def make_spec(**overrides):
@@ -237,6 +238,7 @@ def make_spec(**overrides):
         "cli": True,
         "tests": False,
         "perf_tests": False,
+        "hdf5": False,
         "cuda_arch": "none",
         "amdgpu_target": "none",
     }
@@ -259,7 +261,10 @@ def make_spec(**overrides):
     )
     kokkos = FakeSpec("kokkos", KOKKOS_PREFIX, kokkos_variants, deps, package=kokkos_package)
     cmake = FakeSpec("cmake", "/opt/cmake", {})
-    return FakeSpec("ndzip-kokkos", PREFIX, variants, [kokkos, cmake])
+    own_deps = [kokkos, cmake]
+    if variants["hdf5"]:
+        own_deps.append(FakeSpec("hdf5", HDF5_PREFIX, {}))
+    return FakeSpec("ndzip-kokkos", PREFIX, variants, own_deps)
 
 
 def defines(args):
@@ -455,6 +460,7 @@ class RecipeTest(unittest.TestCase):
             "cli": True,
             "tests": False,
             "perf_tests": False,
+            "hdf5": False,
         }
         for name, default in expected.items():
             self.assertIn(name, variants, f"variant {name} missing")
@@ -474,6 +480,8 @@ class RecipeTest(unittest.TestCase):
             ("kokkos+cuda_lambda", "+cuda ^kokkos@:4"),
             ("kokkos+rocm", "+rocm"),
             ("kokkos+shared", "+shared"),
+            ("hdf5", "+hdf5"),
+            ("kokkos+shared", "+hdf5"),
             ("xxhash", "+cli"),
             ("doctest", "+tests"),
             ("openssl", "+tests"),
@@ -633,9 +641,18 @@ class RecipeTest(unittest.TestCase):
         d = defines(self.instance(shared=False).cmake_args())
         self.assertEqual(d["BUILD_SHARED_LIBS"], "OFF")
         self.assertIn("-DBUILD_SHARED_LIBS:BOOL=OFF", self.instance(shared=False).cmake_args())
-        # Only a shared libndzip constrains how Kokkos was built.
+        # Only a shared libndzip and the HDF5 plugin (a shared object that shares Kokkos with
+        # the application loading it) constrain how Kokkos was built.
         kokkos_link = [(s, w) for s, w in self.depends() if re.search(r"[+~](shared|pic)\b", s)]
-        self.assertEqual(kokkos_link, [("kokkos+shared", "+shared")])
+        self.assertEqual(kokkos_link, [("kokkos+shared", "+shared"), ("kokkos+shared", "+hdf5")])
+
+    def test_cmake_args_hdf5(self):
+        d = defines(self.instance().cmake_args())
+        self.assertEqual(d["NDZIP_BUILD_HDF5_PLUGIN"], "OFF", "off unless asked for")
+        self.assertNotIn("HDF5_ROOT", d)
+        d = defines(self.instance(hdf5=True).cmake_args())
+        self.assertEqual(d["NDZIP_BUILD_HDF5_PLUGIN"], "ON")
+        self.assertEqual(d["HDF5_ROOT"], HDF5_PREFIX, "the plugin links Spack's hdf5")
 
     def test_cmake_args_threads(self):
         d = defines(self.instance(serial=False, threads=True).cmake_args())

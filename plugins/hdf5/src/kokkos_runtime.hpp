@@ -22,17 +22,22 @@ void require_kokkos();
 // Calls f(instance) with an instance of the host execution space this call should run on.
 template <class F>
 void with_host_backend(F&& f) {
+#if defined(KOKKOS_ENABLE_OPENMP) && KOKKOS_VERSION >= 40000
+  // Kokkos 4 runs OpenMP work from any thread (serially inside an OpenMP parallel region).
+  std::forward<F>(f)(Kokkos::OpenMP());
+#else
 #if defined(KOKKOS_ENABLE_OPENMP)
-  // Kokkos 3 runs OpenMP work only on the thread that initialised it, and no Kokkos version
-  // runs it in parallel from inside an OpenMP parallel region of the application.
+  // Kokkos 3 runs OpenMP work only on the thread that initialised it, outside OpenMP parallel
+  // regions.
   if (!Kokkos::OpenMP::in_parallel()) return std::forward<F>(f)(Kokkos::OpenMP());
 #endif
 #if defined(KOKKOS_ENABLE_SERIAL)
-  return std::forward<F>(f)(Kokkos::Serial());
+  std::forward<F>(f)(Kokkos::Serial());
 #else
   throw std::runtime_error(
       "ndzip HDF5 filter: Kokkos' OpenMP backend cannot run on this thread, and this Kokkos has "
       "no Serial backend");
+#endif
 #endif
 }
 

@@ -85,6 +85,18 @@ def check_overwrite(path, filter_id):
         check_bit_exact(values, f["field"][...], "partially overwritten dataset")
 
 
+def check_given_cd_values_replaced(path, filter_id):
+    """set_local records the chunk, whatever values the filter was added with."""
+    values = smooth(np.float32, (100, 100))
+    with h5py.File(path, "w") as f:
+        f.create_dataset("field", data=values, chunks=(64, 64), compression=filter_id,
+                         compression_opts=(9, 9, 9))
+    with h5py.File(path, "r") as f:
+        want = [(filter_id, expected_cd_values(np.float32, (64, 64)))]
+        assert pipeline(f["field"]) == want, f"{pipeline(f['field'])}, expected {want}"
+        check_bit_exact(values, f["field"][...], "dataset created with cd_values")
+
+
 def check_refusals(path, filter_id):
     ints = np.arange(1000, dtype=np.int32)
     with h5py.File(path, "w") as f:
@@ -140,9 +152,11 @@ def main():
         assert size < raw, f"file of smooth datasets: {size} bytes, raw {raw}"
 
         check_overwrite(os.path.join(tmp, "overwrite.h5"), args.filter_id)
+        check_given_cd_values_replaced(os.path.join(tmp, "cd_values.h5"), args.filter_id)
         check_refusals(os.path.join(tmp, "refusals.h5"), args.filter_id)
     print(f"h5py round trip: {len(arrays)} datasets bit-exact (float/double, ranks 1-3, partial "
-          f"chunks); smooth file {size} of {raw} raw bytes; partial overwrite; refusals")
+          f"chunks); smooth file {size} of {raw} raw bytes; partial overwrite; given cd_values "
+          "replaced; refusals")
 
 
 if __name__ == "__main__":

@@ -43,6 +43,11 @@ class NdzipKokkos(CMakePackage, CudaPackage, ROCmPackage):
         default=False,
         description="Build the benchmark and demo binaries (NDZIP_BUILD_PERF_TESTS)",
     )
+    variant(
+        "hdf5",
+        default=False,
+        description="Build the HDF5 filter plugin (NDZIP_BUILD_HDF5_PLUGIN; plugins/hdf5)",
+    )
 
     # Spack 1.0 and newer only provide a compiler to packages that declare the language.
     depends_on("cxx", type="build")
@@ -96,6 +101,11 @@ class NdzipKokkos(CMakePackage, CudaPackage, ROCmPackage):
     conflicts("^kokkos+cuda", when="~cuda", msg="a Kokkos with CUDA needs ndzip-kokkos +cuda")
     conflicts("^kokkos+rocm", when="~rocm", msg="a Kokkos with HIP needs ndzip-kokkos +rocm")
 
+    # The filter plugin links the HDF5 the applications that load it use, and shares Kokkos with
+    # them: a static Kokkos would put a second copy into the plugin.
+    depends_on("hdf5", when="+hdf5")
+    depends_on("kokkos+shared", when="+hdf5")
+
     depends_on("xxhash", when="+cli")
     depends_on("doctest", type=("build", "test"), when="+tests")
     depends_on("openssl", when="+tests")  # SHA-256 of streams in the unit tests
@@ -121,7 +131,10 @@ class NdzipKokkos(CMakePackage, CudaPackage, ROCmPackage):
             self.define_from_variant("NDZIP_BUILD_TOOLS", "cli"),
             self.define_from_variant("NDZIP_BUILD_TESTS", "tests"),
             self.define_from_variant("NDZIP_BUILD_PERF_TESTS", "perf_tests"),
+            self.define_from_variant("NDZIP_BUILD_HDF5_PLUGIN", "hdf5"),
         ]
+        if self.spec.satisfies("+hdf5"):
+            args.append(self.define("HDF5_ROOT", self.spec["hdf5"].prefix))
         cxx = self._kokkos_cxx_compiler()
         if cxx:
             args.append(self.define("CMAKE_CXX_COMPILER", cxx))
