@@ -482,7 +482,7 @@ class RecipeTest(unittest.TestCase):
             ("kokkos+shared", "+shared"),
             ("hdf5", "+hdf5"),
             ("kokkos+shared", "+hdf5"),
-            ("xxhash", "+cli"),
+            ("xxhash", None),
             ("doctest", "+tests"),
             ("openssl", "+tests"),
             ("python@3:", "+tests"),
@@ -490,6 +490,8 @@ class RecipeTest(unittest.TestCase):
         for key in expected:
             self.assertIn(key, deps, f"depends_on({key[0]!r}, when={key[1]!r}) missing")
         self.assertEqual(deps[("cmake@3.16:", None)].get("type"), "build")
+        # The library itself needs xxhash.h (the frame checksum), whatever the variants.
+        self.assertEqual(deps[("xxhash", None)].get("type"), "build")
         self.assertEqual(deps[("cxx", None)].get("type"), "build")
         self.assertEqual(set(deps[("doctest", "+tests")].get("type")), {"build", "test"})
         self.assertEqual(deps[("python@3:", "+tests")].get("type"), "test")
