@@ -22,7 +22,8 @@ namespace ndzip::backend {
 
 struct host_lane_ops {
   // Threads per team and lanes per thread that the core kernels use on the host.
-  static constexpr int team_size(int /*word_bytes*/) { return 1; }
+  // Callable from host-device code too (the staged encoder asserts it).
+  KOKKOS_INLINE_FUNCTION static constexpr int team_size(int /*word_bytes*/) { return 1; }
   static constexpr int wide_team_size(int word_bytes) { return team_size(word_bytes); }
   static constexpr int vector_length = 1;
   static constexpr int min_teams_per_multiprocessor(kernel_role, int) { return 0; }  // none
