@@ -63,8 +63,8 @@ struct kernel_types {
   // staging scratch before their look-back: their blocks and each one's end in the run.
   static constexpr std::size_t staging_scratch_bytes =
       LaneOps::max_hypercubes_per_team > 1
-          ? LaneOps::max_hypercubes_per_team*(profile_type::max_block_words * sizeof(bits_type) +
-                                              sizeof(std::uint64_t))
+          ? (profile_type::max_block_words * sizeof(bits_type) + sizeof(std::uint64_t)) *
+                LaneOps::max_hypercubes_per_team
           : 0;
 
   struct team_scratch {
