@@ -61,11 +61,12 @@ struct kernel_types {
 
   // Host single-pass teams encode a run of consecutive hypercubes (hypercubes_per_team) into
   // staging scratch before their look-back: their blocks and each one's end in the run.
-  static constexpr std::size_t staging_scratch_bytes =
-      LaneOps::max_hypercubes_per_team > 1
-          ? (profile_type::max_block_words * sizeof(bits_type) + sizeof(std::uint64_t)) *
-                LaneOps::max_hypercubes_per_team
-          : 0;
+  static constexpr std::size_t staging_scratch_bytes = LaneOps::max_hypercubes_per_team > 1
+                                                           ? (profile_type::max_block_words *
+                                                                  sizeof(bits_type) +
+                                                              sizeof(std::uint64_t)) *
+                                                                 LaneOps::max_hypercubes_per_team
+                                                           : 0;
 
   struct team_scratch {
     bits_type* cube;
