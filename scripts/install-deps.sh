@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs what ndzip-kokkos needs on a Debian machine, idempotently:
 #  - Debian packages: compiler, cmake, ninja, doctest, xxHash (library; xxhsum for the CLI
-#    tests), OpenSSL (test-only SHA-256), strace (the CLI test sees the directory fsync),
+#    tests), CLI11 (option parsing of the CLI and the benchmark), OpenSSL (test-only SHA-256), strace (the CLI test sees the directory fsync),
 #    the benchmark's peer codecs (zstd, LZ4, Blosc, fpzip, zfp), and HDF5 with its tools, h5py,
 #    hdf5plugin and the LZ4, Blosc and zfp HDF5 filters (which Debian's hdf5plugin only
 #    recommends) for the HDF5 filter plugin's tests and benchmark (plugins/hdf5);
@@ -63,6 +63,7 @@ edit_debian_sources() {
 }
 
 packages=(build-essential cmake ninja-build doctest-dev libxxhash-dev xxhash libssl-dev dpkg-dev python3 strace
+  libcli11-dev
   libzstd-dev liblz4-dev libblosc-dev libfpzip-dev libzfp-dev
   libhdf5-dev hdf5-tools python3-h5py python3-hdf5plugin python3-numpy
   hdf5-filter-plugin hdf5-filter-plugin-blosc-serial hdf5-filter-plugin-zfp-serial)

@@ -493,6 +493,8 @@ class RecipeTest(unittest.TestCase):
             ("hdf5", "+hdf5"),
             ("kokkos+shared", "+hdf5"),
             ("xxhash", None),
+            ("cli11@2.1:", "+cli"),
+            ("cli11@2.1:", "+perf_tests"),
             ("doctest", "+tests"),
             ("openssl", "+tests"),
             ("python@3:", "+tests"),
@@ -503,6 +505,9 @@ class RecipeTest(unittest.TestCase):
         # The library itself needs xxhash.h (the frame checksum), whatever the variants.
         self.assertEqual(deps[("xxhash", None)].get("type"), "build")
         self.assertEqual(deps[("cxx", None)].get("type"), "build")
+        # CLI11 is header only: the tool and the benchmark need it to build, nothing at run time.
+        for when in ("+cli", "+perf_tests"):
+            self.assertEqual(deps[("cli11@2.1:", when)].get("type"), "build")
         self.assertEqual(set(deps[("doctest", "+tests")].get("type")), {"build", "test"})
         self.assertEqual(deps[("python@3:", "+tests")].get("type"), "test")
         self.assertNotIn("type", deps[("openssl", "+tests")], "openssl is linked by the tests")

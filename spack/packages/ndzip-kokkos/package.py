@@ -108,6 +108,9 @@ class NdzipKokkos(CMakePackage, CudaPackage, ROCmPackage):
 
     # The library computes the frame checksum (XXH3) from xxhash.h alone: a build dependency.
     depends_on("xxhash", type="build")
+    # The tool and the benchmark parse their options with CLI11 (header only).
+    depends_on("cli11@2.1:", type="build", when="+cli")
+    depends_on("cli11@2.1:", type="build", when="+perf_tests")
     depends_on("doctest", type=("build", "test"), when="+tests")
     depends_on("openssl", when="+tests")  # SHA-256 of streams in the unit tests
     depends_on("python@3:", type="test", when="+tests")  # the CLI's ctest scripts
