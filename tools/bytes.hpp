@@ -3,11 +3,35 @@
 // Byte buffers and read-only views of them, as passed between the tool's parts.
 
 #include <cstddef>
+#include <memory>
+#include <new>
+#include <utility>
 #include <vector>
 
 namespace ndzip_cli {
 
-using byte_buffer = std::vector<std::byte>;
+// std::allocator, except that resize() leaves new bytes uninitialized: a buffer about to be
+// overwritten (read into, or the codec's output of up to its size bound) is then not written
+// twice, and the pages of its unused tail are never touched, so they cost no memory.
+template <class T>
+struct uninitialized_allocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = uninitialized_allocator<U>;
+  };
+  using std::allocator<T>::allocator;
+
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+using byte_buffer = std::vector<std::byte, uninitialized_allocator<std::byte>>;
 
 // A read-only view of contiguous bytes (std::span is C++20).
 struct byte_span {

@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "codec.hpp"
 
+#include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <ndzip/ndzip.hpp>
 #include <stdexcept>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <utility>
-
-#include <Kokkos_Core.hpp>
-#include <ndzip/ndzip.hpp>
 
 namespace ndzip_cli {
 
@@ -148,20 +149,27 @@ decompressed decompress_on(const Exec& exec, const ndzip::extent<Dims>& grid, by
 struct backend_session::guard {
   Kokkos::ScopeGuard kokkos;
 
-  static auto settings() {
+  static auto settings(std::optional<int> threads) {
+    const int count = threads && *threads == 0
+                          ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
+                          : threads.value_or(-1);
 #if KOKKOS_VERSION >= 30700
-    return Kokkos::InitializationSettings().set_disable_warnings(true);
+    auto settings = Kokkos::InitializationSettings().set_disable_warnings(true);
+    if (count > 0) settings.set_num_threads(count);
+    return settings;
 #else
     Kokkos::InitArguments args;
     args.disable_warnings = true;
+    args.num_threads = count;
     return args;
 #endif
   }
 
-  guard() : kokkos(settings()) {}
+  explicit guard(std::optional<int> threads) : kokkos(settings(threads)) {}
 };
 
-backend_session::backend_session() : m_guard(std::make_unique<guard>()) {}
+backend_session::backend_session(std::optional<int> threads)
+    : m_guard(std::make_unique<guard>(threads)) {}
 backend_session::~backend_session() = default;
 
 std::string codec_message(const std::exception& e) {

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,12 +15,13 @@
 
 namespace ndzip_cli {
 
-// Kokkos is initialized while one of these lives (threads from OMP_NUM_THREADS and Kokkos'
-// environment variables; Kokkos' warnings, which it prints to standard output, are off) and
-// finalized when it is destroyed. Every codec call below must run inside one.
+// Kokkos is initialized while one of these lives (host threads: `threads`, 0 meaning one per
+// core, else OMP_NUM_THREADS and Kokkos' environment variables; Kokkos' warnings, which it prints
+// to standard output, are off) and finalized when it is destroyed. Every codec call below must
+// run inside one; Kokkos can be initialized only once per process.
 class backend_session {
  public:
-  backend_session();
+  explicit backend_session(std::optional<int> threads = std::nullopt);
   ~backend_session();
   backend_session(const backend_session&) = delete;
   backend_session& operator=(const backend_session&) = delete;

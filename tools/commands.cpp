@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "commands.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <new>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -11,10 +16,28 @@
 #include "file_io.hpp"
 #include "frame.hpp"
 #include "inputs.hpp"
+#include "progress.hpp"
+#include "shape_check.hpp"
 
 namespace ndzip_cli {
 
 namespace {
+
+constexpr const char* suffix = ".ndz";
+
+bool ends_with(const std::string& s, const std::string& end) {
+  return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
+}
+
+// How a file is named in summaries and on the progress bar.
+std::string display_name(const std::string& path, bool output) {
+  if (path == "-") return output ? "stdout" : "stdin";
+  return path;
+}
+
+void print_error(const std::string& what) {
+  std::fprintf(stderr, "ndzip: error: %s\n", what.c_str());
+}
 
 // -t and -n are optional for a framed input, but must agree with the frame when given.
 void check_options_match(const options& opts, const std::string& name, const array_desc& array) {
@@ -27,70 +50,176 @@ void check_options_match(const options& opts, const std::string& name, const arr
        std::equal(opts.extents.begin(), opts.extents.end(), array.extents.begin()));
   if (!extents_match) {
     std::string given;
-    for (const auto n : opts.extents) {
-      given += ' ';  // appended piece by piece: see ndzip::to_string
-      given += std::to_string(n);
-    }
-    throw std::runtime_error("-n" + given + " does not match " + name + ", which holds a " +
+    for (const auto n : opts.extents) given += (given.empty() ? "" : "x") + std::to_string(n);
+    throw std::runtime_error("-n " + given + " does not match " + name + ", which holds a " +
                              describe(array) + " array");
   }
 }
 
-}  // namespace
-
-void run_compress(const options& opts) {
-  const std::string& in = opts.files[0];
-  const std::string& out = opts.files[1];
-  const array_desc array = opts.array();
-  check_distinct_files(in, out);
-  check_output_target(out, opts.force);
-
-  const byte_buffer input = read_array(in, array);
-  const byte_buffer stream = [&] {
-    backend_session session;
-    return compress_array(opts.backend, array, input);
-  }();
-
-  if (opts.raw) {
-    write_output(out, {stream}, opts.force);
-  } else {
-    const auto header = encode_frame_header(array, stream);
-    write_output(out, {byte_span(header.data(), header.size()), stream}, opts.force);
-  }
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-void run_decompress(const options& opts) {
-  const std::string& in = opts.files[0];
-  const std::string& out = opts.files[1];
+// What is shared by the operands of one command line.
+class run_context {
+ public:
+  explicit run_context(const options& opts) : m_opts(opts) {}
+
+  const options& opts() const { return m_opts; }
+
+  // Kokkos, initialized at the first input that needs it (once per process).
+  void start_backend() {
+    if (!m_session) m_session.emplace(m_opts.threads);
+  }
+
+  bool show_progress() const {
+    return m_opts.progress && m_opts.verbosity >= 1 && ::isatty(STDERR_FILENO);
+  }
+  // The one-line summary after each input: by default, except in the IN OUT form.
+  bool summarize() const {
+    return m_opts.verbosity >= 2 || (m_opts.verbosity == 1 && !m_opts.in_out);
+  }
+
+  // The output of `in`: -o, -c, IN OUT, or a name derived from the input's.
+  std::string output_of(const std::string& in) const {
+    if (m_opts.in_out) return m_opts.files[1];
+    if (m_opts.output) return *m_opts.output;
+    if (m_opts.to_stdout || in == "-") return "-";
+    if (m_opts.op == operation::compress) {
+      if (ends_with(in, suffix) && !m_opts.force)
+        throw std::runtime_error(input_name(in) + " already ends in " + suffix +
+                                 " (use -f to compress it anyway, or -o to name the output)");
+      return in + suffix;
+    }
+    if (!ends_with(in, suffix) || in.size() == 4 || ends_with(in, std::string("/") + suffix))
+      throw std::runtime_error(input_name(in) + " does not end in " + suffix +
+                               ", so it has no output name (use -o OUT or -c)");
+    return in.substr(0, in.size() - 4);
+  }
+
+  std::uint64_t in_total = 0, out_total = 0;
+  int done = 0;    // inputs described or written
+  int failed = 0;  // inputs reported as errors
+
+ private:
+  const options& m_opts;
+  std::optional<backend_session> m_session;
+};
+
+void compress_one(run_context& ctx, const std::string& in) {
+  const options& opts = ctx.opts();
+  const std::string out = ctx.output_of(in);
+  check_distinct_files(in, out);
+  check_output_target(out, opts.force);
+  const auto start = std::chrono::steady_clock::now();
+  progress_bar bar(ctx.show_progress(), display_name(in, false));
+  const auto advance = [&bar](std::size_t n) { bar.advance(n); };
+
+  bar.step("reading", std::nullopt);
+  array_desc array;
+  byte_buffer values;
+  if (opts.extents.empty()) {
+    values = read_1d_array(in, *opts.type, advance);
+    array = opts.array(values.size() / element_size(*opts.type));
+  } else {
+    array = opts.array(0);
+    values = read_array(in, array, advance);
+  }
+  ctx.start_backend();
+
+  if (opts.strict || opts.verbosity >= 1) {
+    bar.step("checking the shape", std::nullopt);
+    if (const auto doubt = doubt_shape(opts.backend, array, values)) {
+      const std::string what = input_name(in) + ": " + describe(*doubt) + "; are -t and -n right?";
+      if (opts.strict) throw std::runtime_error(what + " (--strict: not compressed)");
+      bar.erase();
+      std::fprintf(stderr, "ndzip: warning: %s (--strict makes this an error)\n", what.c_str());
+    }
+  }
+
+  bar.step("compressing " + human_bytes(values.size()), std::nullopt);
+  const auto codec_start = std::chrono::steady_clock::now();
+  const byte_buffer stream = compress_array(opts.backend, array, values);
+  const double codec_seconds = seconds_since(codec_start);
+  const std::size_t in_bytes = values.size();
+  values = byte_buffer();  // the output's memory may reuse the input's
+
+  const auto header = encode_frame_header(array, stream);
+  std::vector<byte_span> pieces{stream};
+  if (!opts.raw) pieces.insert(pieces.begin(), byte_span(header.data(), header.size()));
+  const std::size_t out_bytes = stream.size() + (opts.raw ? 0 : header.size());
+  bar.step("writing", out_bytes);
+  write_output(out, pieces, opts.force, advance);
+  if (opts.remove_input) remove_input(in);
+  bar.erase();
+
+  ctx.in_total += in_bytes;
+  ctx.out_total += out_bytes;
+  ++ctx.done;
+  if (ctx.summarize())
+    std::fprintf(stderr, "%s : %.2f%% (%s => %s, %s)\n", display_name(in, false).c_str(),
+                 100.0 * static_cast<double>(out_bytes) / static_cast<double>(in_bytes),
+                 human_bytes(in_bytes).c_str(), human_bytes(out_bytes).c_str(),
+                 display_name(out, true).c_str());
+  if (opts.verbosity >= 2)
+    std::fprintf(stderr, "  %s on %s: compressed in %.3f s (%.2f GB/s), %.3f s in all\n",
+                 describe(array).c_str(), opts.backend.c_str(), codec_seconds,
+                 static_cast<double>(in_bytes) / codec_seconds / 1e9, seconds_since(start));
+}
+
+void decompress_one(run_context& ctx, const std::string& in) {
+  const options& opts = ctx.opts();
+  const std::string out = ctx.output_of(in);
   const std::string name = input_name(in);
   check_distinct_files(in, out);
   check_output_target(out, opts.force);
+  const auto start = std::chrono::steady_clock::now();
+  progress_bar bar(ctx.show_progress(), display_name(in, false));
+  const auto advance = [&bar](std::size_t n) { bar.advance(n); };
 
+  bar.step("reading", std::nullopt);
   byte_buffer input;
   array_desc array;
   byte_span stream;
   if (opts.raw) {
-    array = opts.array();
-    input = read_raw_stream(in, array);
+    array = opts.array(0);
+    input = read_raw_stream(in, array, advance);
     stream = input;
   } else {
-    input = read_frame(in).bytes;
+    input = read_frame(in, advance).bytes;
     array = frame_array(open_frame(name, input));
     stream = frame_stream(input);
     check_options_match(opts, name, array);
   }
+  ctx.start_backend();
 
-  const byte_buffer values = [&] {
-    backend_session session;
-    return decode_stream(opts.backend, name, array, stream, opts.raw);
-  }();
-  write_output(out, {values}, opts.force);
+  bar.step("decompressing " + human_bytes(byte_size(array)), std::nullopt);
+  const auto codec_start = std::chrono::steady_clock::now();
+  const byte_buffer values = decode_stream(opts.backend, name, array, stream, opts.raw);
+  const double codec_seconds = seconds_since(codec_start);
+  const std::size_t in_bytes = input.size();
+  input = byte_buffer();
+
+  bar.step("writing", values.size());
+  write_output(out, {values}, opts.force, advance);
+  if (opts.remove_input) remove_input(in);
+  bar.erase();
+
+  ctx.in_total += in_bytes;
+  ctx.out_total += values.size();
+  ++ctx.done;
+  if (ctx.summarize())
+    std::fprintf(stderr, "%s : %s => %s (%s, %s)\n", display_name(in, false).c_str(),
+                 human_bytes(in_bytes).c_str(), human_bytes(values.size()).c_str(),
+                 describe(array).c_str(), display_name(out, true).c_str());
+  if (opts.verbosity >= 2)
+    std::fprintf(stderr, "  on %s: decompressed in %.3f s (%.2f GB/s), %.3f s in all\n",
+                 opts.backend.c_str(), codec_seconds,
+                 static_cast<double>(values.size()) / codec_seconds / 1e9, seconds_since(start));
 }
 
-void run_info(const options& opts) {
-  const std::string& path = opts.files[0];
-  const std::string name = input_name(path);
-  const frame_file frame = read_frame(path);
+// `info FILE` / `-l -v`: every field, then whether the frame is sound.
+void describe_frame(const std::string& path, const frame_file& frame, bool first) {
   const byte_buffer& file = frame.bytes;
   const ndzip::frame_info& header = frame.header;
   const byte_span stream = frame_stream(file);
@@ -98,6 +227,7 @@ void run_info(const options& opts) {
   const std::size_t array_bytes = byte_size(array);
   const std::uint64_t actual = ndzip::frame_checksum(file.data(), file.size());
 
+  if (!first) std::printf("\n");
   std::printf("file:        %s\n", path == "-" ? "-" : path.c_str());
   std::printf("format:      ndzip-kokkos frame, version %d\n", int{ndzip::frame_version});
   std::printf("type:        %s\n", type_name(array.type));
@@ -112,11 +242,102 @@ void run_info(const options& opts) {
   else
     std::printf("checksum:    MISMATCH (stored %s, file hashes to %s)\n",
                 checksum_string(header.checksum).c_str(), checksum_string(actual).c_str());
-  if (stream.size > 0)
-    std::printf("ratio:       %.3f (array bytes / stream bytes)\n",
-                static_cast<double>(array_bytes) / static_cast<double>(stream.size));
+  std::printf("ratio:       %.4f (stream bytes / array bytes)\n",
+              static_cast<double>(stream.size) / static_cast<double>(array_bytes));
+}
+
+const char* const list_header = "%-7s %-20s %12s %12s %7s %-5s %s\n";
+
+void list_one(run_context& ctx, const std::string& path) {
+  const options& opts = ctx.opts();
+  const frame_file frame = read_frame(path);
+  const array_desc array = frame_array(frame.header);
+  const bool detailed = opts.verbosity >= 2;
+  if (detailed) {
+    describe_frame(path, frame, ctx.done == 0);
+  } else {
+    if (ctx.done == 0)
+      std::printf(list_header, "Type", "Extents", "Compressed", "Uncompressed", "Ratio", "Check",
+                  "Filename");
+    const bool sound =
+        ndzip::frame_checksum(frame.bytes.data(), frame.bytes.size()) == frame.header.checksum;
+    std::printf("%-7s %-20s %12s %12s %7.4f %-5s %s\n", type_name(array.type),
+                extents_string(array).c_str(), human_bytes(frame.bytes.size()).c_str(),
+                human_bytes(byte_size(array)).c_str(),
+                static_cast<double>(frame.bytes.size()) / static_cast<double>(byte_size(array)),
+                sound ? "ok" : "BAD", display_name(path, false).c_str());
+  }
   std::fflush(stdout);
-  open_frame(name, file);  // a damaged frame is reported, after what could be read of it
+  ctx.in_total += byte_size(array);
+  ctx.out_total += frame.bytes.size();
+  ++ctx.done;
+  open_frame(input_name(path), frame.bytes);  // a damaged frame is reported, after its line
+}
+
+void print_total(const run_context& ctx) {
+  const options& opts = ctx.opts();
+  const std::size_t inputs = opts.files.size();
+  if (inputs < 2 || ctx.done == 0) return;
+  const double ratio = ctx.in_total == 0
+                           ? 0.0
+                           : static_cast<double>(ctx.out_total) / static_cast<double>(ctx.in_total);
+  const std::string failed = ctx.failed > 0 ? ", " + std::to_string(ctx.failed) + " failed" : "";
+  switch (opts.op) {
+    case operation::compress:
+      if (opts.verbosity >= 1)
+        std::fprintf(stderr, "%d files compressed : %.2f%% (%s => %s)%s\n", ctx.done, 100 * ratio,
+                     human_bytes(ctx.in_total).c_str(), human_bytes(ctx.out_total).c_str(),
+                     failed.c_str());
+      break;
+    case operation::decompress:
+      if (opts.verbosity >= 1)
+        std::fprintf(stderr, "%d files decompressed : %s => %s%s\n", ctx.done,
+                     human_bytes(ctx.in_total).c_str(), human_bytes(ctx.out_total).c_str(),
+                     failed.c_str());
+      break;
+    case operation::list:
+      if (opts.verbosity >= 2)
+        std::printf("\ntotal:       %d files%s, %llu array bytes, %llu file bytes, ratio %.4f\n",
+                    ctx.done, failed.c_str(), static_cast<unsigned long long>(ctx.in_total),
+                    static_cast<unsigned long long>(ctx.out_total), ratio);
+      else
+        std::printf("%-7s %-20s %12s %12s %7.4f %-5s %s\n", "",
+                    (std::to_string(ctx.done) + " files" + failed).c_str(),
+                    human_bytes(ctx.out_total).c_str(), human_bytes(ctx.in_total).c_str(), ratio,
+                    "", "(total)");
+      break;
+  }
+}
+
+}  // namespace
+
+int run_operands(const options& opts) {
+  run_context ctx(opts);
+  const std::size_t inputs = opts.in_out ? 1 : opts.files.size();
+  for (std::size_t i = 0; i < inputs; ++i) {
+    const std::string& in = opts.files[i];
+    try {
+      switch (opts.op) {
+        case operation::compress:
+          compress_one(ctx, in);
+          break;
+        case operation::decompress:
+          decompress_one(ctx, in);
+          break;
+        case operation::list:
+          list_one(ctx, in);
+          break;
+      }
+    } catch (const std::bad_alloc&) {
+      print_error(input_name(in) + ": out of memory");
+      ++ctx.failed;
+    } catch (const std::exception& e) {
+      print_error(codec_message(e));  // messages from the library start with "ndzip: "
+      ++ctx.failed;
+    }
+  }
+  if (!opts.in_out) print_total(ctx);
+  return ctx.failed > 0 ? 1 : 0;
 }
 
 }  // namespace ndzip_cli

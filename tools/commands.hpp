@@ -1,16 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-// The three commands. Each throws std::runtime_error (or a subclass) saying what went wrong;
-// OUT is then left untouched (but see write_output: a device or FIFO may have been written to,
-// and a directory that cannot be synced is reported after OUT is in place).
+// The operations on the command line's operands: compress, decompress, list (info). Each input
+// is handled on its own: its failure is reported as "ndzip: error: ..." and the others go on.
+// A failed input leaves its output untouched (but see write_output: a device or FIFO may have
+// been written to, and a directory that cannot be synced is reported after the output is in
+// place), and its input in place even with --rm.
 
 #include "options.hpp"
 
 namespace ndzip_cli {
 
-void run_compress(const options& opts);
-void run_decompress(const options& opts);
-// Prints the description of the frame to standard output.
-void run_info(const options& opts);
+// Runs opts.op on every operand; returns the exit status: 0, or 1 if any input failed.
+int run_operands(const options& opts);
 
 }  // namespace ndzip_cli

@@ -19,19 +19,22 @@ namespace ndzip_cli {
 namespace {
 
 constexpr std::size_t read_chunk = std::size_t{1} << 20;
+// The most one read() or write() call moves: a progress bar is told about each call.
+constexpr std::size_t io_call_max = std::size_t{64} << 20;
 
 [[noreturn]] void system_error(const std::string& what, int err) {
   throw std::runtime_error(what + ": " + std::strerror(err));
 }
 
-void write_all(int fd, byte_span bytes, const std::string& name) {
+void write_all(int fd, byte_span bytes, const std::string& name, const progress_fn& progress) {
   while (bytes.size > 0) {
-    const ssize_t n = ::write(fd, bytes.data, bytes.size);
+    const ssize_t n = ::write(fd, bytes.data, std::min(bytes.size, io_call_max));
     if (n < 0) {
       if (errno == EINTR) continue;
       system_error("cannot write " + name, errno);
     }
     bytes = bytes.from(static_cast<std::size_t>(n));
+    if (progress) progress(static_cast<std::size_t>(n));
   }
 }
 
@@ -104,7 +107,8 @@ target_kind classify_target(const std::string& path) {
 // Writes `pieces` into the character device or FIFO `path`, as any program writes to /dev/null:
 // opened without O_CREAT or O_TRUNC, so that the node itself is never replaced. (Opening a FIFO
 // waits for a reader.)
-void write_to_device(const std::string& path, const std::vector<byte_span>& pieces) {
+void write_to_device(const std::string& path, const std::vector<byte_span>& pieces,
+                     const progress_fn& progress) {
   unique_fd fd(::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC));
   if (fd.get() < 0) system_error("cannot open " + output_name(path), errno);
   struct stat st;
@@ -112,7 +116,7 @@ void write_to_device(const std::string& path, const std::vector<byte_span>& piec
   if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))  // replaced since it was classified
     throw std::runtime_error(output_name(path) +
                              " is no longer a device or FIFO; nothing was written to it");
-  for (const auto& piece : pieces) write_all(fd.get(), piece, output_name(path));
+  for (const auto& piece : pieces) write_all(fd.get(), piece, output_name(path), progress);
   if (fd.close_checked() != 0) system_error("cannot write " + output_name(path), errno);
 }
 
@@ -200,7 +204,9 @@ class temporary_file {
     if (!m_committed) ::unlink(m_path.c_str());
   }
 
-  void write(byte_span bytes) { write_all(m_fd, bytes, "'" + m_path + "'"); }
+  void write(byte_span bytes, const progress_fn& progress) {
+    write_all(m_fd, bytes, "'" + m_path + "'", progress);
+  }
 
   void commit(bool overwrite) {
     if (::fsync(m_fd) != 0) fail("cannot sync", errno);
@@ -278,17 +284,18 @@ input_file::~input_file() {
   if (m_owned) ::close(m_fd);
 }
 
-void input_file::read_up_to(byte_buffer& data, std::size_t size) {
+void input_file::read_up_to(byte_buffer& data, std::size_t size, const progress_fn& progress) {
   std::size_t used = data.size();
   while (used < size) {
     if (used == data.size()) data.resize(next_capacity(used, size));
-    const ssize_t n = ::read(m_fd, data.data() + used, data.size() - used);
+    const ssize_t n = ::read(m_fd, data.data() + used, std::min(data.size() - used, io_call_max));
     if (n == 0) break;
     if (n < 0) {
       if (errno == EINTR) continue;
       system_error("cannot read " + m_name, errno);
     }
     used += static_cast<std::size_t>(n);
+    if (progress) progress(static_cast<std::size_t>(n));
   }
   data.resize(used);
 }
@@ -322,15 +329,22 @@ void check_output_target(const std::string& path, bool overwrite) {
   }
 }
 
-void write_output(const std::string& path, const std::vector<byte_span>& pieces, bool overwrite) {
+void write_output(const std::string& path, const std::vector<byte_span>& pieces, bool overwrite,
+                  const progress_fn& progress) {
   if (path == "-") {
-    for (const auto& piece : pieces) write_all(STDOUT_FILENO, piece, output_name(path));
+    for (const auto& piece : pieces) write_all(STDOUT_FILENO, piece, output_name(path), progress);
     return;
   }
-  if (classify_target(path) == target_kind::device) return write_to_device(path, pieces);
+  if (classify_target(path) == target_kind::device) return write_to_device(path, pieces, progress);
   temporary_file file(path);
-  for (const auto& piece : pieces) file.write(piece);
+  for (const auto& piece : pieces) file.write(piece, progress);
   file.commit(overwrite);
+}
+
+void remove_input(const std::string& path) {
+  if (path != "-" && ::unlink(path.c_str()) != 0)
+    system_error("the output is complete, but " + input_name(path) + " could not be removed",
+                 errno);
 }
 
 }  // namespace ndzip_cli

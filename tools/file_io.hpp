@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +13,9 @@
 #include "bytes.hpp"
 
 namespace ndzip_cli {
+
+// Told how many more bytes were read or written, as they are (for the progress bar); may be empty.
+using progress_fn = std::function<void(std::size_t)>;
 
 // "'path'", or "standard input" / "standard output" for "-", for messages.
 std::string input_name(const std::string& path);
@@ -35,7 +39,7 @@ class input_file {
   std::optional<std::uint64_t> regular_size() const { return m_regular_size; }
 
   // Appends to `data` until it holds `size` bytes or the input ends; reads nothing beyond.
-  void read_up_to(byte_buffer& data, std::size_t size);
+  void read_up_to(byte_buffer& data, std::size_t size, const progress_fn& progress = {});
 
  private:
   std::size_t next_capacity(std::size_t used, std::size_t size) const;
@@ -67,6 +71,10 @@ void check_output_target(const std::string& path, bool overwrite);
 //   only a regular file or a symbolic link is. On failure the temporary file is removed and
 //   `path` is left as it was; only a failure to sync the directory comes after `path` is in
 //   place (the message says so).
-void write_output(const std::string& path, const std::vector<byte_span>& pieces, bool overwrite);
+void write_output(const std::string& path, const std::vector<byte_span>& pieces, bool overwrite,
+                  const progress_fn& progress = {});
+
+// Removes the input file `path` (--rm) after its output is complete; "-" is left alone.
+void remove_input(const std::string& path);
 
 }  // namespace ndzip_cli

@@ -41,12 +41,13 @@ auto naming(const input_file& file, F&& f) {
 
 }  // namespace
 
-byte_buffer read_array(const std::string& path, const array_desc& array) {
+byte_buffer read_array(const std::string& path, const array_desc& array,
+                       const progress_fn& progress) {
   input_file file(path);
   const std::size_t expected = byte_size(array);
   const std::size_t limit = saturating_add(expected, 1);
   byte_buffer values;
-  file.read_up_to(values, limit);
+  file.read_up_to(values, limit, progress);
   if (values.size() != expected)
     throw std::runtime_error(file.name() + " has " + size_text(file, values.size(), limit) +
                              ", but a " + describe(array) + " array has " +
@@ -56,7 +57,19 @@ byte_buffer read_array(const std::string& path, const array_desc& array) {
   return values;
 }
 
-frame_file read_frame(const std::string& path) {
+byte_buffer read_1d_array(const std::string& path, element_type type, const progress_fn& progress) {
+  input_file file(path);
+  byte_buffer values;
+  file.read_up_to(values, std::numeric_limits<std::size_t>::max(), progress);
+  const std::size_t width = element_size(type);
+  if (values.empty() || values.size() % width != 0)
+    throw std::runtime_error(file.name() + " has " + std::to_string(values.size()) +
+                             " bytes, not a whole number of " + type_name(type) + " values (" +
+                             std::to_string(width) + " bytes each)");
+  return values;
+}
+
+frame_file read_frame(const std::string& path, const progress_fn& progress) {
   input_file file(path);
   frame_file frame;
   file.read_up_to(frame.bytes, ndzip::frame_header_bytes);
@@ -66,7 +79,7 @@ frame_file read_frame(const std::string& path) {
   if (const auto size = file.regular_size())
     naming(file, [&] { ndzip::check_frame_size(frame.header, *size); });
   const std::size_t size = frame.header.frame_bytes();
-  file.read_up_to(frame.bytes, saturating_add(size, 1));
+  file.read_up_to(frame.bytes, saturating_add(size, 1), progress);
   if (frame.bytes.size() > size)  // a pipe or device, whose length was not known above
     throw std::runtime_error(file.name() +
                              ": not a valid ndzip frame: trailing data after the stream of " +
@@ -76,12 +89,13 @@ frame_file read_frame(const std::string& path) {
   return frame;
 }
 
-byte_buffer read_raw_stream(const std::string& path, const array_desc& array) {
+byte_buffer read_raw_stream(const std::string& path, const array_desc& array,
+                            const progress_fn& progress) {
   input_file file(path);
   const std::size_t largest = largest_stream(file.name(), array);
   const std::size_t limit = saturating_add(largest, 1);
   byte_buffer stream;
-  file.read_up_to(stream, limit);
+  file.read_up_to(stream, limit, progress);
   if (stream.size() > largest)
     throw std::runtime_error(file.name() + " has " + size_text(file, stream.size(), limit) +
                              ", but no stream of a " + describe(array) + " array is longer than " +

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// ndzip: command-line front end of ndzip-kokkos. Parses the command line, runs one command and
-// turns every failure into "ndzip: error: ..." on standard error and a non-zero exit status
-// (1: data or I/O error, 2: usage error).
+// ndzip (and unndzip, a link to it): command-line front end of ndzip-kokkos. Parses the command
+// line, runs it on every operand and turns every failure into "ndzip: error: ..." on standard
+// error and a non-zero exit status (1: data or I/O error, 2: usage error).
 
 #include <signal.h>
 
@@ -22,22 +22,19 @@
 namespace ndzip_cli {
 namespace {
 
-void run(const options& opts) {
-  if (opts.help) {
-    std::fputs(help_text(opts.cmd).c_str(), stdout);
+int run(const options& opts) {
+  if (!opts.help.empty()) {
+    std::fputs(opts.help.c_str(), stdout);
   } else if (opts.version) {
     std::printf("ndzip %s\n", ndzip::version_string);
     std::printf("backends: %s\n", backend_list().c_str());
     std::printf("host instruction set: %s\n", ndzip::host_instruction_set());
   } else if (opts.list_backends) {
     for (const auto& name : backend_names()) std::printf("%s\n", name.c_str());
-  } else if (opts.cmd == command::compress) {
-    run_compress(opts);
-  } else if (opts.cmd == command::decompress) {
-    run_decompress(opts);
   } else {
-    run_info(opts);
+    return run_operands(opts);
   }
+  return 0;
 }
 
 void print_error(const std::string& what) {
@@ -47,14 +44,14 @@ void print_error(const std::string& what) {
 // Everything main() does; Kokkos, where a command needs it, lives and dies inside run().
 int run_main(int argc, const char* const* argv) {
   try {
-    run(parse_command_line(argc, argv));
+    const int status = run(parse_command_line(argc, argv));
     errno = 0;
     if (std::fflush(stdout) != 0 || std::ferror(stdout)) {
       print_error(std::string("cannot write standard output: ") +
                   (errno ? std::strerror(errno) : "write error"));
       return 1;
     }
-    return 0;
+    return status;
   } catch (const usage_error& e) {
     print_error(e.what());
     const command cmd = argc > 1 ? command_from_name(argv[1]) : command::none;

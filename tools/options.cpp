@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "options.hpp"
 
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
 #include <algorithm>
+#include <map>
 #include <string_view>
 
 #include "codec.hpp"
@@ -15,6 +19,11 @@ bool is_unsigned_number(std::string_view s) {
 }
 
 std::uint64_t parse_extent(std::string_view s) {
+  if (!is_unsigned_number(s))
+    throw usage_error(
+        "option -n needs 1 to 3 extents, slowest dimension first (as 2161x4320 "
+        "or 2161 4320), got '" +
+        std::string(s) + "'");
   std::uint64_t value = 0;
   for (const char c : s) {
     const auto digit = static_cast<std::uint64_t>(c - '0');
@@ -26,123 +35,254 @@ std::uint64_t parse_extent(std::string_view s) {
   return value;
 }
 
-// Walks the arguments of one command.
-class argument_reader {
- public:
-  argument_reader(int argc, const char* const* argv, int first)
-      : m_argv(argv), m_argc(argc), m_next(first) {}
+bool is_extents_option(std::string_view arg) { return arg == "-n" || arg == "--extents"; }
 
-  bool done() const { return m_next >= m_argc; }
-  std::string_view peek() const { return m_argv[m_next]; }
-  std::string_view take() { return m_argv[m_next++]; }
-
-  // The value of option `name`: the rest of "--name=VALUE", or the next argument.
-  std::string_view value_of(std::string_view name, std::optional<std::string_view> inline_value) {
-    if (inline_value) return *inline_value;
-    if (done()) throw usage_error("option " + std::string(name) + " needs a value");
-    return take();
+// The arguments with "-n 2161 4320" turned into "-n 2161x4320": an option with 1 to 3 values
+// would take the operand after the numbers too. So, as before CLI11, -n takes the numbers that
+// follow it, and a file named by digits right after them needs "--" or "./".
+std::vector<std::string> join_extent_words(int argc, const char* const* argv) {
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) {
+    args.emplace_back(argv[i]);
+    if (args.back() == "--") {
+      args.insert(args.end(), argv + i + 1, argv + argc);
+      break;
+    }
+    if (!is_extents_option(args.back())) continue;
+    std::string joined;
+    for (int n = 0; n < 3 && i + 1 < argc && is_unsigned_number(argv[i + 1]); ++n)
+      joined += (joined.empty() ? "" : "x") + std::string(argv[++i]);
+    if (!joined.empty()) args.push_back(joined);
   }
+  return args;
+}
 
- private:
-  const char* const* m_argv;
-  int m_argc;
-  int m_next;
+// CLI11's help, with our usage lines instead of its generated one.
+class help_formatter : public CLI::Formatter {
+ public:
+  std::map<const CLI::App*, std::string> usage;
+
+  std::string make_usage(const CLI::App* app, std::string) const override {
+    const auto it = usage.find(app);
+    return it == usage.end() ? std::string() : it->second + "\n";
+  }
 };
 
-void parse_command_options(argument_reader& args, options& opts) {
-  const bool codec_command = opts.cmd != command::info;
-  bool only_files = false;
-  bool backend_given = false;
-  while (!args.done()) {
-    const std::string_view arg = args.take();
-    if (only_files || arg == "-" || arg.empty() || arg[0] != '-') {
-      opts.files.emplace_back(arg);
-      continue;
+// `text` broken into lines that fit beside the option names (CLI11 indents after each newline).
+std::string wrapped(const std::string& text, std::size_t width = 54) {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string word = text.substr(start, end - start);
+    if (!line.empty() && line.size() + 1 + word.size() > width) {
+      out += line + '\n';
+      line.clear();
     }
-    if (arg == "--") {
-      only_files = true;
-      continue;
-    }
-    // "--name=value" for the long options that take one value.
-    std::string_view name = arg;
-    std::optional<std::string_view> inline_value;
-    if (const auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string_view::npos) {
-      name = arg.substr(0, eq);
-      inline_value = arg.substr(eq + 1);
-    }
-    const bool known = name == "-t" || name == "--type" || name == "-n" || name == "--extents" ||
-                       name == "--raw" || name == "-f" || name == "--force" || name == "-b" ||
-                       name == "--backend";
-    if (!known) throw usage_error("unknown option '" + std::string(arg) + "'");
-    if (!codec_command)
-      throw usage_error("option " + std::string(name) + " does not apply to '" +
-                        command_name(opts.cmd) + "'");
-    const bool takes_value =
-        name == "-t" || name == "--type" || name == "-b" || name == "--backend";
-    if (inline_value && !takes_value)
-      throw usage_error("option " + std::string(name) + " takes no '=' value");
+    line += (line.empty() ? "" : " ") + word;
+    start = end + 1;
+  }
+  return out + line;
+}
 
-    auto once = [&](bool given) {
-      if (given) throw usage_error("option " + std::string(name) + " given twice");
-    };
-    if (name == "-t" || name == "--type") {
-      once(opts.type.has_value());
-      const std::string_view value = args.value_of(name, inline_value);
-      opts.type = parse_type_name(value);
-      if (!opts.type)
-        throw usage_error("unknown element type '" + std::string(value) +
-                          "' (use float or double)");
-    } else if (name == "-n" || name == "--extents") {
-      once(!opts.extents.empty());
-      while (opts.extents.size() < 3 && !args.done() && is_unsigned_number(args.peek()))
-        opts.extents.push_back(parse_extent(args.take()));
-      if (opts.extents.empty())
-        throw usage_error("option " + std::string(name) +
-                          " needs 1 to 3 extents, slowest dimension first" +
-                          (args.done() ? "" : ", got '" + std::string(args.peek()) + "'"));
-    } else if (name == "--raw") {
-      once(opts.raw);
-      opts.raw = true;
-    } else if (name == "-f" || name == "--force") {
-      once(opts.force);
-      opts.force = true;
-    } else {  // -b, --backend
-      once(backend_given);
-      backend_given = true;
-      opts.backend = args.value_of(name, inline_value);
-      const auto names = backend_names();
-      if (std::find(names.begin(), names.end(), opts.backend) == names.end())
-        throw usage_error("unknown backend '" + opts.backend +
-                          "' (this build has: " + backend_list() + ")");
-    }
+// What the parser writes into before it is checked.
+struct raw_options {
+  std::string type, extents, backend, output, threads;
+  int quiet = 0, verbose = 0;
+  bool keep = false;
+};
+
+enum class option_set { top, compress, decompress, info };
+
+// The options of one form of the command line, bound to `opts` and `raw`.
+void add_options(CLI::App& app, option_set set, options& opts, raw_options& raw) {
+  const bool codec = set != option_set::info;
+  const bool compress = set == option_set::top || set == option_set::compress;
+  if (codec) {
+    app.add_option("-t,--type", raw.type,
+                   compress ? "Element type: float (binary32) or double (binary64). Needed to "
+                              "compress (ndzip cannot tell them apart)."
+                            : "Element type; needed with --raw, else it must match the frame.")
+        ->type_name("float|double");
+    app.add_option("-n,--extents", raw.extents,
+                   "The 1 to 3 extents, slowest dimension first: 2161x4320 or 2161 4320. "
+                   "Compressing, the input must hold exactly their product of values (default: "
+                   "1-D, the whole input); a shape that compresses much worse than a reshaped "
+                   "guess draws a warning. Decompressing: needed with --raw, else must match.")
+        ->type_name("N0[xN1[xN2]]");
+    app.add_flag("--raw", opts.raw,
+                 "Bare ndzip stream (upstream ndzip's format, as in the reference vectors) "
+                 "instead of the self-describing, checksummed frame; decompressing it needs "
+                 "--raw, -t and -n.");
+    app.add_option("-o,--output", raw.output, "Write to OUT (one input only).")->type_name("OUT");
+    app.add_flag("-c,--stdout", opts.to_stdout, "Write to standard output (one input only).");
+    app.add_flag("-k,--keep", raw.keep, "Keep input files (the default).");
+    app.add_flag("--rm", opts.remove_input, "Remove each input file once its output is complete.");
+    app.add_flag("-f,--force", opts.force,
+                 "Overwrite existing outputs (regular files and symbolic links); write binary "
+                 "data to a terminal; compress files already ending in .ndz.");
+    app.add_option("-T,--threads", raw.threads,
+                   "Host threads of the openmp and threads backends (0: one per core; default: "
+                   "OMP_NUM_THREADS, else all).")
+        ->type_name("N");
+    app.add_option(
+           "-b,--backend", raw.backend,
+           "Backend to run on: " + backend_list() + " (default: " + backend_names().front() + ").")
+        ->type_name("NAME");
+    if (compress)
+      app.add_flag("--strict", opts.strict,
+                   "Make the shape warning an error (nothing is written for that input).");
+    app.add_flag(
+        "--no-progress", [&opts](std::int64_t) { opts.progress = false; },
+        "Never show the progress bar (it shows on a terminal for inputs that take over "
+        "a second).");
+  }
+  app.add_flag("-q,--quiet", raw.quiet, "No summary, warnings or progress; errors only.");
+  app.add_flag("-v,--verbose", raw.verbose,
+               set == option_set::info ? "Accepted for symmetry; info is always detailed."
+                                       : "More detail: array, backend, timings; -l: one block "
+                                         "per file, as `info`.");
+}
+
+// The help's closing paragraphs, each wrapped to 79 columns by footer().
+const char* const footer_paragraphs[] = {
+    "Arrays are raw little-endian IEEE-754 values in C order without a header. FILE '-' (or no "
+    "FILE, when standard input is not a terminal) is standard input, and then the output goes "
+    "to standard output.",
+    "Outputs are written to a temporary file beside them and renamed only when complete: a "
+    "failed or interrupted run leaves no output behind. An output that is a character device or "
+    "a FIFO (such as /dev/null) is written to, never replaced. One failed input does not stop "
+    "the others.",
+    "Compressed files are framed: a 48-byte header (magic \"NDZK\", version, type, extents, "
+    "stream length, XXH3-64 checksum of header and stream) followed by the ndzip stream. With "
+    "--raw the bare stream is read or written, compatible with upstream ndzip.",
+    "Memory: the whole array and the whole stream are held at once (the stream's layout needs "
+    "the whole grid), about input + output bytes.",
+    "Exit status: 0 success, 1 data or I/O error (of any input), 2 usage error.",
+};
+
+std::string footer() {
+  std::string text;
+  for (const char* paragraph : footer_paragraphs)
+    text += (text.empty() ? "" : "\n\n") + wrapped(paragraph, 79);
+  return text;
+}
+
+void check_once(const CLI::App& app) {
+  for (const CLI::Option* opt : app.get_options()) {
+    const bool repeatable = opt->check_name("-q") || opt->check_name("-v");
+    if (!opt->get_positional() && !repeatable && opt->count() > 1)
+      throw usage_error("option " + opt->get_name() + " given twice");
   }
 }
 
-void check_command(options& opts) {
-  const std::size_t want_files = opts.cmd == command::info ? 1 : 2;
-  if (opts.files.size() != want_files) {
-    const char* what = opts.cmd == command::info ? "one FILE" : "IN and OUT";
-    throw usage_error(std::string("'") + command_name(opts.cmd) + "' needs " + what + ", got " +
-                      std::to_string(opts.files.size()) + " file name" +
-                      (opts.files.size() == 1 ? "" : "s"));
+// A usage error for what CLI11 refused, in the words of the tool's other messages.
+usage_error translate(const CLI::ParseError& e, const CLI::App& top, const CLI::App* sub) {
+  if (const auto* extras = dynamic_cast<const CLI::ExtrasError*>(&e)) {
+    (void)extras;
+    const auto& rest = sub ? sub->remaining() : top.remaining();
+    for (const std::string& arg : rest) {
+      if (arg.size() < 2 || arg[0] != '-') continue;
+      const std::string name = arg.substr(0, arg.find('='));
+      if (sub && top.get_option_no_throw(name))
+        return usage_error("option " + name + " does not apply to '" + sub->get_name() + "'");
+      return usage_error("unknown option '" + arg + "'");
+    }
+    return usage_error("unexpected argument '" + (rest.empty() ? "" : rest.front()) + "'");
   }
-  if (opts.backend.empty()) opts.backend = backend_names().front();
-  const bool need_array =
-      opts.cmd == command::compress || (opts.cmd == command::decompress && opts.raw);
-  if (need_array && (!opts.type || opts.extents.empty()))
-    throw usage_error(opts.cmd == command::compress
-                          ? "'compress' needs the element type (-t) and the extents (-n)"
-                          : "'decompress --raw' needs the element type (-t) and the extents (-n): "
-                            "a raw stream does not record them");
+  return usage_error(e.what());
+}
+
+void check_backend(options& opts) {
+  const auto names = backend_names();
+  if (opts.backend.empty()) {
+    opts.backend = names.front();
+  } else if (std::find(names.begin(), names.end(), opts.backend) == names.end()) {
+    throw usage_error("unknown backend '" + opts.backend + "' (this build has: " + backend_list() +
+                      ")");
+  }
+}
+
+int parse_threads(const std::string& text) {
+  if (!is_unsigned_number(text) || text.size() > 4)
+    throw usage_error("option -T needs a number of threads (0: one per core), got '" + text + "'");
+  return std::stoi(text);
+}
+
+// The checks that need the whole command line.
+void check_combination(options& opts, const raw_options& raw) {
+  const char* const mode = opts.cmd != command::none    ? command_name(opts.cmd)
+                           : opts.op == operation::list ? "--list"
+                                                        : nullptr;
+  auto refuse_with = [&](bool given, const char* what) {
+    if (given && mode) throw usage_error(std::string(what) + " does not apply to '" + mode + "'");
+  };
+  if (opts.op == operation::list) {
+    refuse_with(!raw.type.empty() || !raw.extents.empty(), "-t/-n");
+    refuse_with(opts.raw, "--raw");
+    refuse_with(opts.to_stdout || !raw.output.empty(), "-o/-c");
+    refuse_with(opts.remove_input, "--rm");
+    refuse_with(opts.strict, "--strict");
+  }
+  if (opts.op == operation::decompress && opts.strict)
+    throw usage_error("--strict applies to compression only");
+  if (!raw.output.empty()) opts.output = raw.output;
+  if (opts.output && opts.to_stdout) throw usage_error("-o and -c both name the output");
+  if (opts.remove_input && opts.to_stdout)
+    throw usage_error("--rm with -c: the input is kept when the output goes to standard output");
+  if (opts.remove_input && raw.keep) throw usage_error("-k and --rm contradict each other");
+  if (!raw.threads.empty()) opts.threads = parse_threads(raw.threads);
+
+  if (std::find(opts.files.begin(), opts.files.end(), "") != opts.files.end())
+    throw usage_error("an empty file name");
+  opts.in_out = (opts.cmd == command::compress || opts.cmd == command::decompress) &&
+                opts.files.size() == 2 && !opts.output && !opts.to_stdout;
+  if (opts.files.empty()) {
+    if (::isatty(STDIN_FILENO))
+      throw usage_error("no input: standard input is a terminal (name the files, or see --help)");
+    opts.files.push_back("-");
+  }
+  if ((opts.output || opts.to_stdout) && opts.files.size() > 1)
+    throw usage_error(std::string(opts.output ? "-o" : "-c") + " takes one input, but " +
+                      std::to_string(opts.files.size()) + " were given");
+  if (opts.op == operation::compress && !opts.type)
+    throw usage_error("compressing needs the element type (-t float or -t double)");
+  if (opts.op == operation::decompress && opts.raw && (!opts.type || opts.extents.empty()))
+    throw usage_error(
+        "decompressing --raw needs the element type (-t) and the extents (-n): a raw stream "
+        "does not record them");
 }
 
 }  // namespace
 
-array_desc options::array() const {
+std::vector<std::uint64_t> parse_extents(const std::vector<std::string>& words) {
+  std::vector<std::uint64_t> extents;
+  for (const std::string& word : words) {
+    std::string_view rest = word;
+    while (true) {
+      const auto x = rest.find('x');
+      extents.push_back(parse_extent(rest.substr(0, x)));
+      if (x == std::string_view::npos) break;
+      rest.remove_prefix(x + 1);
+    }
+  }
+  if (extents.empty() || extents.size() > 3)
+    throw usage_error("option -n needs 1 to 3 extents, slowest dimension first, got " +
+                      std::to_string(extents.size()));
+  return extents;
+}
+
+array_desc options::array(std::uint64_t values) const {
   array_desc a;
   a.type = type.value();
-  a.dims = static_cast<int>(extents.size());
-  std::copy(extents.begin(), extents.end(), a.extents.begin());
+  if (extents.empty()) {
+    a.dims = 1;
+    a.extents[0] = values;
+  } else {
+    a.dims = static_cast<int>(extents.size());
+    std::copy(extents.begin(), extents.end(), a.extents.begin());
+  }
   return a;
 }
 
@@ -168,130 +308,132 @@ command command_from_name(std::string_view name) {
 
 options parse_command_line(int argc, const char* const* argv) {
   options opts;
-  if (argc < 2) throw usage_error("no command given");
-  const std::string_view first = argv[1];
-  // Help wins over everything else on the line (up to a "--").
-  for (int i = 1; i < argc && std::string_view(argv[i]) != "--"; ++i)
-    if (std::string_view(argv[i]) == "-h" || std::string_view(argv[i]) == "--help")
-      opts.help = true;
+  raw_options raw;
+  const std::string_view program =
+      argc > 0 ? std::string_view(argv[0]).substr(std::string_view(argv[0]).rfind('/') + 1)
+               : "ndzip";
+  const bool unndzip = program == "unndzip";
 
-  opts.cmd = command_from_name(first);
-  if (opts.cmd != command::none) {
-    if (opts.help) return opts;
-    argument_reader args(argc, argv, 2);
-    parse_command_options(args, opts);
-    check_command(opts);
+  CLI::App top(
+      "Lossless compression of dense float and double arrays (1-3-D grids) in the "
+      "ndzip stream format (ndzip-kokkos).",
+      "ndzip");
+  auto formatter = std::make_shared<help_formatter>();
+  formatter->column_width(24);
+  top.formatter(formatter);
+  top.footer(footer());
+  // Repeated options are refused by check_once, with the tool's message.
+  top.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  bool decompress = false, list = false;
+  std::vector<std::string> files;
+  top.add_flag("-d,--decompress", decompress, "Decompress FILE.ndz to FILE (as unndzip).");
+  top.add_flag("-l,--list", list,
+               "Describe and check compressed files, one line each and a total (info: in "
+               "detail).");
+  add_options(top, option_set::top, opts, raw);
+  top.add_flag("-V,--version", opts.version, "Show the version and the enabled backends.");
+  top.add_flag("--list-backends", opts.list_backends,
+               "List the enabled backends, one per line, default first.");
+  top.add_option("FILE", files, "Inputs; FILE compresses to FILE.ndz, -d restores FILE.")
+      ->type_name("");
+  formatter->usage[&top] =
+      "Usage: ndzip [OPTIONS] -t float|double [-n N0xN1xN2] FILE...  (FILE -> FILE.ndz)\n"
+      "       ndzip -d [OPTIONS] FILE.ndz...                         (FILE.ndz -> FILE)\n"
+      "       ndzip -l [-v] FILE.ndz...\n"
+      "       ndzip COMMAND ...  (compress, decompress, info; ndzip COMMAND --help)\n"
+      "       ndzip --help | --version | --list-backends";
+
+  struct sub_spec {
+    command cmd;
+    option_set set;
+    const char* description;
+    const char* usage;
+  };
+  const sub_spec subs[] = {
+      {command::compress, option_set::compress,
+       "Compress raw arrays: IN to OUT, or each FILE to FILE.ndz.",
+       "Usage: ndzip compress -t float|double [-n N0xN1xN2] [OPTIONS] IN OUT\n"
+       "       ndzip compress -t float|double [-n N0xN1xN2] [OPTIONS] FILE...\n"
+       "       ndzip compress ... -o OUT FILE | -c FILE"},
+      {command::decompress, option_set::decompress,
+       "Restore raw arrays: IN to OUT, or each FILE.ndz to FILE.",
+       "Usage: ndzip decompress [OPTIONS] IN OUT\n"
+       "       ndzip decompress [OPTIONS] FILE.ndz...\n"
+       "       ndzip decompress ... -o OUT FILE.ndz | -c FILE.ndz"},
+      {command::info, option_set::info,
+       "Describe and check framed files: type, extents, sizes, checksum, ratio (stream bytes / "
+       "array bytes); a damaged file is reported after what could be read of it.",
+       "Usage: ndzip info FILE..."},
+  };
+  std::vector<CLI::App*> sub_apps;
+  for (const sub_spec& spec : subs) {
+    CLI::App* sub = top.add_subcommand(command_name(spec.cmd), spec.description);
+    add_options(*sub, spec.set, opts, raw);
+    sub->add_option("FILE", files,
+                    spec.cmd == command::info
+                        ? "Framed files ('-': standard input)."
+                        : "Operands: IN OUT (two, without -o/-c), or FILE... as for ndzip.")
+        ->type_name("");
+    sub->footer(footer());
+    formatter->usage[sub] = spec.usage;
+    sub_apps.push_back(sub);
+  }
+
+  for (CLI::App* app : {&top, sub_apps[0], sub_apps[1], sub_apps[2]})
+    for (CLI::Option* opt : app->get_options()) opt->description(wrapped(opt->get_description()));
+  top.description(wrapped(top.get_description(), 79));
+  for (CLI::App* sub_app : sub_apps) sub_app->description(wrapped(sub_app->get_description()));
+
+  const std::vector<std::string> args = join_extent_words(argc, argv);
+  std::vector<const char*> arg_pointers{argc > 0 ? argv[0] : "ndzip"};
+  for (const auto& arg : args) arg_pointers.push_back(arg.c_str());
+  const CLI::App* sub = nullptr;
+  try {
+    top.parse(static_cast<int>(arg_pointers.size()), arg_pointers.data());
+    for (std::size_t i = 0; i < sub_apps.size(); ++i)
+      if (sub_apps[i]->parsed()) {
+        sub = sub_apps[i];
+        opts.cmd = subs[i].cmd;
+      }
+  } catch (const CLI::CallForHelp&) {
+    opts.help = top.help();
+    return opts;
+  } catch (const CLI::ParseError& e) {
+    for (const auto* s : sub_apps)
+      if (s->parsed()) sub = s;
+    throw translate(e, top, sub);
+  }
+  check_once(top);
+  if (sub) check_once(*sub);
+  if (opts.version || opts.list_backends) {
+    if (args.size() > 1) throw usage_error("unexpected argument besides --version/--list-backends");
     return opts;
   }
-  if (opts.help) return opts;
-  if (first == "-V" || first == "--version")
-    opts.version = true;
-  else if (first == "--list-backends")
-    opts.list_backends = true;
-  else if (!first.empty() && first[0] == '-')
-    throw usage_error("unknown option '" + std::string(first) + "'");
-  else
-    throw usage_error("unknown command '" + std::string(first) + "'");
-  if (argc > 2) throw usage_error("unexpected argument '" + std::string(argv[2]) + "'");
-  return opts;
-}
 
-std::string help_text(command cmd) {
-  // Lines of the help texts stay within 79 columns.
-  const std::string backends = backend_list();
-  const std::string default_backend = backend_names().front();
-  const std::string common_options =
-      "  -b, --backend NAME  Backend to run on: " + backends + " (default: " + default_backend +
-      ").\n"
-      "                      openmp uses OMP_NUM_THREADS threads.\n"
-      "  -f, --force         Replace OUT if it is a regular file; allow binary output\n"
-      "                      to a terminal.\n"
-      "  -h, --help          Show this help.\n"
-      "\n"
-      "IN and OUT are file names, '-' meaning standard input / standard output; they\n"
-      "must not be the same file. OUT is written to a temporary file beside it and\n"
-      "renamed only when complete, so a failed run leaves no OUT behind; standard\n"
-      "output is written only once the whole result is known. An OUT that is a\n"
-      "character device or a FIFO (such as /dev/null) is written to, never replaced.\n"
-      "Exit status: 0 success, 1 data or I/O error, 2 usage error.\n";
+  if (decompress && list) throw usage_error("-d and -l: choose one");
+  if (opts.cmd == command::compress || (opts.cmd == command::none && !decompress && !list))
+    opts.op = operation::compress;
+  if (opts.cmd == command::decompress || decompress || (unndzip && !list))
+    opts.op = operation::decompress;
+  if (opts.cmd == command::info || list) opts.op = operation::list;
+  if (opts.cmd != command::none && (decompress || list))
+    throw usage_error("-d and -l do not go with a COMMAND");
+  if (unndzip && opts.cmd == command::compress)
+    throw usage_error("unndzip decompresses; run ndzip to compress");
+  opts.verbosity = raw.quiet > 0 ? 0 : raw.verbose > 0 || opts.cmd == command::info ? 2 : 1;
+  if (raw.quiet > 0 && raw.verbose > 0) throw usage_error("-q and -v contradict each other");
 
-  switch (cmd) {
-    case command::compress:
-      return "Usage: ndzip compress -t float|double -n N0 [N1 [N2]] [--raw]\n"
-             "                      [-b BACKEND] [--force] IN OUT\n"
-             "\n"
-             "Compresses IN, a raw array (little-endian IEEE-754 values in C order, no\n"
-             "header), into OUT.\n"
-             "\n"
-             "Options:\n"
-             "  -t, --type TYPE     Element type: float (binary32) or double (binary64).\n"
-             "                      Required.\n"
-             "  -n, --extents N0 [N1 [N2]]\n"
-             "                      The 1 to 3 extents of the array, slowest dimension\n"
-             "                      first (the last varies fastest). Required. IN must\n"
-             "                      hold exactly N0*N1*N2*sizeof(TYPE) bytes.\n"
-             "  --raw               Write the bare ndzip stream (as upstream ndzip does)\n"
-             "                      instead of a self-describing frame; decompressing it\n"
-             "                      then needs --raw, -t and -n.\n" +
-             common_options;
-    case command::decompress:
-      return "Usage: ndzip decompress [-t float|double -n N0 [N1 [N2]]] [--raw]\n"
-             "                        [-b BACKEND] [--force] IN OUT\n"
-             "\n"
-             "Decompresses IN into OUT, a raw array (little-endian IEEE-754 values in C\n"
-             "order). A framed IN (from 'ndzip compress' without --raw) records its element\n"
-             "type, extents, stream length and checksum; the checksum is verified before\n"
-             "decoding.\n"
-             "\n"
-             "Options:\n"
-             "  -t, --type TYPE     Element type: float or double. Needed with --raw;\n"
-             "                      otherwise, if given, it must match the frame.\n"
-             "  -n, --extents N0 [N1 [N2]]\n"
-             "                      Extents, slowest dimension first. Needed with --raw;\n"
-             "                      otherwise, if given, they must match the frame.\n"
-             "  --raw               IN is a bare ndzip stream. It must be exactly one\n"
-             "                      stream of the given array: trailing bytes are an error.\n" +
-             common_options;
-    case command::info:
-      return "Usage: ndzip info FILE\n"
-             "\n"
-             "Describes a framed file written by 'ndzip compress': element type, extents,\n"
-             "sizes, checksum status and compression ratio (array bytes / stream bytes).\n"
-             "For a damaged file it says what is wrong and exits with status 1. FILE '-'\n"
-             "is standard input. Raw streams (--raw) record nothing to describe.\n"
-             "\n"
-             "Options:\n"
-             "  -h, --help          Show this help.\n";
-    case command::none:
-      break;
+  if (!raw.type.empty()) {
+    opts.type = parse_type_name(raw.type);
+    if (!opts.type)
+      throw usage_error("unknown element type '" + raw.type + "' (use float or double)");
   }
-  return "Usage: ndzip COMMAND [OPTIONS] ...\n"
-         "       ndzip --help | --version | --list-backends\n"
-         "\n"
-         "Lossless compression of dense float and double arrays in the ndzip stream\n"
-         "format (ndzip-kokkos).\n"
-         "\n"
-         "Commands:\n"
-         "  compress    Compress a raw array: compress -t TYPE -n N0 [N1 [N2]] IN OUT\n"
-         "  decompress  Restore the raw array: decompress IN OUT\n"
-         "  info        Describe and check a compressed file: info FILE\n"
-         "Run 'ndzip COMMAND --help' for the options of a command.\n"
-         "\n"
-         "Options:\n"
-         "  -h, --help          Show this help.\n"
-         "  -V, --version       Show the version and the enabled backends.\n"
-         "  --list-backends     List the enabled backends, one per line, default first.\n"
-         "\n"
-         "Backends in this build: " +
-         backends + " (default: " + default_backend +
-         ").\n"
-         "\n"
-         "Compressed files are framed by default: a 48-byte header (magic \"NDZK\",\n"
-         "version, type, extents, stream length, XXH3-64 checksum of header and stream)\n"
-         "followed by the ndzip stream. With --raw the bare stream is read or written,\n"
-         "compatible with upstream ndzip.\n"
-         "\n"
-         "Exit status: 0 success, 1 data or I/O error, 2 usage error.\n";
+  if (!raw.extents.empty()) opts.extents = parse_extents({raw.extents});
+  opts.backend = raw.backend;
+  check_backend(opts);
+  opts.files = files;
+  check_combination(opts, raw);
+  return opts;
 }
 
 }  // namespace ndzip_cli

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-// The command line: what it may contain (parse_command_line) and how it is explained (help_text).
+// The command line (parsed with CLI11): what it may contain and how it is explained. Two forms:
+//   ndzip [-d|-l] [OPTIONS] [FILE...]     zstd's way: FILE -> FILE.ndz and back, -o, -c, ...
+//   ndzip compress|decompress IN OUT      the first releases' way, unchanged
+// `ndzip compress|decompress|info` with other than two operands (or with -o/-c) take files the
+// first way; `unndzip` is `ndzip -d`.
 
 #include <cstdint>
 #include <optional>
@@ -21,32 +25,45 @@ class usage_error : public std::runtime_error {
 
 enum class command { none, compress, decompress, info };
 
+// What to do with each operand.
+enum class operation { compress, decompress, list };
+
 struct options {
-  command cmd = command::none;
-  bool help = false;                   // -h/--help: help on `cmd` (or the overview for none)
-  bool version = false;                // --version
-  bool list_backends = false;          // --list-backends
+  command cmd = command::none;  // the subcommand named, if any
+  operation op = operation::compress;
+  bool in_out = false;         // `compress|decompress IN OUT`: files = {IN, OUT}
+  std::string help;            // non-empty: print this, do nothing else
+  bool version = false;        // -V/--version
+  bool list_backends = false;  // --list-backends
+
   std::optional<element_type> type;    // -t
   std::vector<std::uint64_t> extents;  // -n, slowest first; empty if not given
   bool raw = false;                    // --raw
   bool force = false;                  // -f/--force
+  bool to_stdout = false;              // -c/--stdout
+  bool remove_input = false;           // --rm (the input is kept by default, -k)
+  bool strict = false;                 // --strict: shape warnings are errors
+  bool progress = true;                // --no-progress turns the progress bar off
+  int verbosity = 1;                   // 0 with -q, 2 with -v
+  std::optional<int> threads;          // -T: host threads (0: one per core)
+  std::optional<std::string> output;   // -o
   std::string backend;                 // -b, else the default backend
-  std::vector<std::string> files;      // IN OUT, or FILE for info
+  std::vector<std::string> files;      // operands; "-" is standard input/output
 
-  // The array that -t and -n describe (both must have been given).
-  array_desc array() const;
+  // The array that -t and -n describe (-t must have been given; no -n: 1-D of `values` bytes).
+  array_desc array(std::uint64_t values) const;
 };
 
 // Parses and checks argv; throws usage_error saying what is wrong. A command line that asks for
-// help is accepted whatever else it contains.
+// help is accepted whatever else it contains. Called as `unndzip` (argv[0]), it decompresses.
 options parse_command_line(int argc, const char* const* argv);
-
-// The text `ndzip --help` (for none) or `ndzip COMMAND --help` prints.
-std::string help_text(command cmd);
 
 // "compress", "decompress", "info", or "" for none.
 const char* command_name(command cmd);
 // The command called `name`, or none.
 command command_from_name(std::string_view name);
+
+// "2161x4320" or "2161 4320" (one argument each): the extents, slowest first.
+std::vector<std::uint64_t> parse_extents(const std::vector<std::string>& words);
 
 }  // namespace ndzip_cli
