@@ -115,7 +115,7 @@ void compress_one(run_context& ctx, const std::string& in) {
   progress_bar bar(ctx.show_progress(), display_name(in, false));
   const auto advance = [&bar](std::size_t n) { bar.advance(n); };
 
-  bar.step("reading", std::nullopt);
+  bar.step("reading", regular_file_size(in));
   array_desc array;
   byte_buffer values;
   if (opts.extents.empty()) {
@@ -177,7 +177,7 @@ void decompress_one(run_context& ctx, const std::string& in) {
   progress_bar bar(ctx.show_progress(), display_name(in, false));
   const auto advance = [&bar](std::size_t n) { bar.advance(n); };
 
-  bar.step("reading", std::nullopt);
+  bar.step("reading", regular_file_size(in));
   byte_buffer input;
   array_desc array;
   byte_span stream;

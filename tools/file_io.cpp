@@ -71,7 +71,7 @@ std::optional<struct stat> identity(const std::string& path, int std_fd) {
 }
 
 [[noreturn]] void refuse_overwrite(const std::string& path) {
-  throw std::runtime_error(output_name(path) + " already exists (use --force to overwrite it)");
+  throw std::runtime_error(output_name(path) + " already exists (use -f/--force to overwrite it)");
 }
 
 // What becomes of an output path.
@@ -307,6 +307,12 @@ std::size_t input_file::next_capacity(std::size_t used, std::size_t size) const 
   const bool size_known = m_regular_size && *m_regular_size >= used;  // it may have grown
   const std::uint64_t want = size_known ? *m_regular_size + 1 : used + std::max(used, read_chunk);
   return static_cast<std::size_t>(std::min<std::uint64_t>(want, size));
+}
+
+std::optional<std::uint64_t> regular_file_size(const std::string& path) {
+  const auto st = identity(path, STDIN_FILENO);
+  if (!st || !S_ISREG(st->st_mode) || path == "-") return std::nullopt;
+  return static_cast<std::uint64_t>(st->st_size);
 }
 
 void check_distinct_files(const std::string& in, const std::string& out) {

@@ -50,6 +50,10 @@ class input_file {
   std::optional<std::uint64_t> m_regular_size;
 };
 
+// The size of the regular file `path` (following links), for a progress bar; nothing for "-", a
+// pipe or device, or a path that cannot be examined (reading it reports why).
+std::optional<std::uint64_t> regular_file_size(const std::string& path);
+
 // Fails, before any work is done, if `in` and `out` are the same regular file (also through a
 // hard or symbolic link, or standard input/output redirected from/to it): the output would
 // replace or extend the input. A device or FIFO on both sides (say /dev/null) is no such harm.
