@@ -7,7 +7,8 @@
 #  2. the downstream example (examples/downstream, as installed under share/) configured with
 #     only the printed CMAKE_PREFIX_PATH, built and run: it must report a bit-exact round trip
 #     on the Kokkos default space;
-#  3. the installed `ndzip --version` reports the project version;
+#  3. the installed `ndzip --version` reports the project version, with unndzip and the manual
+#     pages beside it;
 #  4. the library is the kind asked for; a shared one exports the API (namespace ndzip) and
 #     none of the kernels or of the Kokkos code instantiated for them;
 #  5. where the build found HDF5, the installed HDF5 filter plugin loads from its folder alone
@@ -95,6 +96,11 @@ check_install() {
 
   "$dir/prefix/bin/ndzip" --version | grep -qx "ndzip $version" ||
     fail "$name: 'ndzip --version' does not say 'ndzip $version': $("$dir/prefix/bin/ndzip" --version)"
+  # unndzip (a link to ndzip) and the manual pages come with the tool.
+  [ "$(readlink "$dir/prefix/bin/unndzip")" = ndzip ] || fail "$name: no bin/unndzip -> ndzip"
+  for page in ndzip.1 unndzip.1; do
+    [ -f "$dir/prefix/share/man/man1/$page" ] || fail "$name: share/man/man1/$page not installed"
+  done
   echo "$prefix_path" >"$dir/prefix_path"
 }
 
