@@ -5,7 +5,7 @@
 // backend's stream is compared byte for byte with the first backend's.
 //
 // Peer codecs (zstd, LZ4, Blosc, fpzip, zfp) run single-threaded on the host beside ndzip, on the
-// same data. See usage() for the modes and options.
+// same data. See --help (parse) for the modes and options.
 //
 // The synthetic set is a smooth field with noise in the low mantissa bits (8 bits for float,
 // 24 for double) in the shapes 3-D float 512^3, 2-D float 8192^2, 1-D float 2^27, 1-D double
@@ -13,16 +13,16 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <memory>
-#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
-#include <type_traits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
 #include <ndzip/ndzip.hpp>
 
@@ -759,97 +759,90 @@ void run_latency(ndzip::perf::report& report, const options& opt) {
     });
 }
 
-void usage(std::FILE* to) {
-  std::fprintf(to,
-               "usage: ndzip-bench (--manifest FILE | --synthetic | --sweep | --latency) [-b BACKEND]...\n"
-               "                   [--peers | --no-peers] [--scale K] [--max-mib M]\n"
-               "                   [--csv FILE [--append]] [--json FILE] [--with-copies] [--async]\n"
-               "  --manifest FILE  datasets as `file;float|double;dims slowest first` lines, paths\n"
-               "                   relative to the manifest; adds aggregate rows (total bytes /\n"
-               "                   total time) per backend and codec\n"
-               "  --synthetic      smooth fields with noisy low mantissa bits: float 512^3, 8192^2,\n"
-               "                   2^27, double 2^27, 256^3 (--scale K divides the slowest extent)\n"
-               "  --sweep          3-D float synthetic fields of 1, 4, 16, ... MiB up to --max-mib\n"
-               "                   (default 256); run with several OMP_NUM_THREADS for thread scaling\n"
-               "  --latency        one call at a time on 1-D float arrays of 1 KiB, 4 KiB, ... up to\n"
-               "                   --max-mib, synchronous and asynchronous (with a fence and a read\n"
-               "                   of the result), and 64 copies as one batch (fewer above 4 MiB),\n"
-               "                   median of at least 50 calls\n"
-               "  -b BACKEND       backend (repeatable; default: the default backend). The first\n"
-               "                   one's streams are the reference the others must reproduce\n"
-               "  --peers          run the CPU peer codecs (zstd, lz4, blosc, fpzip, zfp) on every\n"
-               "                   input (default: with --manifest only); --no-peers: never\n"
-               "  --csv FILE       write all rows as CSV (--append: add to an existing file)\n"
-               "  --json FILE      write all rows as JSON\n"
-               "  --with-copies    time host-to-device copies of the input and device-to-host\n"
-               "                   copies of the output too (default: device-resident data)\n"
-               "  --async          with --manifest: also the whole corpus back to back with the\n"
-               "                   asynchronous API on one instance, sizes and outcomes read once\n"
-               "                   (rows `(all)` ... `ndzip-async`), as one batch per type and\n"
-               "                   rank (`ndzip-batch`), and with each batch on an instance of\n"
-               "                   its own (`ndzip-batch-concurrent`: GPU streams with Kokkos 4)\n"
-               "Exit status 1 if any round trip is not bit-exact or any backend's stream differs.\n");
-}
+// A positive count, read as decimal digits: CLI11 reads integers with strtoull base 0, where
+// "010" would be 8, so leading zeros are dropped before that.
+const CLI::Validator positive_decimal(
+    [](std::string& value) -> std::string {
+      const auto first = value.find_first_not_of('0');
+      if (value.find_first_not_of("0123456789") != std::string::npos || first == std::string::npos)
+        return "needs a positive number, got '" + value + "'";
+      value.erase(0, first);
+      return {};
+    },
+    "POSITIVE");
 
-options parse(int argc, char** argv) {
+// Defines the options on `app` and parses the command line. Throws CLI::ParseError for --help
+// and for usage errors, which main hands to app.exit.
+options parse(CLI::App& app, int argc, char** argv) {
   options opt;
-  int modes = 0;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-      return argv[++i];
-    };
-    auto number = [&]() -> std::size_t {
-      const std::string v = value();
-      char* end = nullptr;
-      const auto n = std::strtoull(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || n == 0)
-        throw std::invalid_argument(arg + " needs a positive number, got '" + v + "'");
-      return n;
-    };
-    if (arg == "--manifest") {
-      opt.manifest = value();
-      ++modes;
-    } else if (arg == "--synthetic") {
-      opt.synthetic = true;
-      ++modes;
-    } else if (arg == "--sweep") {
-      opt.sweep = true;
-      ++modes;
-    } else if (arg == "--latency") {
-      opt.latency = true;
-      ++modes;
-    } else if (arg == "-b") {
-      opt.backends.push_back(value());
-    } else if (arg == "--no-peers") {
-      opt.peers = 0;
-    } else if (arg == "--peers") {
-      opt.peers = 1;
-    } else if (arg == "--scale") {
-      opt.scale = number();
-    } else if (arg == "--max-mib") {
-      opt.max_mib = number();
-    } else if (arg == "--csv") {
-      opt.csv = value();
-    } else if (arg == "--append") {
-      opt.append = true;
-    } else if (arg == "--with-copies") {
-      opt.with_copies = true;
-    } else if (arg == "--async") {
-      opt.async = true;
-    } else if (arg == "--json") {
-      opt.json = value();
-    } else if (arg == "-h" || arg == "--help") {
-      usage(stdout);
-      std::exit(0);
-    } else {
-      throw std::invalid_argument("unknown argument '" + arg + "'");
-    }
-  }
-  if (modes != 1)
-    throw std::invalid_argument("give exactly one of --manifest, --synthetic, --sweep, --latency");
-  if (opt.async && opt.manifest.empty()) throw std::invalid_argument("--async needs --manifest");
+  // The modes first in --help: the help flag, which CLI::App adds first, goes after them.
+  app.set_help_flag();
+  app.get_formatter()->column_width(28);  // one line per option within 100 columns
+  const std::string mode = "Mode (exactly one)";
+  CLI::Option* manifest =
+      app.add_option("--manifest", opt.manifest, "the datasets FILE lists (below), and (all) rows")
+          ->type_name("FILE")
+          ->group(mode);
+  CLI::Option* synthetic =
+      app.add_flag("--synthetic", opt.synthetic, "five large synthetic fields (below)")
+          ->group(mode);
+  CLI::Option* sweep =
+      app.add_flag("--sweep", opt.sweep,
+                   "3-D float synthetic fields of 1, 4, 16, ... MiB up to --max-mib")
+          ->group(mode);
+  CLI::Option* latency =
+      app.add_flag("--latency", opt.latency,
+                   "one call at a time on 1-D float arrays of 1, 4, 16, ... KiB to --max-mib")
+          ->group(mode);
+  app.set_help_flag("-h,--help", "print this help and exit");
+  // One value per -b, so that a stray word is an error rather than a backend.
+  app.add_option("-b", opt.backends,
+                 "backend, repeatable; the first one is the reference (default: " +
+                     ndzip::default_backend() + ")")
+      ->type_name("BACKEND")
+      ->allow_extra_args(false);
+  // One flag, so that the last of --peers and --no-peers given wins.
+  bool peers = false;
+  CLI::Option* peers_flag =
+      app.add_flag("--peers,!--no-peers", peers,
+                   "CPU peer codecs on every input / on none (default: with --manifest only)");
+  app.add_option("--scale", opt.scale, "with --synthetic: divide the slowest extent by K")
+      ->type_name("K")
+      ->transform(positive_decimal)
+      ->capture_default_str();
+  app.add_option("--max-mib", opt.max_mib, "largest size of --sweep and --latency in MiB")
+      ->type_name("M")
+      ->transform(positive_decimal)
+      ->capture_default_str();
+  app.add_option("--csv", opt.csv, "write all rows as CSV (default: none)")->type_name("FILE");
+  app.add_flag("--append", opt.append, "with --csv: add to an existing file (default: replace)");
+  app.add_option("--json", opt.json, "write all rows as JSON (default: none)")->type_name("FILE");
+  app.add_flag("--with-copies", opt.with_copies,
+               "also time the host-device copies of input and output (default: off)");
+  app.add_flag("--async", opt.async,
+               "also the corpus back to back asynchronously and in batches (below)")
+      ->needs(manifest);
+  app.footer(
+      "--manifest FILE: lines `file;float|double;dims slowest first`, paths relative to FILE;\n"
+      "  the (all) rows aggregate each backend and codec as total bytes / total time.\n"
+      "--synthetic: smooth fields with noisy low mantissa bits: float 512^3, 8192^2, 2^27,\n"
+      "  double 2^27, 256^3; --scale K divides the slowest extent.\n"
+      "--sweep: run with several OMP_NUM_THREADS for thread scaling.\n"
+      "--latency: synchronous and asynchronous calls (with a fence and a read of the result),\n"
+      "  and 64 copies as one batch (fewer above 4 MiB), median of at least 50 calls.\n"
+      "--async: the whole corpus back to back with the asynchronous API on one instance, sizes\n"
+      "  and outcomes read once (rows `(all)` ... `ndzip-async`), as one batch per type and\n"
+      "  rank (`ndzip-batch`), and with each batch on an instance of its own\n"
+      "  (`ndzip-batch-concurrent`: GPU streams with Kokkos 4).\n"
+      "-b: the others must reproduce the first backend's streams byte for byte.\n"
+      "Peer codecs: zstd, lz4, blosc, fpzip, zfp, single-threaded on the host.\n"
+      "Exit status 1 if any round trip is not bit-exact or any backend's stream differs,\n"
+      "2 for a usage error.");
+  app.parse(argc, argv);
+  // Counted, not grouped: a mode given twice is an error too.
+  if (manifest->count() + synthetic->count() + sweep->count() + latency->count() != 1)
+    throw CLI::ValidationError("give exactly one of --manifest, --synthetic, --sweep, --latency");
+  if (*peers_flag) opt.peers = peers ? 1 : 0;
   return opt;
 }
 
@@ -894,13 +887,16 @@ void run(ndzip::perf::report& report, const options& opt) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  CLI::App app(
+      "ndzip-bench: throughput of ndzip next to Kokkos::deep_copy of the same bytes on each "
+      "backend,\nand of CPU peer codecs single-threaded on the host; every round trip verified",
+      "ndzip-bench");
   options opt;
   try {
-    opt = parse(argc, argv);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "ndzip-bench: %s\n", e.what());
-    usage(stderr);
-    return 2;
+    opt = parse(app, argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // 2 for a usage error, as before CLI11, whose own codes differ by error.
+    return app.exit(e) == 0 ? 0 : 2;
   }
   Kokkos::ScopeGuard kokkos;
   if (opt.backends.empty()) opt.backends = {ndzip::default_backend()};

@@ -6,11 +6,11 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
 #include <ndzip/ndzip.hpp>
 
@@ -23,14 +23,17 @@ struct options {
   std::vector<std::string> backends;
 };
 
-void usage(std::FILE* to) {
-  std::fprintf(to,
-               "usage: ndzip-demo [--side N] [-b BACKEND]...\n"
-               "  --side N     edge length of the cubic float field (default 256: 64 MiB)\n"
-               "  -b BACKEND   backend to run (repeatable; default: all enabled, default first)\n"
-               "Throughput is uncompressed bytes per second, data resident in the backend's\n"
-               "memory, median of >= 5 runs lasting >= 1 s; OpenMP uses OMP_NUM_THREADS.\n");
-}
+// A positive count, read as decimal digits: CLI11 reads integers with strtoull base 0, where
+// "010" would be 8, so leading zeros are dropped before that.
+const CLI::Validator positive_decimal(
+    [](std::string& value) -> std::string {
+      const auto first = value.find_first_not_of('0');
+      if (value.find_first_not_of("0123456789") != std::string::npos || first == std::string::npos)
+        return "needs a positive number, got '" + value + "'";
+      value.erase(0, first);
+      return {};
+    },
+    "POSITIVE");
 
 // A smooth field with a little structure on every scale, like a simulation variable.
 void fill_field(float* field, std::size_t side) {
@@ -78,27 +81,27 @@ int run_backend(const ExecSpace& exec, const std::string& name,
 
 int main(int argc, char** argv) {
   options opt;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if ((arg == "--side" || arg == "-b") && i + 1 >= argc) {
-      std::fprintf(stderr, "ndzip-demo: %s needs a value\n", arg.c_str());
-      return 2;
-    }
-    if (arg == "--side") {
-      opt.side = std::strtoull(argv[++i], nullptr, 10);
-      if (opt.side == 0) {
-        std::fprintf(stderr, "ndzip-demo: --side must be a positive number\n");
-        return 2;
-      }
-    } else if (arg == "-b") {
-      opt.backends.push_back(argv[++i]);
-    } else if (arg == "-h" || arg == "--help") {
-      usage(stdout);
-      return 0;
-    } else {
-      usage(stderr);
-      return 2;
-    }
+  CLI::App app("ndzip-demo: ratio and throughput of ndzip on every backend, next to memcpy",
+               "ndzip-demo");
+  app.get_formatter()->column_width(24);  // one line per option within 100 columns
+  app.add_option("--side", opt.side, "edge length of the cubic float field (256: 64 MiB)")
+      ->type_name("N")
+      ->transform(positive_decimal)
+      ->capture_default_str();
+  // One value per -b, so that a stray word is an error rather than a backend.
+  app.add_option("-b", opt.backends,
+                 "backend to run, repeatable (default: all enabled, the default one first)")
+      ->type_name("BACKEND")
+      ->allow_extra_args(false);
+  app.footer(
+      "Throughput is uncompressed bytes per second, data resident in the backend's memory,\n"
+      "median of >= 5 runs lasting >= 1 s; OpenMP uses OMP_NUM_THREADS.\n"
+      "Exit status 1 if a round trip is not bit-exact or a backend fails, 2 for a usage error.");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // 2 for a usage error, as before CLI11, whose own codes differ by error.
+    return app.exit(e) == 0 ? 0 : 2;
   }
 
   Kokkos::ScopeGuard kokkos;
