@@ -87,48 +87,55 @@ std::string wrapped(const std::string& text, std::size_t width = 54) {
 }
 
 // What the parser writes into before it is checked.
+// Values are optional: an empty one ("-o ''") is given, and refused where it means nothing.
 struct raw_options {
-  std::string type, extents, backend, output, threads;
+  std::optional<std::string> type, extents, backend, output, threads;
   int quiet = 0, verbose = 0;
   bool keep = false;
 };
 
 enum class option_set { top, compress, decompress, info };
 
+CLI::Option* add_value(CLI::App& app, const char* names, std::optional<std::string>& target,
+                       const std::string& description) {
+  return app.add_option_function<std::string>(
+      names, [&target](const std::string& value) { target = value; }, description);
+}
+
 // The options of one form of the command line, bound to `opts` and `raw`.
 void add_options(CLI::App& app, option_set set, options& opts, raw_options& raw) {
   const bool codec = set != option_set::info;
   const bool compress = set == option_set::top || set == option_set::compress;
   if (codec) {
-    app.add_option("-t,--type", raw.type,
-                   compress ? "Element type: float (binary32) or double (binary64). Needed to "
-                              "compress (ndzip cannot tell them apart)."
-                            : "Element type; needed with --raw, else it must match the frame.")
+    add_value(app, "-t,--type", raw.type,
+              compress ? "Element type: float (binary32) or double (binary64). Needed to "
+                         "compress (ndzip cannot tell them apart)."
+                       : "Element type; needed with --raw, else it must match the frame.")
         ->type_name("float|double");
-    app.add_option("-n,--extents", raw.extents,
-                   "The 1 to 3 extents, slowest dimension first: 2161x4320 or 2161 4320. "
-                   "Compressing, the input must hold exactly their product of values (default: "
-                   "1-D, the whole input); a shape that compresses much worse than a reshaped "
-                   "guess draws a warning. Decompressing: needed with --raw, else must match.")
+    add_value(app, "-n,--extents", raw.extents,
+              "The 1 to 3 extents, slowest dimension first: 2161x4320 or 2161 4320. "
+              "Compressing, the input must hold exactly their product of values (default: "
+              "1-D, the whole input); a shape that compresses much worse than a reshaped "
+              "guess draws a warning. Decompressing: needed with --raw, else must match.")
         ->type_name("N0[xN1[xN2]]");
     app.add_flag("--raw", opts.raw,
                  "Bare ndzip stream (upstream ndzip's format, as in the reference vectors) "
                  "instead of the self-describing, checksummed frame; decompressing it needs "
                  "--raw, -t and -n.");
-    app.add_option("-o,--output", raw.output, "Write to OUT (one input only).")->type_name("OUT");
+    add_value(app, "-o,--output", raw.output, "Write to OUT (one input only).")->type_name("OUT");
     app.add_flag("-c,--stdout", opts.to_stdout, "Write to standard output (one input only).");
     app.add_flag("-k,--keep", raw.keep, "Keep input files (the default).");
     app.add_flag("--rm", opts.remove_input, "Remove each input file once its output is complete.");
     app.add_flag("-f,--force", opts.force,
                  "Overwrite existing outputs (regular files and symbolic links); write binary "
                  "data to a terminal; compress files already ending in .ndz.");
-    app.add_option("-T,--threads", raw.threads,
-                   "Host threads of the openmp and threads backends (0: one per core; default: "
-                   "OMP_NUM_THREADS, else all).")
+    add_value(app, "-T,--threads", raw.threads,
+              "Host threads of the openmp and threads backends (0: one per core; default: "
+              "OMP_NUM_THREADS, else all).")
         ->type_name("N");
-    app.add_option(
-           "-b,--backend", raw.backend,
-           "Backend to run on: " + backend_list() + " (default: " + backend_names().front() + ").")
+    add_value(
+        app, "-b,--backend", raw.backend,
+        "Backend to run on: " + backend_list() + " (default: " + backend_names().front() + ").")
         ->type_name("NAME");
     if (compress)
       app.add_flag("--strict", opts.strict,
@@ -179,8 +186,7 @@ void check_once(const CLI::App& app) {
 
 // A usage error for what CLI11 refused, in the words of the tool's other messages.
 usage_error translate(const CLI::ParseError& e, const CLI::App& top, const CLI::App* sub) {
-  if (const auto* extras = dynamic_cast<const CLI::ExtrasError*>(&e)) {
-    (void)extras;
+  if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
     const auto& rest = sub ? sub->remaining() : top.remaining();
     for (const std::string& arg : rest) {
       if (arg.size() < 2 || arg[0] != '-') continue;
@@ -194,9 +200,9 @@ usage_error translate(const CLI::ParseError& e, const CLI::App& top, const CLI::
   return usage_error(e.what());
 }
 
-void check_backend(options& opts) {
+void check_backend(options& opts, bool given) {
   const auto names = backend_names();
-  if (opts.backend.empty()) {
+  if (!given) {
     opts.backend = names.front();
   } else if (std::find(names.begin(), names.end(), opts.backend) == names.end()) {
     throw usage_error("unknown backend '" + opts.backend + "' (this build has: " + backend_list() +
@@ -219,20 +225,23 @@ void check_combination(options& opts, const raw_options& raw) {
     if (given && mode) throw usage_error(std::string(what) + " does not apply to '" + mode + "'");
   };
   if (opts.op == operation::list) {
-    refuse_with(!raw.type.empty() || !raw.extents.empty(), "-t/-n");
+    refuse_with(raw.type || raw.extents, "-t/-n");
     refuse_with(opts.raw, "--raw");
-    refuse_with(opts.to_stdout || !raw.output.empty(), "-o/-c");
+    refuse_with(opts.to_stdout || raw.output, "-o/-c");
     refuse_with(opts.remove_input, "--rm");
     refuse_with(opts.strict, "--strict");
   }
   if (opts.op == operation::decompress && opts.strict)
     throw usage_error("--strict applies to compression only");
-  if (!raw.output.empty()) opts.output = raw.output;
+  if (raw.output) {
+    if (raw.output->empty()) throw usage_error("option -o needs a file name");
+    opts.output = raw.output;
+  }
   if (opts.output && opts.to_stdout) throw usage_error("-o and -c both name the output");
   if (opts.remove_input && opts.to_stdout)
     throw usage_error("--rm with -c: the input is kept when the output goes to standard output");
   if (opts.remove_input && raw.keep) throw usage_error("-k and --rm contradict each other");
-  if (!raw.threads.empty()) opts.threads = parse_threads(raw.threads);
+  if (raw.threads) opts.threads = parse_threads(*raw.threads);
 
   if (std::find(opts.files.begin(), opts.files.end(), "") != opts.files.end())
     throw usage_error("an empty file name");
@@ -256,18 +265,16 @@ void check_combination(options& opts, const raw_options& raw) {
 
 }  // namespace
 
-std::vector<std::uint64_t> parse_extents(const std::vector<std::string>& words) {
+std::vector<std::uint64_t> parse_extents(const std::string& text) {
   std::vector<std::uint64_t> extents;
-  for (const std::string& word : words) {
-    std::string_view rest = word;
-    while (true) {
-      const auto x = rest.find('x');
-      extents.push_back(parse_extent(rest.substr(0, x)));
-      if (x == std::string_view::npos) break;
-      rest.remove_prefix(x + 1);
-    }
+  std::string_view rest = text;
+  while (true) {
+    const auto x = rest.find('x');
+    extents.push_back(parse_extent(rest.substr(0, x)));
+    if (x == std::string_view::npos) break;
+    rest.remove_prefix(x + 1);
   }
-  if (extents.empty() || extents.size() > 3)
+  if (extents.size() > 3)
     throw usage_error("option -n needs 1 to 3 extents, slowest dimension first, got " +
                       std::to_string(extents.size()));
   return extents;
@@ -423,14 +430,14 @@ options parse_command_line(int argc, const char* const* argv) {
   opts.verbosity = raw.quiet > 0 ? 0 : raw.verbose > 0 || opts.cmd == command::info ? 2 : 1;
   if (raw.quiet > 0 && raw.verbose > 0) throw usage_error("-q and -v contradict each other");
 
-  if (!raw.type.empty()) {
-    opts.type = parse_type_name(raw.type);
+  if (raw.type) {
+    opts.type = parse_type_name(*raw.type);
     if (!opts.type)
-      throw usage_error("unknown element type '" + raw.type + "' (use float or double)");
+      throw usage_error("unknown element type '" + *raw.type + "' (use float or double)");
   }
-  if (!raw.extents.empty()) opts.extents = parse_extents({raw.extents});
-  opts.backend = raw.backend;
-  check_backend(opts);
+  if (raw.extents) opts.extents = parse_extents(*raw.extents);
+  opts.backend = raw.backend.value_or("");
+  check_backend(opts, raw.backend.has_value());
   opts.files = files;
   check_combination(opts, raw);
   return opts;

@@ -63,7 +63,7 @@ const char* command_name(command cmd);
 // The command called `name`, or none.
 command command_from_name(std::string_view name);
 
-// "2161x4320" or "2161 4320" (one argument each): the extents, slowest first.
-std::vector<std::uint64_t> parse_extents(const std::vector<std::string>& words);
+// The extents of "2161x4320" (what -n holds once "-n 2161 4320" is joined), slowest first.
+std::vector<std::uint64_t> parse_extents(const std::string& text);
 
 }  // namespace ndzip_cli

@@ -171,6 +171,9 @@ expect_error 2 "-k and --rm" -t float --rm -k in.f32
 expect_error 2 "-d and -l" -d -l in.f32
 expect_error 2 "option -T needs a number" -T many -t float in.f32
 expect_error 2 "-q and -v" -q -v -t float in.f32
+expect_error 2 "option -o needs a file name" -t float -o "" in.f32   # not "no -o given"
+expect_error 2 "needs 1 to 3 extents" -t float -n "" in.f32
+expect_error 2 "unknown backend ''" -t float -b "" in.f32
 no_output x
 no_output in.f32.ndz
 
