@@ -18,6 +18,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
+#include "core/array_dispatch.hpp"
 #include "ndzip/format.hpp"
 
 namespace ndzip {
@@ -81,30 +82,10 @@ std::uint64_t checksum_of(const std::byte* header, const std::byte* stream,
   return XXH3_64bits_digest(&state);
 }
 
-template <class T>
-struct type_tag {
-  using type = T;
-};
-
-// Calls f(type_tag<T>{}, std::integral_constant<int, Dims>{}) for the frame's element type and
-// dimensionality (both already checked), to reach the size arithmetic of ndzip/format.hpp.
-template <class F>
-void with_array_type(const frame_info& info, F&& f) {
-  auto with_dims = [&](auto tag) {
-    if (info.dimensions == 1) return f(tag, std::integral_constant<int, 1>{});
-    if (info.dimensions == 2) return f(tag, std::integral_constant<int, 2>{});
-    return f(tag, std::integral_constant<int, 3>{});
-  };
-  if (info.type == element_type::float32)
-    with_dims(type_tag<float>{});
-  else
-    with_dims(type_tag<double>{});
-}
-
 // That the ndzip format can hold the frame's array and that its stream length is one the
 // array can compress to: what makes frame_bytes() a safe bound for a reader to allocate.
 void check_array(const frame_info& info) {
-  with_array_type(info, [&](auto tag, auto dims) {
+  detail::with_array_type(info.type, info.dimensions, [&](auto tag, auto dims) {
     using T = typename decltype(tag)::type;
     constexpr int Dims = decltype(dims)::value;
     extent<Dims> grid;

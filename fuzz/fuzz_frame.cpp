@@ -8,15 +8,15 @@
 // its checksum is also read with the checksum repaired, so the fuzzer reaches the decoder behind
 // the frame.
 
+#include <Kokkos_Core.hpp>
+#include <ndzip/backends.hpp>
+#include <ndzip/frame.hpp>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 
-#include <Kokkos_Core.hpp>
-#include <ndzip/backends.hpp>
-#include <ndzip/frame.hpp>
-
 #include "codec.hpp"
+#include "core/array_dispatch.hpp"
 #include "decode.hpp"
 #include "frame.hpp"
 #include "fuzz_support.hpp"
@@ -42,25 +42,6 @@ outcome read_as_tool(const std::string& backend, byte_span file) {
     require(!o.error.empty(), "error without a message");
   }
   return o;
-}
-
-template <class T>
-struct type_tag {
-  using type = T;
-};
-
-// Calls f(type_tag<T>{}, std::integral_constant<int, Dims>{}) for the array's type and rank.
-template <class F>
-void with_array_type(const array_desc& array, F&& f) {
-  auto with_dims = [&](auto tag) {
-    if (array.dims == 1) return f(tag, std::integral_constant<int, 1>{});
-    if (array.dims == 2) return f(tag, std::integral_constant<int, 2>{});
-    return f(tag, std::integral_constant<int, 3>{});
-  };
-  if (array.type == ndzip_cli::element_type::float32)
-    with_dims(type_tag<float>{});
-  else
-    with_dims(type_tag<double>{});
 }
 
 template <class T, int Dims>
@@ -90,7 +71,7 @@ outcome read_with_view_api(const std::string& backend, byte_span file, byte_buff
     o.values.resize(ndzip_cli::byte_size(o.array));
     ndzip::with_backend(backend, [&](const auto& exec) {
       using space = typename std::decay_t<decltype(exec)>::memory_space;
-      with_array_type(o.array, [&](auto tag, auto dims) {
+      ndzip::detail::with_array_type(o.array.type, o.array.dims, [&](auto tag, auto dims) {
         using T = typename decltype(tag)::type;
         const auto host = view_of<T, decltype(dims)::value>(o.values, o.array);
         const auto values = Kokkos::create_mirror_view(space{}, host);

@@ -12,35 +12,11 @@
 #include <type_traits>
 #include <utility>
 
+#include "core/array_dispatch.hpp"
+
 namespace ndzip_cli {
 
 namespace {
-
-template <class T>
-struct type_tag {
-  using type = T;
-};
-
-// Calls f(type_tag<T>{}, std::integral_constant<int, Dims>{}) for the array's element type and
-// dimensionality, so that one template serves every combination.
-template <class F>
-auto with_array_type(const array_desc& array, F&& f) {
-  auto with_dims = [&](auto tag) {
-    switch (array.dims) {
-      case 1:
-        return f(tag, std::integral_constant<int, 1>{});
-      case 2:
-        return f(tag, std::integral_constant<int, 2>{});
-      case 3:
-        return f(tag, std::integral_constant<int, 3>{});
-      default:
-        throw std::logic_error("ndzip_cli: array with " + std::to_string(array.dims) +
-                               " dimensions");
-    }
-  };
-  return array.type == element_type::float32 ? with_dims(type_tag<float>{})
-                                             : with_dims(type_tag<double>{});
-}
 
 template <int Dims>
 ndzip::extent<Dims> grid_from(const array_desc& array) {
@@ -191,7 +167,7 @@ std::string backend_list() {
 byte_buffer compress_array(const std::string& backend, const array_desc& array, byte_span values) {
   if (values.size != byte_size(array))
     throw std::logic_error("ndzip_cli: compress_array: input size does not match the array");
-  return with_array_type(array, [&](auto tag, auto dims) {
+  return ndzip::detail::with_array_type(array.type, array.dims, [&](auto tag, auto dims) {
     using T = typename decltype(tag)::type;
     constexpr int Dims = decltype(dims)::value;
     byte_buffer stream;
@@ -205,7 +181,7 @@ byte_buffer compress_array(const std::string& backend, const array_desc& array, 
 decompressed decompress_array(const std::string& backend, const array_desc& array,
                               byte_span stream) {
   byte_size(array);  // throws if the array cannot be addressed
-  return with_array_type(array, [&](auto tag, auto dims) {
+  return ndzip::detail::with_array_type(array.type, array.dims, [&](auto tag, auto dims) {
     using T = typename decltype(tag)::type;
     constexpr int Dims = decltype(dims)::value;
     decompressed out;
@@ -218,7 +194,7 @@ decompressed decompress_array(const std::string& backend, const array_desc& arra
 
 std::size_t largest_stream_size(const array_desc& array) {
   byte_size(array);  // throws if the array cannot be addressed
-  return with_array_type(array, [&](auto tag, auto dims) {
+  return ndzip::detail::with_array_type(array.type, array.dims, [&](auto tag, auto dims) {
     using T = typename decltype(tag)::type;
     constexpr int Dims = decltype(dims)::value;
     try {
@@ -231,7 +207,7 @@ std::size_t largest_stream_size(const array_desc& array) {
 }
 
 void check_codec_holds(const array_desc& array) {
-  with_array_type(array, [&](auto tag, auto dims) {
+  ndzip::detail::with_array_type(array.type, array.dims, [&](auto tag, auto dims) {
     using T = typename decltype(tag)::type;
     constexpr int Dims = decltype(dims)::value;
     ndzip::check_grid_representable<T>(grid_from<Dims>(array));
