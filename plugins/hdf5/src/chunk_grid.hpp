@@ -3,36 +3,25 @@
 // From the run-time description of a chunk to the compile-time types of the ndzip API: the
 // element type and an ndzip::extent of the chunk's rank.
 
-#include <stdexcept>
 #include <utility>
 
 #include "chunk_parameters.hpp"
+#include "core/array_dispatch.hpp"
 #include "ndzip/extent.hpp"
 
 namespace ndzip::hdf5_plugin {
 
-template <class T>
-struct type_tag {
-  using type = T;
-};
-
-// Calls f(type_tag<T>{}, ndzip::extent<Rank>) for the chunk's element type T and extents.
+// Calls f(detail::type_tag<T>{}, ndzip::extent<Rank>) for the chunk's element type T and
+// extents (the plugin's type codes are the frame's: 1 float, 2 double).
 template <class F>
 decltype(auto) with_chunk_grid(const chunk_parameters& chunk, F&& f) {
-  auto with_type = [&](auto tag) -> decltype(auto) {
-    const auto& e = chunk.extents;
-    switch (chunk.rank) {
-      case 1:
-        return std::forward<F>(f)(tag, extent<1>(e[0]));
-      case 2:
-        return std::forward<F>(f)(tag, extent<2>(e[0], e[1]));
-      case 3:
-        return std::forward<F>(f)(tag, extent<3>(e[0], e[1], e[2]));
-    }
-    throw std::logic_error("ndzip HDF5 filter: chunk rank outside 1-3");
-  };
-  if (chunk.type == element_type::float32) return with_type(type_tag<float>{});
-  return with_type(type_tag<double>{});
+  const auto type = chunk.type == element_type::float32 ? ndzip::element_type::float32
+                                                        : ndzip::element_type::float64;
+  return detail::with_array_type(type, chunk.rank, [&](auto tag, auto rank) -> decltype(auto) {
+    extent<decltype(rank)::value> grid;
+    for (int a = 0; a < decltype(rank)::value; ++a) grid[a] = chunk.extents[a];
+    return std::forward<F>(f)(tag, grid);
+  });
 }
 
 }  // namespace ndzip::hdf5_plugin
