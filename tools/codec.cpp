@@ -84,10 +84,25 @@ void copy_to_host(const Exec& exec, const HostView& host, const BackendView& res
   exec.fence();
 }
 
+// Once `exec` has its own copy of a host buffer, the buffer `owner` that holds it is released
+// (nothing happens where the backend reads host memory), so that a GPU run never holds its input
+// and its output in host memory at once.
+template <class Exec, class HostView>
+void release_host_copy(const Exec& exec, const HostView&, byte_buffer* owner) {
+  if constexpr (!reads_host_memory_v<Exec, HostView>) {
+    if (owner) {
+      exec.fence();
+      *owner = byte_buffer();
+    }
+  }
+}
+
 template <class T, int Dims, class Exec>
-byte_buffer compress_on(const Exec& exec, const ndzip::extent<Dims>& grid, byte_span values) {
+byte_buffer compress_on(const Exec& exec, const ndzip::extent<Dims>& grid, byte_span values,
+                        byte_buffer* owner) {
   const auto host_values = make_host_view<const T>(element_cast<const T>(values.data), grid);
   const auto values_b = backend_view(exec, host_values, true);
+  release_host_copy(exec, host_values, owner);
   ndzip::compressor<T, Dims, Exec> codec(exec, grid);
 
   byte_buffer stream(codec.size_bound());
@@ -101,10 +116,12 @@ byte_buffer compress_on(const Exec& exec, const ndzip::extent<Dims>& grid, byte_
 }
 
 template <class T, int Dims, class Exec>
-decompressed decompress_on(const Exec& exec, const ndzip::extent<Dims>& grid, byte_span stream) {
+decompressed decompress_on(const Exec& exec, const ndzip::extent<Dims>& grid, byte_span stream,
+                           byte_buffer* owner) {
   check_aligned<T>(stream.data);
   const host_view<const std::byte, 1> host_stream(stream.data, stream.size);
   const auto stream_b = backend_view(exec, host_stream, true);
+  release_host_copy(exec, host_stream, owner);
   // Before the output is allocated: the compressor rejects grids the format cannot hold, and
   // a stream too short for the grid, whose extents may come from an untrusted frame header,
   // must not cost an allocation of the array's size.
@@ -164,7 +181,8 @@ std::string backend_list() {
   return list;
 }
 
-byte_buffer compress_array(const std::string& backend, const array_desc& array, byte_span values) {
+byte_buffer compress_array(const std::string& backend, const array_desc& array, byte_span values,
+                           byte_buffer* owner) {
   if (values.size != byte_size(array))
     throw std::logic_error("ndzip_cli: compress_array: input size does not match the array");
   return ndzip::detail::with_array_type(array.type, array.dims, [&](auto tag, auto dims) {
@@ -172,21 +190,21 @@ byte_buffer compress_array(const std::string& backend, const array_desc& array, 
     constexpr int Dims = decltype(dims)::value;
     byte_buffer stream;
     ndzip::with_backend(backend, [&](const auto& exec) {
-      stream = compress_on<T, Dims>(exec, grid_from<Dims>(array), values);
+      stream = compress_on<T, Dims>(exec, grid_from<Dims>(array), values, owner);
     });
     return stream;
   });
 }
 
-decompressed decompress_array(const std::string& backend, const array_desc& array,
-                              byte_span stream) {
+decompressed decompress_array(const std::string& backend, const array_desc& array, byte_span stream,
+                              byte_buffer* owner) {
   byte_size(array);  // throws if the array cannot be addressed
   return ndzip::detail::with_array_type(array.type, array.dims, [&](auto tag, auto dims) {
     using T = typename decltype(tag)::type;
     constexpr int Dims = decltype(dims)::value;
     decompressed out;
     ndzip::with_backend(backend, [&](const auto& exec) {
-      out = decompress_on<T, Dims>(exec, grid_from<Dims>(array), stream);
+      out = decompress_on<T, Dims>(exec, grid_from<Dims>(array), stream, owner);
     });
     return out;
   });

@@ -40,8 +40,11 @@ std::vector<std::string> backend_names();
 std::string backend_list();
 
 // Compresses `values`, the byte_size(array) bytes of `array` (aligned for its element type),
-// on `backend`; returns the raw ndzip stream.
-byte_buffer compress_array(const std::string& backend, const array_desc& array, byte_span values);
+// on `backend`; returns the raw ndzip stream. With `owner`, the buffer `values` lie in: a backend
+// with memory of its own (a GPU) releases it once the values are copied there, so that the input
+// and the stream are not both in host memory at once; `values` must not be used after the call.
+byte_buffer compress_array(const std::string& backend, const array_desc& array, byte_span values,
+                           byte_buffer* owner = nullptr);
 
 struct decompressed {
   byte_buffer values;        // byte_size(array) bytes
@@ -49,9 +52,10 @@ struct decompressed {
 };
 
 // Decompresses the raw ndzip stream `stream` (aligned for the element type) into an `array` on
-// `backend`. Throws ndzip::stream_error if it is not a stream of such an array.
-decompressed decompress_array(const std::string& backend, const array_desc& array,
-                              byte_span stream);
+// `backend`. Throws ndzip::stream_error if it is not a stream of such an array. `owner`: as for
+// compress_array, the buffer `stream` lies in, released once a GPU has its copy.
+decompressed decompress_array(const std::string& backend, const array_desc& array, byte_span stream,
+                              byte_buffer* owner = nullptr);
 
 // The largest stream any `array` compresses to (ndzip::compressed_size_bound), or SIZE_MAX for
 // arrays the codec cannot hold: decoding rejects those with the codec's message. Throws

@@ -37,10 +37,10 @@ std::size_t largest_stream(const std::string& name, const array_desc& array) {
 }
 
 byte_buffer decode_stream(const std::string& backend, const std::string& name,
-                          const array_desc& array, byte_span stream, bool raw) {
+                          const array_desc& array, byte_span stream, bool raw, byte_buffer* owner) {
   decompressed result;
   try {
-    result = decompress_array(backend, array, stream);
+    result = decompress_array(backend, array, stream, owner);
   } catch (const ndzip::error& e) {
     throw std::runtime_error("cannot decompress " + name + " as a " + describe(array) +
                              " array: " + codec_message(e));

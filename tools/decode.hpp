@@ -23,8 +23,10 @@ std::size_t largest_stream(const std::string& name, const array_desc& array);
 
 // Decodes `stream` as an `array` on `backend` (inside a backend_session). The stream must be
 // consumed exactly: trailing bytes are an error too (for a raw stream the message suggests that
-// -t and -n may be wrong). Returns byte_size(array) bytes of values.
+// -t and -n may be wrong). Returns byte_size(array) bytes of values. `owner`: the buffer
+// `stream` lies in, released once a GPU has its copy (decompress_array).
 byte_buffer decode_stream(const std::string& backend, const std::string& name,
-                          const array_desc& array, byte_span stream, bool raw);
+                          const array_desc& array, byte_span stream, bool raw,
+                          byte_buffer* owner = nullptr);
 
 }  // namespace ndzip_cli
