@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 #include "codec.hpp"
@@ -39,6 +40,29 @@ auto naming(const input_file& file, F&& f) {
   }
 }
 
+// Where an input's size is known and does not fit `array`: the shapes near it that would fit
+// (the other element type; as many slabs along the slowest axis as the input holds), as
+// "; -t double -n 100x200 would fit", or "".
+std::string fitting_shapes(const array_desc& array, std::optional<std::uint64_t> size) {
+  if (!size || *size == 0) return "";
+  std::string shapes;
+  auto offer = [&](array_desc shape) {
+    shapes += (shapes.empty() ? "" : " or ") + std::string("-t ") + type_name(shape.type) + " -n " +
+              extents_string(shape);
+  };
+  const std::uint64_t count = element_count(array);
+  array_desc other = array;
+  other.type = array.type == element_type::float32 ? element_type::float64 : element_type::float32;
+  if (*size == count * element_size(other.type)) offer(other);
+  const std::uint64_t slab = byte_size(array) / array.extents[0];
+  if (*size % slab == 0 && *size / slab != array.extents[0]) {
+    array_desc taller = array;
+    taller.extents[0] = *size / slab;
+    offer(taller);
+  }
+  return shapes.empty() ? "" : "; " + shapes + " would fit";
+}
+
 }  // namespace
 
 byte_buffer read_array(const std::string& path, const array_desc& array,
@@ -48,12 +72,15 @@ byte_buffer read_array(const std::string& path, const array_desc& array,
   const std::size_t limit = saturating_add(expected, 1);
   byte_buffer values;
   file.read_up_to(values, limit, progress);
-  if (values.size() != expected)
-    throw std::runtime_error(file.name() + " has " + size_text(file, values.size(), limit) +
-                             ", but a " + describe(array) + " array has " +
-                             std::to_string(expected) + " bytes (" +
-                             std::to_string(element_count(array)) + " elements of " +
-                             std::to_string(element_size(array.type)) + " bytes)");
+  if (values.size() != expected) {
+    const auto size =
+        values.size() < limit ? std::optional<std::uint64_t>(values.size()) : file.regular_size();
+    throw std::runtime_error(
+        file.name() + " has " + size_text(file, values.size(), limit) + ", but a " +
+        describe(array) + " array has " + std::to_string(expected) + " bytes (" +
+        std::to_string(element_count(array)) + " elements of " +
+        std::to_string(element_size(array.type)) + " bytes)" + fitting_shapes(array, size));
+  }
   return values;
 }
 

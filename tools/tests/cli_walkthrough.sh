@@ -156,9 +156,15 @@ expect 1 --strict -t float -n 384x256 -o strict.ndz a.f32
 stderr_has "--strict: not compressed"
 [ ! -e strict.ndz ] || fail "--strict wrote strict.ndz"
 expect 0 --strict -t float -n 256x384 -o strict.ndz a.f32
-# The file size that does not match the extents stays an error, with the sizes.
+# A file size that does not match the extents stays an error, with the sizes and the shapes
+# near the given one that would fit.
 expect 1 -t float -n 256x385 -o wrong.ndz a.f32
 stderr_has "but a float 256x385 array has"
+expect 1 -t float -n 200x384 -o wrong.ndz a.f32
+stderr_has "; -t float -n 256x384 would fit"
+expect 1 -t double -n 256x384 -o wrong.ndz a.f32
+stderr_has "; -t float -n 256x384 or -t double -n 128x384 would fit"
+[ ! -e wrong.ndz ] || fail "wrong.ndz written for a wrong size"
 
 check "the progress bar: shown on a terminal for an input that takes over a second, not on a pipe"
 slow_input="(sleep 1.6; cat a.f32)"
