@@ -10,6 +10,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "codec.hpp"
 #include "decode.hpp"
@@ -23,9 +24,9 @@ namespace ndzip_cli {
 
 namespace {
 
-constexpr const char* suffix = ".ndz";
+constexpr std::string_view suffix = ".ndz";
 
-bool ends_with(const std::string& s, const std::string& end) {
+bool ends_with(const std::string& s, std::string_view end) {
   return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
 }
 
@@ -87,14 +88,18 @@ class run_context {
     if (m_opts.to_stdout || in == "-") return "-";
     if (m_opts.op == operation::compress) {
       if (ends_with(in, suffix) && !m_opts.force)
-        throw std::runtime_error(input_name(in) + " already ends in " + suffix +
+        throw std::runtime_error(input_name(in) + " already ends in .ndz" +
                                  " (use -f to compress it anyway, or -o to name the output)");
-      return in + suffix;
+      return in + std::string(suffix);
     }
-    if (!ends_with(in, suffix) || in.size() == 4 || ends_with(in, std::string("/") + suffix))
-      throw std::runtime_error(input_name(in) + " does not end in " + suffix +
-                               ", so it has no output name (use -o OUT or -c)");
-    return in.substr(0, in.size() - 4);
+    const std::string name = ends_with(in, suffix) ? in.substr(0, in.size() - suffix.size()) : "";
+    if (name.empty() || name.back() == '/')
+      throw std::runtime_error(input_name(in) +
+                               (name.empty() && !ends_with(in, suffix)
+                                    ? " does not end in .ndz"
+                                    : " has no name before .ndz") +
+                               ", so it names no output (use -o OUT or -c)");
+    return name;
   }
 
   std::uint64_t in_total = 0, out_total = 0;

@@ -108,6 +108,9 @@ check "-o names the output; compressed data is refused to a terminal and -d need
 expect 0 -t float -n 256x384 -o custom.bin a.f32
 expect 1 -d custom.bin
 stderr_has "does not end in .ndz"
+mkdir -p dir && cp a.f32.ndz dir/.ndz
+expect 1 -d dir/.ndz
+stderr_has "has no name before .ndz"
 expect 0 -d custom.bin -o custom.f32
 same custom.f32 a.orig
 expect 1 -t float a.f32.ndz
