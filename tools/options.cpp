@@ -152,27 +152,30 @@ void add_options(CLI::App& app, option_set set, options& opts, raw_options& raw)
                                          "per file, as `info`.");
 }
 
-// The help's closing paragraphs, each wrapped to 79 columns by footer().
-const char* const footer_paragraphs[] = {
+// The help's closing paragraphs, one per line, each wrapped to 79 columns by footer().
+constexpr std::string_view footer_paragraphs =
     "Arrays are raw little-endian IEEE-754 values in C order without a header. FILE '-' (or no "
     "FILE, when standard input is not a terminal) is standard input, and then the output goes "
-    "to standard output.",
+    "to standard output.\n"
     "Outputs are written to a temporary file beside them and renamed only when complete: a "
     "failed or interrupted run leaves no output behind. An output that is a character device or "
     "a FIFO (such as /dev/null) is written to, never replaced. One failed input does not stop "
-    "the others.",
+    "the others.\n"
     "Compressed files are framed: a 48-byte header (magic \"NDZK\", version, type, extents, "
     "stream length, XXH3-64 checksum of header and stream) followed by the ndzip stream. With "
-    "--raw the bare stream is read or written, compatible with upstream ndzip.",
+    "--raw the bare stream is read or written, compatible with upstream ndzip.\n"
     "Memory: the whole array and the whole stream are held at once (the stream's layout needs "
-    "the whole grid), about input + output bytes.",
-    "Exit status: 0 success, 1 data or I/O error (of any input), 2 usage error.",
-};
+    "the whole grid), about input + output bytes.\n"
+    "Exit status: 0 success, 1 data or I/O error (of any input), 2 usage error.";
 
 std::string footer() {
   std::string text;
-  for (const char* paragraph : footer_paragraphs)
-    text += (text.empty() ? "" : "\n\n") + wrapped(paragraph, 79);
+  std::string_view rest = footer_paragraphs;
+  while (!rest.empty()) {
+    const std::size_t end = std::min(rest.find('\n'), rest.size());
+    text += (text.empty() ? "" : "\n\n") + wrapped(std::string(rest.substr(0, end)), 79);
+    rest.remove_prefix(std::min(end + 1, rest.size()));
+  }
   return text;
 }
 
