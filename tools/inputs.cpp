@@ -53,7 +53,7 @@ std::string fitting_shapes(const array_desc& array, std::optional<std::uint64_t>
   const std::uint64_t count = element_count(array);
   array_desc other = array;
   other.type = array.type == element_type::float32 ? element_type::float64 : element_type::float32;
-  if (*size == count * element_size(other.type)) offer(other);
+  if (checked_mul(count, element_size(other.type)) == *size) offer(other);
   const std::uint64_t slab = byte_size(array) / array.extents[0];
   if (*size % slab == 0 && *size / slab != array.extents[0]) {
     array_desc taller = array;
