@@ -3,10 +3,11 @@
 
 #include <unistd.h>
 
-#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <map>
 #include <string_view>
+
+#include <CLI/CLI.hpp>
 
 #include "codec.hpp"
 
