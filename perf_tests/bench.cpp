@@ -28,6 +28,7 @@
 
 #include "bench_report.hpp"
 #include "peers.hpp"
+#include "positive_decimal.hpp"
 #include "timing.hpp"
 
 namespace {
@@ -759,17 +760,7 @@ void run_latency(ndzip::perf::report& report, const options& opt) {
     });
 }
 
-// A positive count, read as decimal digits: CLI11 reads integers with strtoull base 0, where
-// "010" would be 8, so leading zeros are dropped before that.
-const CLI::Validator positive_decimal(
-    [](std::string& value) -> std::string {
-      const auto first = value.find_first_not_of('0');
-      if (value.find_first_not_of("0123456789") != std::string::npos || first == std::string::npos)
-        return "needs a positive number, got '" + value + "'";
-      value.erase(0, first);
-      return {};
-    },
-    "POSITIVE");
+using ndzip_perf::positive_decimal;
 
 // Defines the options on `app` and parses the command line. Throws CLI::ParseError for --help
 // and for usage errors, which main hands to app.exit.

@@ -14,6 +14,7 @@
 #include <Kokkos_Core.hpp>
 #include <ndzip/ndzip.hpp>
 
+#include "positive_decimal.hpp"
 #include "timing.hpp"
 
 namespace {
@@ -23,17 +24,7 @@ struct options {
   std::vector<std::string> backends;
 };
 
-// A positive count, read as decimal digits: CLI11 reads integers with strtoull base 0, where
-// "010" would be 8, so leading zeros are dropped before that.
-const CLI::Validator positive_decimal(
-    [](std::string& value) -> std::string {
-      const auto first = value.find_first_not_of('0');
-      if (value.find_first_not_of("0123456789") != std::string::npos || first == std::string::npos)
-        return "needs a positive number, got '" + value + "'";
-      value.erase(0, first);
-      return {};
-    },
-    "POSITIVE");
+using ndzip_perf::positive_decimal;
 
 // A smooth field with a little structure on every scale, like a simulation variable.
 void fill_field(float* field, std::size_t side) {
