@@ -2,12 +2,14 @@
 #include "chunk_codec.hpp"
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "chunk_checksum.hpp"
 #include "chunk_grid.hpp"
 #include "kokkos_runtime.hpp"
 #include "ndzip/compressor.hpp"
@@ -44,6 +46,17 @@ class aligned_input {
   std::vector<T> m_copy;
 };
 
+// The bytes in front of the stream: its checksum, in a checksummed chunk.
+std::size_t checksum_head_bytes(const chunk_parameters& chunk) {
+  return chunk.checksum ? checksum_bytes : 0;
+}
+
+std::string hex(std::uint64_t value) {
+  char text[19];
+  std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(value));
+  return text;
+}
+
 }  // namespace
 
 filtered_chunk compress_chunk(const chunk_parameters& chunk, const void* chunk_data,
@@ -51,8 +64,9 @@ filtered_chunk compress_chunk(const chunk_parameters& chunk, const void* chunk_d
   if (size != chunk.chunk_bytes())
     throw std::runtime_error("ndzip HDF5 filter: a chunk of " + std::to_string(size) +
                              " bytes, where the filter parameters describe one of " +
-                             std::to_string(chunk.chunk_bytes()));
-  require_kokkos();
+                             std::to_string(chunk.chunk_bytes()) + " (" + chunk.description() +
+                             ")");
+  const std::size_t head = checksum_head_bytes(chunk);
   filtered_chunk out;
   with_chunk_grid(chunk, [&](auto tag, const auto& grid) {
     using T = typename decltype(tag)::type;
@@ -60,31 +74,57 @@ filtered_chunk compress_chunk(const chunk_parameters& chunk, const void* chunk_d
     const aligned_input<T> input(chunk_data, size);
     with_host_backend([&](const auto& exec) {
       compressor<T, dims, std::decay_t<decltype(exec)>> codec(exec, grid);
-      out = allocate(codec.size_bound());
-      out.size = codec.compress_raw(input.values(), out.bytes.get(), out.capacity);
+      out = allocate(head + codec.size_bound());
+      // malloc's alignment holds at offset 8 too: the stream is written as words of T.
+      const std::size_t stream_size =
+          codec.compress_raw(input.values(), out.bytes.get() + head, out.capacity - head);
       exec.fence();
+      out.size = head + stream_size;
     });
   });
+  if (head != 0)
+    store_checksum(stream_checksum(out.bytes.get() + head, out.size - head), out.bytes.get());
   return out;
 }
 
-filtered_chunk decompress_chunk(const chunk_parameters& chunk, const void* stream,
+filtered_chunk decompress_chunk(const chunk_parameters& chunk, const void* stored,
                                 std::size_t size) {
-  require_kokkos();
+  const std::size_t head = checksum_head_bytes(chunk);
+  const std::string which = "ndzip HDF5 filter: chunk of " + chunk.description() + " stored in " +
+                            std::to_string(size) + " bytes";
+  if (size < head)
+    throw stream_error(which + ": shorter than its " + std::to_string(head) +
+                       "-byte checksum, the chunk is damaged");
+  const std::byte* const stored_bytes = static_cast<const std::byte*>(stored);
+  if (head != 0) {
+    const std::uint64_t recorded = load_checksum(stored_bytes);
+    const std::uint64_t actual = stream_checksum(stored_bytes + head, size - head);
+    if (actual != recorded)
+      throw stream_error(
+          which + ": checksum mismatch, the chunk is damaged (its stream hashes to " + hex(actual) +
+          ", its checksum says " + hex(recorded) + "; XXH3-64, chunk layout 2)");
+  }
   filtered_chunk out = allocate(chunk.chunk_bytes());
   out.size = out.capacity;
+  const std::size_t stream_size = size - head;
   with_chunk_grid(chunk, [&](auto tag, const auto& grid) {
     using T = typename decltype(tag)::type;
     constexpr int dims = std::decay_t<decltype(grid)>::dimensions;
-    const aligned_input<T> input(stream, size);
+    const aligned_input<T> input(stored, size);
     with_host_backend([&](const auto& exec) {
       compressor<T, dims, std::decay_t<decltype(exec)>> codec(exec, grid);
-      const std::size_t consumed =
-          codec.decompress_raw(input.bytes(), size, reinterpret_cast<T*>(out.bytes.get()));
+      std::size_t consumed = 0;
+      try {
+        consumed = codec.decompress_raw(input.bytes() + head, stream_size,
+                                        reinterpret_cast<T*>(out.bytes.get()));
+      } catch (const stream_error& e) {
+        throw stream_error(which + ": " + e.what());
+      }
       // HDF5 stores each chunk's exact size: bytes beyond the stream are damage too.
-      if (consumed != size)
-        throw stream_error("ndzip HDF5 filter: the chunk holds " + std::to_string(size) +
-                           " bytes, its ndzip stream " + std::to_string(consumed));
+      if (consumed != stream_size)
+        throw stream_error(which + ": its ndzip stream ends " +
+                           std::to_string(stream_size - consumed) +
+                           " bytes before the chunk does, the chunk is damaged");
     });
   });
   return out;

@@ -22,14 +22,16 @@ struct filtered_chunk {
 };
 
 // Compresses the `size` bytes at `chunk_data`, which must be one whole chunk (HDF5 hands edge
-// chunks over at full size too), into an ndzip stream. Throws on failure.
+// chunks over at full size too), into an ndzip stream, behind its checksum where the chunk's
+// layout has one (chunk_parameters.hpp). Throws on failure.
 filtered_chunk compress_chunk(const chunk_parameters& chunk, const void* chunk_data,
                               std::size_t size);
 
-// Decompresses an ndzip stream of `size` bytes, which must be exactly one stream of the chunk's
-// element type and extents, into the chunk. Throws (ndzip::stream_error among others) on
-// failure, a damaged stream included.
-filtered_chunk decompress_chunk(const chunk_parameters& chunk, const void* stream,
+// Decompresses a stored chunk of `size` bytes, which must be exactly one ndzip stream of the
+// chunk's element type and extents, behind its checksum where the layout has one, into the
+// chunk. The checksum is verified before the stream is decoded. Throws ndzip::stream_error
+// naming the chunk's shape and size for a damaged chunk, other exceptions for other failures.
+filtered_chunk decompress_chunk(const chunk_parameters& chunk, const void* stored,
                                 std::size_t size);
 
 }  // namespace ndzip::hdf5_plugin

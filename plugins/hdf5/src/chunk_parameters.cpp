@@ -2,7 +2,6 @@
 #include "chunk_parameters.hpp"
 
 #include <stdexcept>
-#include <string>
 
 #include "chunk_grid.hpp"
 #include "ndzip/format.hpp"
@@ -15,9 +14,17 @@ std::size_t chunk_parameters::element_count() const {
   return n;
 }
 
+std::string chunk_parameters::description() const {
+  std::string text = type == element_type::float32 ? "float " : "double ";
+  for (int a = 0; a < rank; ++a) text += (a ? "x" : "") + std::to_string(extents[a]);
+  return text;
+}
+
 std::vector<unsigned> to_cd_values(const chunk_parameters& chunk) {
-  std::vector<unsigned> values{cd_values_version, static_cast<unsigned>(chunk.type),
-                               static_cast<unsigned>(chunk.rank)};
+  std::vector<unsigned> values{chunk.layout};
+  if (chunk.layout >= 2) values.push_back(chunk.checksum ? checksum_flag : 0);
+  values.push_back(static_cast<unsigned>(chunk.type));
+  values.push_back(static_cast<unsigned>(chunk.rank));
   for (int a = 0; a < chunk.rank; ++a) values.push_back(static_cast<unsigned>(chunk.extents[a]));
   return values;
 }
@@ -31,26 +38,63 @@ chunk_parameters from_cd_values(std::size_t count, const unsigned* values) {
         "ndzip HDF5 filter: the dataset has no filter parameters: ndzip cannot compress it (not "
         "float or double of rank 1-3), so its chunks are stored uncompressed where the filter is "
         "optional");
-  if (count < 4)
-    fail(std::to_string(count) + " values, expected 4 to " + std::to_string(max_cd_values));
-  if (values[0] != cd_values_version)
-    fail("layout version " + std::to_string(values[0]) + ", this filter reads version " +
-         std::to_string(cd_values_version) + " (written by a newer ndzip filter?)");
   chunk_parameters chunk;
-  if (values[1] != static_cast<unsigned>(element_type::float32) &&
-      values[1] != static_cast<unsigned>(element_type::float64))
-    fail("element type code " + std::to_string(values[1]) + ", expected 1 (float) or 2 (double)");
-  chunk.type = static_cast<element_type>(values[1]);
-  if (values[2] < 1 || values[2] > 3) fail("rank " + std::to_string(values[2]) + ", expected 1-3");
-  chunk.rank = static_cast<int>(values[2]);
-  if (count != 3 + static_cast<std::size_t>(chunk.rank))
-    fail(std::to_string(count) + " values for rank " + std::to_string(chunk.rank) + ", expected " +
-         std::to_string(3 + chunk.rank));
-  for (int a = 0; a < chunk.rank; ++a) {
-    if (values[3 + a] == 0) fail("chunk extent 0");
-    chunk.extents[a] = values[3 + a];
+  chunk.layout = values[0];
+  if (chunk.layout < 1 || chunk.layout > cd_values_layout)
+    fail("layout version " + std::to_string(values[0]) + ", this filter reads versions 1 to " +
+         std::to_string(cd_values_layout) + " (written by a newer ndzip filter?)");
+  // Where the type, rank and extents start: after the flags in layout 2.
+  const std::size_t first = chunk.layout == 1 ? 1 : 2;
+  if (count < first + 3)
+    fail(std::to_string(count) + " values, expected " + std::to_string(first + 3) + " to " +
+         std::to_string(first + 5) + " for layout " + std::to_string(chunk.layout));
+  if (chunk.layout == 1) {
+    chunk.checksum = false;
+  } else {
+    if (values[1] & ~checksum_flag)
+      fail("flags " + std::to_string(values[1]) +
+           " set bits this filter does not know (written "
+           "by a newer ndzip filter?)");
+    chunk.checksum = (values[1] & checksum_flag) != 0;
+  }
+  const unsigned type = values[first];
+  if (type != static_cast<unsigned>(element_type::float32) &&
+      type != static_cast<unsigned>(element_type::float64))
+    fail("element type code " + std::to_string(type) + ", expected 1 (float) or 2 (double)");
+  chunk.type = static_cast<element_type>(type);
+  const unsigned rank = values[first + 1];
+  if (rank < 1 || rank > 3) fail("rank " + std::to_string(rank) + ", expected 1-3");
+  chunk.rank = static_cast<int>(rank);
+  if (count != first + 2 + rank)
+    fail(std::to_string(count) + " values for rank " + std::to_string(rank) + " in layout " +
+         std::to_string(chunk.layout) + ", expected " + std::to_string(first + 2 + rank));
+  for (unsigned a = 0; a < rank; ++a) {
+    if (values[first + 2 + a] == 0) fail("chunk extent 0");
+    chunk.extents[a] = values[first + 2 + a];
   }
   check_representable(chunk);
+  return chunk;
+}
+
+chunk_parameters with_requested_layout(chunk_parameters chunk, std::size_t count,
+                                       const unsigned* values) {
+  chunk.layout = cd_values_layout;
+  chunk.checksum = true;
+  if (count == 0) return chunk;
+  if (count >= min_stored_cd_values) {
+    // A copied dataset's parameters: its layout and flags carry over to the copy.
+    const chunk_parameters copied = from_cd_values(count, values);
+    chunk.layout = copied.layout;
+    chunk.checksum = copied.checksum;
+    return chunk;
+  }
+  if (count > max_user_options || values[0] > 1)
+    throw std::runtime_error(
+        "ndzip HDF5 filter: the filter was added with " + std::to_string(count) + " value(s) (" +
+        std::to_string(values[0]) + (count > 1 ? ", ...)" : ")") +
+        "; it takes none, one (checksum: 1 on, the default, or 0 off), or the " +
+        std::to_string(min_stored_cd_values) + " or more parameters of an ndzip dataset");
+  chunk.checksum = values[0] == 1;
   return chunk;
 }
 

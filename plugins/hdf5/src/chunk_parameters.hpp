@@ -2,18 +2,32 @@
 #pragma once
 // What the filter needs to know about a chunk, and how it is kept in the filter's cd_values
 // (the parameters HDF5 stores with the dataset). The filter callback only sees the chunk's
-// bytes, so set_local() records the element type and the chunk extents here when the dataset
-// is created, and every later read and write takes them from the file.
+// bytes, so set_local() records the element type, the chunk extents and the chunk layout here
+// when the dataset is created, and every later read and write takes them from the file.
 //
-// cd_values, version 1 (4 to 6 values):
-//   [0]           layout version: 1
-//   [1]           element type: 1 = float (IEEE 754 binary32), 2 = double (binary64), both in
+// cd_values, layout version 2 (written since 0.2.0; 5 to 7 values):
+//   [0]           layout version: 2
+//   [1]           flags: bit 0 set = each chunk is checksummed (the default); other bits 0
+//   [2]           element type: 1 = float (IEEE 754 binary32), 2 = double (binary64), both in
 //                 the byte order of the machine that writes them, which must be little endian
-//   [2]           rank: 1, 2 or 3
-//   [3, 3 + rank) chunk extents, slowest dimension first (HDF5's and ndzip's order)
+//   [3]           rank: 1, 2 or 3
+//   [4, 4 + rank) chunk extents, slowest dimension first (HDF5's and ndzip's order)
+// cd_values, layout version 1 (written by 0.1.0; read, and kept when a dataset is copied):
+//   [0] = 1, then the element type, the rank and the extents as [2..] above; no flags.
+//
+// The stored chunk (docs/FORMAT.md, "HDF5 chunks"): with the checksum flag, the XXH3-64 (seed 0)
+// of the ndzip stream as 8 little-endian bytes, followed by the stream; without it (and in
+// layout 1), the bare ndzip stream.
+//
+// What a user passes when adding the filter (h5py's compression_opts, h5repack's UD=):
+//   nothing        layout 2, checksummed
+//   (checksum,)    layout 2, checksummed if checksum is 1, bare streams if it is 0
+// A list of 4 or more values is the parameters of an existing dataset (h5repack and H5Pcopy
+// hand those to the new dataset): its layout and flags are kept, the extents recomputed.
 
 #include <array>
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace ndzip::hdf5_plugin {
@@ -21,6 +35,8 @@ namespace ndzip::hdf5_plugin {
 enum class element_type : unsigned { float32 = 1, float64 = 2 };
 
 struct chunk_parameters {
+  unsigned layout = 2;   // cd_values layout version: 1 or 2
+  bool checksum = true;  // layout 2 only: each chunk carries the XXH3-64 of its stream
   element_type type = element_type::float32;
   int rank = 0;
   std::array<std::size_t, 3> extents = {};  // the first `rank` are used
@@ -28,17 +44,29 @@ struct chunk_parameters {
   std::size_t element_bytes() const { return type == element_type::float32 ? 4 : 8; }
   std::size_t element_count() const;
   std::size_t chunk_bytes() const { return element_count() * element_bytes(); }
+  // "float 20x50x60", for messages.
+  std::string description() const;
 };
 
-inline constexpr unsigned cd_values_version = 1;
-inline constexpr std::size_t max_cd_values = 6;
+inline constexpr unsigned cd_values_layout = 2;  // what new datasets get
+inline constexpr unsigned checksum_flag = 1;
+inline constexpr std::size_t max_cd_values = 7;
+inline constexpr std::size_t max_user_options = 1;
+inline constexpr std::size_t min_stored_cd_values = 4;  // layout 1 of a 1-D chunk
 
-// The cd_values of `chunk`.
+// The cd_values of `chunk`, in its layout.
 std::vector<unsigned> to_cd_values(const chunk_parameters& chunk);
 
 // The chunk described by cd_values read from a file (so untrusted): throws std::runtime_error
-// naming what is wrong if they are not a version-1 layout of a chunk ndzip can compress.
+// naming what is wrong if they are not a layout-1 or layout-2 description of a chunk ndzip can
+// compress.
 chunk_parameters from_cd_values(std::size_t count, const unsigned* values);
+
+// The layout a new dataset gets from the values its filter was added with (user options or a
+// copied dataset's parameters, see above): `chunk`'s type and extents with the layout and
+// checksum those values ask for. Throws std::runtime_error naming an option it does not know.
+chunk_parameters with_requested_layout(chunk_parameters chunk, std::size_t count,
+                                       const unsigned* values);
 
 // Throws std::runtime_error unless the ndzip format can hold a grid of the chunk's extents.
 void check_representable(const chunk_parameters& chunk);

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <exception>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "chunk_codec.hpp"
@@ -17,6 +18,7 @@
 #include "dataset_chunk.hpp"
 #include "filter_identity.hpp"
 #include "hdf5_error.hpp"
+#include "kokkos_runtime.hpp"
 
 namespace ndzip::hdf5_plugin {
 namespace {
@@ -46,8 +48,9 @@ htri_t can_apply(hid_t dcpl, hid_t type, hid_t /*space*/) {
   });
 }
 
-// Records the chunk's element type and extents in the dataset's cd_values (chunk_parameters.hpp),
-// replacing whatever values the filter was added with. HDF5 calls it even where can_apply
+// Records the chunk's layout, element type and extents in the dataset's cd_values
+// (chunk_parameters.hpp), in place of the values the filter was added with: none, the user's
+// checksum option, or a copied dataset's parameters. HDF5 calls it even where can_apply
 // refused the dataset, if the filter is optional: its cd_values then stay as they are, every
 // chunk fails the filter, and HDF5 stores the chunks uncompressed.
 herr_t set_local(hid_t dcpl, hid_t type, hid_t /*space*/) {
@@ -58,11 +61,19 @@ herr_t set_local(hid_t dcpl, hid_t type, hid_t /*space*/) {
     } catch (const unsupported_dataset&) {
       return herr_t{0};
     }
-    const std::vector<unsigned> values = to_cd_values(chunk);
     unsigned flags = 0;
-    std::size_t given = 0;
-    if (H5Pget_filter_by_id2(dcpl, filter_id, &flags, &given, nullptr, 0, nullptr, nullptr) < 0 ||
-        H5Pmodify_filter(dcpl, filter_id, flags, values.size(), values.data()) < 0)
+    std::size_t given = max_cd_values;
+    std::vector<unsigned> requested(given);
+    if (H5Pget_filter_by_id2(dcpl, filter_id, &flags, &given, requested.data(), 0, nullptr,
+                             nullptr) < 0)
+      throw std::runtime_error("ndzip HDF5 filter: cannot read the filter parameters");
+    // More values than the buffer holds come back as their count, with the first ones.
+    if (given > requested.size())
+      throw std::runtime_error("ndzip HDF5 filter: the filter was added with " +
+                               std::to_string(given) + " values, more than any ndzip layout has");
+    chunk = with_requested_layout(chunk, given, requested.data());
+    const std::vector<unsigned> values = to_cd_values(chunk);
+    if (H5Pmodify_filter(dcpl, filter_id, flags, values.size(), values.data()) < 0)
       throw std::runtime_error("ndzip HDF5 filter: cannot store the filter parameters");
     return herr_t{0};
   });
@@ -75,6 +86,7 @@ std::size_t filter(unsigned flags, std::size_t cd_nelmts, const unsigned cd_valu
                    std::size_t nbytes, std::size_t* buf_size, void** buf) {
   return guarded("ndzip filter", H5E_CANTFILTER, std::size_t{0}, [&] {
     const chunk_parameters chunk = from_cd_values(cd_nelmts, cd_values);
+    require_kokkos();
     filtered_chunk out = (flags & H5Z_FLAG_REVERSE) ? decompress_chunk(chunk, *buf, nbytes)
                                                     : compress_chunk(chunk, *buf, nbytes);
     std::free(*buf);

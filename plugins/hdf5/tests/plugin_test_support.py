@@ -12,8 +12,10 @@ import sys
 
 import numpy as np
 
-ELEMENT_TYPE_CODES = {np.dtype("float32"): 1, np.dtype("float64"): 2}  # cd_values[1]
-CD_VALUES_VERSION = 1
+ELEMENT_TYPE_CODES = {np.dtype("float32"): 1, np.dtype("float64"): 2}  # cd_values[2]
+CD_VALUES_LAYOUT = 2  # cd_values[0]
+CHECKSUM_FLAG = 1  # cd_values[1]
+CHECKSUM_BYTES = 8  # in front of the stream in a checksummed chunk
 
 
 def parse_args(description, tools=()):
@@ -88,8 +90,9 @@ def random_bits(dtype, shape, rng):
     return rng.integers(0, np.iinfo(uint).max, size=shape, dtype=uint, endpoint=True).view(dtype)
 
 
-def expected_cd_values(dtype, chunks):
-    return (CD_VALUES_VERSION, ELEMENT_TYPE_CODES[np.dtype(dtype)], len(chunks), *chunks)
+def expected_cd_values(dtype, chunks, checksum=True):
+    return (CD_VALUES_LAYOUT, CHECKSUM_FLAG if checksum else 0, ELEMENT_TYPE_CODES[np.dtype(dtype)],
+            len(chunks), *chunks)
 
 
 def pipeline(dataset):

@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Damaged chunks must fail the read with an HDF5 error (h5py's OSError), never crash the
 reader or return data silently. Each damage is applied to the first chunk of a float (2-D) and
-a double (1-D) dataset, either in the file's bytes where h5py's get_chunk_info finds the chunk
-or with write_direct_chunk where the size changes, and a fresh reader process reads the dataset.
+a double (1-D) dataset, in the checksummed layout (the default) and in bare streams
+(checksum=0, where the decoder's own checks must catch it), either in the file's bytes where
+h5py's get_chunk_info finds the chunk or with write_direct_chunk where the size changes, and a
+fresh reader process reads the dataset.
 
-ndzip streams carry no checksum: damage inside the encoded values that keeps the stream's
-structure consistent decodes to other values. HDF5's Fletcher-32 filter detects that, as the
-last case shows (README.md, "Limits").
+Bare streams carry no checksum: damage inside the encoded values that keeps the stream's
+structure consistent decodes to other values there. The checksum catches it, as the last case
+shows (test_checksummed_chunks.py flips every region's bits).
 
     HDF5_PLUGIN_PATH=build/hdf5-plugin python3 test_damaged_chunks.py --filter-id 310
 """
@@ -20,7 +22,7 @@ import tempfile
 import h5py
 import numpy as np
 
-from plugin_test_support import parse_args, require_filter, run, smooth
+from plugin_test_support import CHECKSUM_BYTES, parse_args, require_filter, run, smooth
 
 # Exit status of the reader when h5py raised OSError, as an HDF5 error is raised.
 READ_FAILED_CLEANLY = 3
@@ -34,15 +36,19 @@ except OSError as e:
     sys.exit(3)
 """
 
-# name -> (dtype, shape, chunks, bytes of the offset table: 4 per hypercube, padded to a word)
+# name -> (dtype, shape, chunks, bytes of the offset table: 4 per hypercube, padded to a word,
+#          bytes in front of the stream: its checksum or none)
 DATASETS = {
-    "field": (np.float32, (128, 128), (64, 64), 4),
-    "series": (np.float64, (16384,), (8192,), 8),
+    "field": (np.float32, (128, 128), (64, 64), 4, CHECKSUM_BYTES),
+    "series": (np.float64, (16384,), (8192,), 8, CHECKSUM_BYTES),
+    "bare_field": (np.float32, (128, 128), (64, 64), 4, 0),
+    "bare_series": (np.float64, (16384,), (8192,), 8, 0),
 }
 
 
 def damages(rng):
-    """name -> (function of (chunk bytes, offset-table bytes) -> damaged bytes, same size?)"""
+    """name -> (function of (chunk bytes, stream start, offset-table bytes) -> damaged bytes,
+    same size?)"""
     def set_bits(data, index, mask):
         out = bytearray(data)
         out[index] |= mask
@@ -55,13 +61,15 @@ def damages(rng):
 
     return {
         # The first block ends far beyond the stream.
-        "offset table entry": (lambda d, table: set_bits(d, 3, 0x80), True),
+        "offset table entry": (lambda d, start, table: set_bits(d, start + 3, 0x80), True),
         # One bit of the first chunk head: the heads no longer match the block's length.
-        "chunk head": (lambda d, table: flip_bits(d, table, 0x01), True),
-        "all zero": (lambda d, table: bytes(len(d)), True),
-        "random bytes": (lambda d, table: rng.bytes(len(d)), True),
-        "truncated": (lambda d, table: d[: len(d) // 2], False),
-        "trailing bytes": (lambda d, table: d + bytes(8), False),
+        "chunk head": (lambda d, start, table: flip_bits(d, start + table, 0x01), True),
+        "all zero": (lambda d, start, table: bytes(len(d)), True),
+        "random bytes": (lambda d, start, table: rng.bytes(len(d)), True),
+        "truncated": (lambda d, start, table: d[: len(d) // 2], False),
+        "trailing bytes": (lambda d, start, table: d + bytes(8), False),
+        # The checksum of a checksummed chunk; the start of the offset table of a bare one.
+        "first 8 bytes zeroed": (lambda d, start, table: bytes(8) + d[8:], True),
     }
 
 
@@ -70,12 +78,12 @@ def read_in_fresh_process(path, name):
                           text=True, timeout=60)
 
 
-def damage_first_chunk(path, name, damage, table_bytes, same_size):
+def damage_first_chunk(path, name, damage, start, table_bytes, same_size):
     with h5py.File(path, "r+") as f:
         dset = f[name]
         info = dset.id.get_chunk_info(0)
         _, data = dset.id.read_direct_chunk(info.chunk_offset)
-        damaged = damage(data, table_bytes)
+        damaged = damage(data, start, table_bytes)
         if not same_size:
             dset.id.write_direct_chunk(info.chunk_offset, damaged)
             return
@@ -101,21 +109,19 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         pristine = os.path.join(tmp, "pristine.h5")
         with h5py.File(pristine, "w") as f:
-            for name, (dtype, shape, chunks, _) in DATASETS.items():
+            for name, (dtype, shape, chunks, _, start) in DATASETS.items():
                 f.create_dataset(name, data=smooth(dtype, shape), chunks=chunks,
-                                 compression=args.filter_id)
-            f.create_dataset("checksummed", data=smooth(np.float32, (128, 128)), chunks=(64, 64),
-                             compression=args.filter_id, fletcher32=True)
-        for name in list(DATASETS) + ["checksummed"]:
+                                 compression=args.filter_id, compression_opts=(int(start > 0),))
+        for name in DATASETS:
             result = read_in_fresh_process(pristine, name)
             assert result.returncode == 0, f"undamaged {name}: {result.stdout}{result.stderr}"
 
         cases = 0
         for damage_name, (damage, same_size) in damages(rng).items():
-            for name, (dtype, shape, chunks, table_bytes) in DATASETS.items():
+            for name, (dtype, shape, chunks, table_bytes, start) in DATASETS.items():
                 path = os.path.join(tmp, "damaged.h5")
                 shutil.copyfile(pristine, path)
-                damage_first_chunk(path, name, damage, table_bytes, same_size)
+                damage_first_chunk(path, name, damage, start, table_bytes, same_size)
                 what = f"{name}, {damage_name}"
                 message = check_read_fails(path, name, what)
                 print(f"{what}: {message}")
@@ -125,12 +131,12 @@ def main():
                     np.testing.assert_array_equal(f[name][last], smooth(dtype, shape)[last])
                 cases += 1
 
-        # Inside the encoded values only a checksum sees the damage: Fletcher-32 after ndzip.
+        # Inside the encoded values only the checksum sees the damage.
         path = os.path.join(tmp, "damaged.h5")
         shutil.copyfile(pristine, path)
-        damage_first_chunk(path, "checksummed", lambda d, table: d[:600] + bytes([d[600] ^ 0x10])
-                           + d[601:], 0, True)
-        print(f"checksummed, value bits: {check_read_fails(path, 'checksummed', 'fletcher32')}")
+        damage_first_chunk(path, "field", lambda d, start, table: d[:600] + bytes([d[600] ^ 0x10])
+                           + d[601:], CHECKSUM_BYTES, 0, True)
+        print(f"field, value bits: {check_read_fails(path, 'field', 'value bits')}")
     print(f"damaged chunks: {cases + 1} cases, each an HDF5 error in the reader")
 
 

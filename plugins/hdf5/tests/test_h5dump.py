@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """h5dump, a C application that loads the plugin through HDF5_PLUGIN_PATH: `h5dump -pH` shows
-the filter of each dataset (its id, its name as the COMMENT, the cd_values set_local stored),
+the filter of each dataset (its id, its name as the COMMENT, the cd_values set_local stored:
+the chunk layout and whether chunks are checksummed),
 and `h5dump -d` decompresses the data, printing the values h5py wrote and nothing from Kokkos.
 
     HDF5_PLUGIN_PATH=build/hdf5-plugin python3 test_h5dump.py --filter-id 310 --h5dump h5dump
@@ -16,9 +17,10 @@ import numpy as np
 
 from plugin_test_support import expected_cd_values, parse_args, require_filter, run
 
-DATASETS = {  # name -> (dtype, shape, chunks)
-    "float_3d": (np.float32, (20, 30, 40), (16, 16, 32)),
-    "double_1d": (np.float64, (10000,), (4096,)),
+DATASETS = {  # name -> (dtype, shape, chunks, checksummed chunks)
+    "float_3d": (np.float32, (20, 30, 40), (16, 16, 32), True),
+    "double_1d": (np.float64, (10000,), (4096,), True),
+    "double_1d_bare": (np.float64, (10000,), (4096,), False),
 }
 
 
@@ -30,7 +32,7 @@ def h5dump(tool, *args):
 
 def check_properties(tool, path, filter_id):
     out = h5dump(tool, "-pH", path)
-    for name, (dtype, shape, chunks) in DATASETS.items():
+    for name, (dtype, shape, chunks, checksum) in DATASETS.items():
         block = re.search(rf'DATASET "{name}" {{(.*?)\n      }}\n   }}', out, re.S)
         assert block, f"h5dump -pH shows no dataset {name}:\n{out}"
         filters = re.search(r"USER_DEFINED_FILTER {\s*FILTER_ID (\d+)\s*COMMENT (.*?)\n\s*"
@@ -39,7 +41,8 @@ def check_properties(tool, path, filter_id):
         assert int(filters.group(1)) == filter_id, filters.group(0)
         assert filters.group(2).startswith("ndzip"), f"{name}: filter named {filters.group(2)!r}"
         params = tuple(int(v) for v in filters.group(3).split())
-        assert params == expected_cd_values(dtype, chunks), f"{name}: PARAMS {params}"
+        # The chunk layout is the first value, its flags (1: checksummed) the second.
+        assert params == expected_cd_values(dtype, chunks, checksum), f"{name}: PARAMS {params}"
 
 
 def check_values(tool, path, values):
@@ -62,10 +65,10 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "dump.h5")
         with h5py.File(path, "w") as f:
-            for name, (dtype, shape, chunks) in DATASETS.items():
+            for name, (dtype, shape, chunks, checksum) in DATASETS.items():
                 values[name] = np.cumsum(rng.normal(size=shape), axis=-1).astype(dtype)
                 f.create_dataset(name, data=values[name], chunks=chunks,
-                                 compression=args.filter_id)
+                                 compression=args.filter_id, compression_opts=(int(checksum),))
         check_properties(args.h5dump, path, args.filter_id)
         check_values(args.h5dump, path, values)
     print(f"h5dump: filter {args.filter_id} with its name and cd_values shown for "

@@ -14,8 +14,9 @@ import tempfile
 import h5py
 import numpy as np
 
-from plugin_test_support import (check_bit_exact, expected_cd_values, parse_args, pipeline,
-                                 random_bits, require_filter, run, smooth, with_special_values)
+from plugin_test_support import (CHECKSUM_BYTES, check_bit_exact, expected_cd_values, parse_args,
+                                 pipeline, random_bits, require_filter, run, smooth,
+                                 with_special_values)
 
 # (shape, chunks): ndzip hypercubes are 4096 elements (1-D), 64x64 (2-D), 16x16x16 (3-D); the
 # elements of a chunk outside them are its border.
@@ -85,16 +86,39 @@ def check_overwrite(path, filter_id):
         check_bit_exact(values, f["field"][...], "partially overwritten dataset")
 
 
-def check_given_cd_values_replaced(path, filter_id):
-    """set_local records the chunk, whatever values the filter was added with."""
+def check_filter_options(path, filter_id):
+    """What the filter was added with decides the chunk layout; set_local records the chunk:
+    no value (checksummed), checksum=1 or 0, a copied dataset's parameters (layout and flags
+    kept, extents recomputed). Anything else is refused when the dataset is created."""
     values = smooth(np.float32, (100, 100))
+    cases = {  # name -> (values the filter is added with, cd_values stored)
+        "default": ((), expected_cd_values(np.float32, (64, 64))),
+        "checksum_on": ((1,), expected_cd_values(np.float32, (64, 64))),
+        "checksum_off": ((0,), expected_cd_values(np.float32, (64, 64), checksum=False)),
+        "copied_layout_2": ((2, 0, 1, 2, 5, 5), expected_cd_values(np.float32, (64, 64), False)),
+        "copied_layout_1": ((1, 1, 2, 5, 5), (1, 1, 2, 64, 64)),
+    }
     with h5py.File(path, "w") as f:
-        f.create_dataset("field", data=values, chunks=(64, 64), compression=filter_id,
-                         compression_opts=(9, 9, 9))
+        for name, (given, _) in cases.items():
+            f.create_dataset(name, data=values, chunks=(64, 64), compression=filter_id,
+                             compression_opts=given or None)
+        for given in [(9, 9, 9), (2,), (3, 0, 1, 2, 64, 64), (2, 2, 1, 2, 64, 64)]:
+            try:
+                f.create_dataset("refused", data=values, chunks=(64, 64), compression=filter_id,
+                                 compression_opts=given)
+            except (ValueError, OSError):
+                pass
+            else:
+                raise AssertionError(f"dataset created with the filter's values {given}")
     with h5py.File(path, "r") as f:
-        want = [(filter_id, expected_cd_values(np.float32, (64, 64)))]
-        assert pipeline(f["field"]) == want, f"{pipeline(f['field'])}, expected {want}"
-        check_bit_exact(values, f["field"][...], "dataset created with cd_values")
+        stored = {}
+        for name, (_, want) in cases.items():
+            assert pipeline(f[name]) == [(filter_id, want)], f"{name}: {pipeline(f[name])}"
+            check_bit_exact(values, f[name][...], f"dataset {name}")
+            stored[name] = f[name].id.get_chunk_info(0).size
+    # The same stream in every layout, behind its 8-byte checksum where there is one.
+    assert stored["default"] == stored["checksum_off"] + CHECKSUM_BYTES, stored
+    assert stored["copied_layout_1"] == stored["checksum_off"], stored
 
 
 def check_refusals(path, filter_id):
@@ -152,11 +176,11 @@ def main():
         assert size < raw, f"file of smooth datasets: {size} bytes, raw {raw}"
 
         check_overwrite(os.path.join(tmp, "overwrite.h5"), args.filter_id)
-        check_given_cd_values_replaced(os.path.join(tmp, "cd_values.h5"), args.filter_id)
+        check_filter_options(os.path.join(tmp, "options.h5"), args.filter_id)
         check_refusals(os.path.join(tmp, "refusals.h5"), args.filter_id)
     print(f"h5py round trip: {len(arrays)} datasets bit-exact (float/double, ranks 1-3, partial "
-          f"chunks); smooth file {size} of {raw} raw bytes; partial overwrite; given cd_values "
-          "replaced; refusals")
+          f"chunks); smooth file {size} of {raw} raw bytes; partial overwrite; filter "
+          "options and layouts; refusals")
 
 
 if __name__ == "__main__":

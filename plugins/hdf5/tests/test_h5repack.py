@@ -3,8 +3,10 @@
 """h5repack converts files between filters through the plugin: files written by h5py with
 hdf5plugin's zfp (reversible, so lossless) and Blosc (zstd) filters become ndzip files
 (`-f UD=<id>,0,0`: no cd_values needed, set_local records the chunk), and those become files
-without a filter, with gzip or with Blosc (lz4) again. Every dataset is bit-exact at each step,
-and carries exactly the filter asked for.
+without a filter, with gzip or with Blosc (lz4) again; the unfiltered ones become checksummed
+ndzip files again, then bare-stream ones (`UD=<id>,0,1,0`: checksum off), then checksummed ones
+(`UD=<id>,0,1,1`). Every dataset is bit-exact at each step, and carries exactly the filter and
+chunk layout asked for.
 
     HDF5_PLUGIN_PATH=build/hdf5-plugin:<HDF5's default plugin folder> \\
         python3 test_h5repack.py --filter-id 310 --h5repack h5repack
@@ -94,8 +96,24 @@ def main():
                 h5repack(args.h5repack, option, ndzip, target)
                 check_file(target, values, target_id, None)
                 steps += 1
+
+            # Checksummed chunks to unfiltered ones and back; to bare streams (checksum=0) and
+            # back. Each step bit-exact, with the layout asked for.
+            unfiltered = os.path.join(tmp, f"{source_name}_to_ndzip_to_none.h5")
+            back = os.path.join(tmp, f"{source_name}_back_to_ndzip.h5")
+            h5repack(args.h5repack, f"UD={args.filter_id},0,0", unfiltered, back)
+            check_file(back, values, args.filter_id, ndzip_cd_values)
+            bare = os.path.join(tmp, f"{source_name}_to_bare_ndzip.h5")
+            h5repack(args.h5repack, f"UD={args.filter_id},0,1,0", back, bare)
+            check_file(bare, values, args.filter_id, lambda name: expected_cd_values(
+                DATASETS[name][0], DATASETS[name][2], checksum=False))
+            checksummed_again = os.path.join(tmp, f"{source_name}_to_checksummed_again.h5")
+            h5repack(args.h5repack, f"UD={args.filter_id},0,1,1", bare, checksummed_again)
+            check_file(checksummed_again, values, args.filter_id, ndzip_cd_values)
+            steps += 3
     print(f"h5repack: zfp (reversible) and Blosc-zstd files to ndzip, and on to no filter, gzip "
-          f"and Blosc-lz4: {steps} conversions of {len(values)} datasets, all bit-exact")
+          f"and Blosc-lz4; unfiltered back to ndzip, to bare streams and to checksummed chunks "
+          f"again: {steps} conversions of {len(values)} datasets, all bit-exact")
 
 
 if __name__ == "__main__":

@@ -49,13 +49,22 @@ if(NDZIP_HDF5_TEST_PYTHON)
   if(NDZIP_H5DUMP)
     add_test(NAME hdf5-plugin-h5dump
              COMMAND ${python} ${tests_dir}/test_h5dump.py ${filter_id_arg} --h5dump ${NDZIP_H5DUMP})
-    list(APPEND tool_tests hdf5-plugin-h5dump)
+    add_test(NAME hdf5-plugin-checksummed-chunks
+             COMMAND ${python} ${tests_dir}/test_checksummed_chunks.py ${filter_id_arg}
+                     --h5dump ${NDZIP_H5DUMP})
+    list(APPEND tool_tests hdf5-plugin-h5dump hdf5-plugin-checksummed-chunks)
   endif()
   if(NDZIP_H5REPACK)
     add_test(NAME hdf5-plugin-h5repack
              COMMAND ${python} ${tests_dir}/test_h5repack.py ${filter_id_arg}
                      --h5repack ${NDZIP_H5REPACK})
     list(APPEND tool_tests hdf5-plugin-h5repack)
+  endif()
+  if(NDZIP_H5DUMP AND NDZIP_H5REPACK)
+    add_test(NAME hdf5-plugin-layout1-compat
+             COMMAND ${python} ${tests_dir}/test_layout1_compat.py ${filter_id_arg}
+                     --h5dump ${NDZIP_H5DUMP} --h5repack ${NDZIP_H5REPACK})
+    list(APPEND tool_tests hdf5-plugin-layout1-compat)
   endif()
   if(NOT NDZIP_H5DUMP OR NOT NDZIP_H5REPACK)
     message(WARNING "HDF5 plugin: h5dump or h5repack not found (Debian: hdf5-tools), their "
