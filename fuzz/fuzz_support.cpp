@@ -47,6 +47,30 @@ byte_buffer shaped_input_prefix(const array_desc& array) {
   return prefix;
 }
 
+std::optional<hdf5_chunk_input> parse_hdf5_chunk_input(byte_span input) {
+  if (input.size < 1) return std::nullopt;
+  const auto byte = [&](std::size_t i) { return std::to_integer<unsigned>(input.data[i]); };
+  const std::size_t count = byte(0) % 8;
+  const std::size_t prefix = 1 + 4 * count;
+  if (input.size < prefix) return std::nullopt;
+  hdf5_chunk_input out;
+  for (std::size_t v = 0; v < count; ++v) {
+    const std::size_t at = 1 + 4 * v;
+    out.cd_values.push_back(byte(at) | byte(at + 1) << 8 | byte(at + 2) << 16 |
+                            byte(at + 3) << 24);
+  }
+  out.chunk = input.from(prefix);
+  return out;
+}
+
+byte_buffer hdf5_chunk_input_prefix(const std::vector<unsigned>& cd_values) {
+  byte_buffer prefix{static_cast<std::byte>(cd_values.size())};
+  for (const unsigned value : cd_values)
+    for (int shift = 0; shift < 32; shift += 8)
+      prefix.push_back(static_cast<std::byte>(value >> shift & 0xff));
+  return prefix;
+}
+
 byte_buffer aligned_copy(byte_span data) {
   return byte_buffer(data.data, data.data + data.size);
 }

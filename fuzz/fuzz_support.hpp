@@ -10,6 +10,11 @@
 //   the rest      payload: a raw ndzip stream (decode_stream) or element bytes (roundtrip)
 // Arrays of more than max_elements elements are skipped so that every input runs in
 // milliseconds.
+//
+// "HDF5 chunk" input (hdf5_chunk target), integers little-endian:
+//   byte 0        number of cd_values, 0-7 (the byte modulo 8)
+//   next 4*count  the cd_values, uint32 each (plugins/hdf5/src/chunk_parameters.hpp)
+//   the rest      the chunk as stored in the file
 
 #include <cstddef>
 #include <cstdint>
@@ -36,10 +41,20 @@ struct shaped_input {
   byte_span payload;
 };
 
+struct hdf5_chunk_input {
+  std::vector<unsigned> cd_values;
+  byte_span chunk;
+};
+
 // The shape and payload of a shaped input, or nothing if it is too short or too large.
 std::optional<shaped_input> parse_shaped_input(byte_span input);
 // The bytes before the payload of a shaped input for `array` (the inverse, for seeds).
 byte_buffer shaped_input_prefix(const array_desc& array);
+
+// The cd_values and chunk of an HDF5 chunk input, or nothing if it is too short.
+std::optional<hdf5_chunk_input> parse_hdf5_chunk_input(byte_span input);
+// The bytes before the chunk of an HDF5 chunk input with `cd_values` (the inverse, for seeds).
+byte_buffer hdf5_chunk_input_prefix(const std::vector<unsigned>& cd_values);
 
 // A copy of `data` in a buffer aligned for double (operator new), as the codec requires.
 byte_buffer aligned_copy(byte_span data);

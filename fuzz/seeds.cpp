@@ -2,7 +2,8 @@
 // ndzip-fuzz-seeds DIR: writes a starting corpus for each fuzz target into DIR/<target>/: the
 // reference vectors (regenerated, unit_tests/vector_generator.hpp) small enough for the fuzz
 // targets, plus a smooth array of every type and dimensionality with several hypercubes and a
-// border, each as a shaped stream (decode_stream), shaped values (roundtrip) and a frame (frame).
+// border, each as a shaped stream (decode_stream), shaped values (roundtrip), a frame (frame)
+// and an HDF5 chunk, checksummed and bare (hdf5_chunk).
 
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "chunk_checksum.hpp"
+#include "chunk_parameters.hpp"
 #include "frame.hpp"
 #include "fuzz_support.hpp"
 #include "test_support.hpp"
@@ -51,6 +54,20 @@ void write_seeds(const std::filesystem::path& dir, const ndzip_test::vector_spec
   write_file(dir / "decode_stream" / name, {prefix, stream});
   write_file(dir / "roundtrip" / name, {prefix, values});
   write_file(dir / "frame" / name, {byte_buffer(head.begin(), head.end()), stream});
+
+  namespace plugin = ndzip::hdf5_plugin;
+  plugin::chunk_parameters chunk;
+  chunk.type = spec.is_double ? plugin::element_type::float64 : plugin::element_type::float32;
+  chunk.rank = spec.dims;
+  for (int a = 0; a < spec.dims; ++a) chunk.extents[a] = spec.extents[a];
+  byte_buffer checksum(plugin::checksum_bytes);
+  plugin::store_checksum(plugin::stream_checksum(stream.data(), stream.size()), checksum.data());
+  write_file(dir / "hdf5_chunk" / (name + "-checksummed"),
+             {hdf5_chunk_input_prefix(plugin::to_cd_values(chunk)), checksum, stream});
+  chunk.layout = 1;
+  chunk.checksum = false;
+  write_file(dir / "hdf5_chunk" / (name + "-layout1"),
+             {hdf5_chunk_input_prefix(plugin::to_cd_values(chunk)), stream});
 }
 
 }  // namespace
@@ -62,7 +79,7 @@ int main(int argc, char** argv) {
   }
   try {
     const std::filesystem::path dir = argv[1];
-    for (const char* target : {"decode_stream", "roundtrip", "frame"})
+    for (const char* target : {"decode_stream", "roundtrip", "frame", "hdf5_chunk"})
       std::filesystem::create_directories(dir / target);
 
     std::vector<ndzip_test::vector_spec> specs;

@@ -3,7 +3,8 @@
 # Fuzzes the decoders with libFuzzer (CMake preset `fuzz`: Clang 14, Serial, ASan+UBSan).
 # Usage: scripts/run-fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #   SECONDS_PER_TARGET  fuzzing time per target (default 60, the CI run)
-#   TARGET              decode_stream, frame, roundtrip (default: all three, one after another)
+#   TARGET              decode_stream, frame, roundtrip, hdf5_chunk (default: all four, one
+#                       after another)
 # Installs Clang and a Clang-built Kokkos (install-deps.sh --fuzz), builds into build-fuzz/,
 # replays the seeds and fuzz/regressions/ (ctest --preset fuzz), then fuzzes each target. The
 # corpus grows in build-fuzz/corpus/TARGET across runs; logs go to build-fuzz/logs/TARGET.log;
@@ -14,7 +15,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(decode_stream frame roundtrip)
+[ ${#targets[@]} -gt 0 ] || targets=(decode_stream frame roundtrip hdf5_chunk)
 case "$seconds" in '' | *[!0-9]*) echo "run-fuzz: SECONDS_PER_TARGET must be a number" >&2; exit 2 ;; esac
 
 "$root/scripts/install-deps.sh" --fuzz

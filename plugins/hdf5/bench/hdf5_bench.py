@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """HDF5 filter benchmark: writes every dataset of a manifest (`file;float|double;extents
 slowest first`, the format of ../shared/data/manifest.csv) into an HDF5 file with the ndzip
-filter and with hdf5plugin's zfp (reversible), Blosc (zstd, byte shuffle, level 5) and LZ4
-filters, plus uncompressed chunks as the I/O baseline, all in the same chunk shape, and reports
-per dataset and codec:
+filter (checksummed chunks, and bare streams with the checksum off) and with hdf5plugin's zfp
+(reversible), Blosc (zstd, byte shuffle, level 5) and LZ4 filters, plus uncompressed chunks as
+the I/O baseline, all in the same chunk shape, and reports per dataset and codec:
 
   ratio      stored chunk bytes / input bytes (lower is better; the project's convention)
   write MB/s input bytes / time to create, write and close the file (10^6 bytes per MB)
@@ -36,7 +36,8 @@ SIDES = {1: 4096, 2: 64, 3: 16}  # ndzip hypercube side per rank
 
 def codecs(filter_id):
     return {
-        "ndzip": {"compression": filter_id},
+        "ndzip": {"compression": filter_id},  # checksummed chunks, the default
+        "ndzip-bare": {"compression": filter_id, "compression_opts": (0,)},  # checksum off
         "zfp-reversible": dict(hdf5plugin.Zfp(reversible=True)),
         "blosc-zstd": dict(hdf5plugin.Blosc(cname="zstd", clevel=5,
                                             shuffle=hdf5plugin.Blosc.SHUFFLE)),
