@@ -4,6 +4,8 @@
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <ndzip/ndzip.hpp>
 #include <stdexcept>
@@ -142,27 +144,42 @@ decompressed decompress_on(const Exec& exec, const ndzip::extent<Dims>& grid, by
 struct backend_session::guard {
   Kokkos::ScopeGuard kokkos;
 
-  static auto settings(std::optional<int> threads) {
-    const int count = threads && *threads == 0
-                          ? static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))
-                          : threads.value_or(-1);
+  // The host threads Kokkos starts: `threads` (0: one per core), else what Kokkos would take
+  // itself (OMP_NUM_THREADS), at most what it holds; lowering a count is said on standard error
+  // unless `quiet` (only a default can be too large: -T is checked by the options).
+  static std::optional<int> thread_count(std::optional<int> threads, bool quiet) {
+    if (threads && *threads == 0)
+      threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const auto count = ndzip::host_threads_to_initialize(threads);
+    const auto wanted = threads ? threads : ndzip::default_host_threads();
+    if (!quiet && count && wanted && *count < *wanted)
+      std::fprintf(stderr, "ndzip: warning: %s asks for %d host threads; Kokkos holds at most %d\n",
+                   threads                          ? "-T 0 (one per core)"
+                   : std::getenv("OMP_NUM_THREADS") ? "OMP_NUM_THREADS"
+                                                    : "one thread per core",
+                   *wanted, *count);
+    return count;
+  }
+
+  static auto settings(std::optional<int> threads, bool quiet) {
+    const std::optional<int> count = thread_count(threads, quiet);
 #if KOKKOS_VERSION >= 30700
     auto settings = Kokkos::InitializationSettings().set_disable_warnings(true);
-    if (count > 0) settings.set_num_threads(count);
+    if (count) settings.set_num_threads(*count);
     return settings;
 #else
     Kokkos::InitArguments args;
     args.disable_warnings = true;
-    args.num_threads = count;
+    args.num_threads = count.value_or(-1);
     return args;
 #endif
   }
 
-  explicit guard(std::optional<int> threads) : kokkos(settings(threads)) {}
+  guard(std::optional<int> threads, bool quiet) : kokkos(settings(threads, quiet)) {}
 };
 
-backend_session::backend_session(std::optional<int> threads)
-    : m_guard(std::make_unique<guard>(threads)) {}
+backend_session::backend_session(std::optional<int> threads, bool quiet)
+    : m_guard(std::make_unique<guard>(threads, quiet)) {}
 backend_session::~backend_session() = default;
 
 std::string codec_message(const std::exception& e) {
@@ -170,6 +187,8 @@ std::string codec_message(const std::exception& e) {
   constexpr std::string_view prefix = "ndzip: ";
   return std::string(what.substr(what.rfind(prefix, 0) == 0 ? prefix.size() : 0));
 }
+
+int host_thread_limit() { return ndzip::max_host_threads; }
 
 std::vector<std::string> backend_names() {
   return ndzip::enabled_backends();

@@ -16,12 +16,14 @@
 namespace ndzip_cli {
 
 // Kokkos is initialized while one of these lives (host threads: `threads`, 0 meaning one per
-// core, else OMP_NUM_THREADS and Kokkos' environment variables; Kokkos' warnings, which it prints
-// to standard output, are off) and finalized when it is destroyed. Every codec call below must
-// run inside one; Kokkos can be initialized only once per process.
+// core, else OMP_NUM_THREADS and Kokkos' environment variables, at most host_thread_limit():
+// a larger default is lowered with a warning on standard error unless `quiet`; Kokkos' warnings,
+// which it prints to standard output, are off) and finalized when it is destroyed. Every codec
+// call below must run inside one; Kokkos can be initialized only once per process. Throws
+// std::invalid_argument if KOKKOS_NUM_THREADS asks for more than host_thread_limit().
 class backend_session {
  public:
-  explicit backend_session(std::optional<int> threads = std::nullopt);
+  explicit backend_session(std::optional<int> threads = std::nullopt, bool quiet = false);
   ~backend_session();
   backend_session(const backend_session&) = delete;
   backend_session& operator=(const backend_session&) = delete;
@@ -30,6 +32,9 @@ class backend_session {
   struct guard;
   std::unique_ptr<guard> m_guard;
 };
+
+// The most host threads Kokkos can run (ndzip::max_host_threads): -T may ask for no more.
+int host_thread_limit();
 
 // The message of an exception from the codec library, without the "ndzip: " it starts with.
 std::string codec_message(const std::exception& e);

@@ -70,7 +70,7 @@ class run_context {
 
   // Kokkos, initialized at the first input that needs it (once per process).
   void start_backend() {
-    if (!m_session) m_session.emplace(m_opts.threads);
+    if (!m_session) m_session.emplace(m_opts.threads, m_opts.verbosity == 0);
   }
 
   bool show_progress() const {

@@ -132,7 +132,8 @@ void add_options(CLI::App& app, option_set set, options& opts, raw_options& raw)
                  "data to a terminal; compress files already ending in .ndz.");
     add_value(app, "-T,--threads", raw.threads,
               "Host threads of the openmp and threads backends (0: one per core; default: "
-              "OMP_NUM_THREADS, else all).")
+              "OMP_NUM_THREADS, else all; at most " +
+                  std::to_string(host_thread_limit()) + ").")
         ->type_name("N");
     add_value(
         app, "-b,--backend", raw.backend,
@@ -217,7 +218,11 @@ void check_backend(options& opts, bool given) {
 int parse_threads(const std::string& text) {
   if (!is_unsigned_number(text) || text.size() > 4)
     throw usage_error("option -T needs a number of threads (0: one per core), got '" + text + "'");
-  return std::stoi(text);
+  const int count = std::stoi(text);
+  if (count > host_thread_limit())
+    throw usage_error("option -T: Kokkos runs at most " + std::to_string(host_thread_limit()) +
+                      " host threads, got " + text);
+  return count;
 }
 
 // The checks that need the whole command line.

@@ -4,12 +4,18 @@
 // ("serial", "openmp", "threads", "cuda", "hip"), for tools and tests that pick a backend from the
 // command line.
 
+#include <algorithm>
+#include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <Kokkos_Core.hpp>
+#ifdef KOKKOS_ENABLE_OPENMP
+#include <omp.h>
+#endif
 
 #include "ndzip/export.hpp"
 
@@ -53,6 +59,48 @@ inline std::vector<std::string> enabled_backends() {
 }
 
 inline std::string default_backend() { return enabled_backends().front(); }
+
+// The most host threads Kokkos can be initialised with: its OpenMP backend (3.x and 4.x) keeps
+// its thread pool in an array of 512 entries (MAX_THREAD_COUNT) and does not check the count
+// it is given, so more threads write past the array and crash the process.
+inline constexpr int max_host_threads = 512;
+
+// The host threads Kokkos starts when its initialisation names no count and the environment
+// sets no KOKKOS_NUM_THREADS: with OpenMP enabled, omp_get_max_threads() (OMP_NUM_THREADS, else
+// one per core), which may exceed max_host_threads; nothing without OpenMP.
+inline std::optional<int> default_host_threads() {
+#ifdef KOKKOS_ENABLE_OPENMP
+  return omp_get_max_threads();
+#else
+  return std::nullopt;
+#endif
+}
+
+// The host thread count to initialise Kokkos with (InitializationSettings::set_num_threads,
+// InitArguments::num_threads, --kokkos-threads in Kokkos 3, --kokkos-num-threads in Kokkos 4),
+// at most max_host_threads, or nothing for "name no count":
+// - `requested` (at least 1) if given;
+// - else nothing if the environment sets KOKKOS_NUM_THREADS: Kokkos reads it itself and
+//   refuses a different count; a value above max_host_threads throws std::invalid_argument,
+//   as Kokkos would crash with it;
+// - else default_host_threads().
+// An initialisation of Kokkos with this count cannot overrun its thread pool.
+inline std::optional<int> host_threads_to_initialize(std::optional<int> requested = std::nullopt) {
+  if (requested) return std::clamp(*requested, 1, max_host_threads);
+  if (const char* env = std::getenv("KOKKOS_NUM_THREADS")) {
+    char* end = nullptr;
+    const long count = std::strtol(env, &end, 10);
+    // strtol gives LONG_MAX when out of range; text that is no number is left to Kokkos.
+    if (end != env && count > max_host_threads)
+      throw std::invalid_argument("KOKKOS_NUM_THREADS=" + std::string(env) +
+                                  " asks for more host threads than Kokkos holds (" +
+                                  std::to_string(max_host_threads) + ")");
+    return std::nullopt;
+  }
+  const auto fallback = default_host_threads();
+  if (!fallback) return std::nullopt;
+  return std::min(*fallback, max_host_threads);
+}
 
 // Calls f(instance) with a default instance of the execution space called `name`.
 // Throws std::invalid_argument naming the enabled backends if `name` is not one of them.

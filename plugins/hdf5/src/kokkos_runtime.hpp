@@ -5,7 +5,8 @@
 // - if the application has initialised Kokkos, the filter uses it and never finalises it;
 // - otherwise the filter initialises Kokkos on first use (warnings off, so that nothing is
 //   printed into a tool's output, unless KOKKOS_DISABLE_WARNINGS says otherwise; thread counts
-//   from the usual KOKKOS_ and OMP_ environment variables) and finalises it at process exit.
+//   from the usual KOKKOS_ and OMP_ environment variables, an OMP_NUM_THREADS above
+//   ndzip::max_host_threads lowered to that) and finalises it at process exit.
 // The work runs on a host backend, never on a GPU: OpenMP where Kokkos has it and it can be
 // used from the calling thread, else Serial.
 
@@ -16,7 +17,8 @@
 namespace ndzip::hdf5_plugin {
 
 // Initialises Kokkos unless it is initialised. Throws std::runtime_error if it cannot be (it
-// was finalised already).
+// was finalised already), std::invalid_argument if KOKKOS_NUM_THREADS asks for more than
+// ndzip::max_host_threads.
 void require_kokkos();
 
 // Calls f(instance) with an instance of the host execution space this call should run on.

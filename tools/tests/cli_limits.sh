@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# The tool at the edges of its environment (issue #25, item 5): host thread counts beyond what
+# Kokkos holds.
+# Usage: cli_limits.sh NDZIP_BINARY. Exits non-zero at the first failure.
+set -euo pipefail
+
+if [ $# -ne 1 ]; then
+  echo "usage: $0 NDZIP_BINARY" >&2
+  exit 2
+fi
+ndzip=$(realpath "$1")
+work=$(mktemp -d "${TMPDIR:-/tmp}/ndzip-cli-limits.XXXXXX")
+cleanup() {
+  local pids
+  pids=$(jobs -p)
+  [ -z "$pids" ] || kill -KILL $pids 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+cd "$work"
+# Hundreds of OpenMP threads on a few cores: idle ones sleep instead of spinning.
+export OMP_WAIT_POLICY=passive OMP_PROC_BIND=false
+unset KOKKOS_NUM_THREADS
+
+check() { echo "check: $*"; }
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+# expect STATUS ARGS...: ndzip ARGS with stdin from /dev/null, stdout in out.txt, stderr in
+# err.txt; fails unless it exits with STATUS.
+expect() {
+  local want=$1 status=0
+  shift
+  "$ndzip" "$@" </dev/null >out.txt 2>err.txt || status=$?
+  [ "$status" = "$want" ] ||
+    fail "'ndzip $*' exited with $status, expected $want; stderr: $(cat err.txt)"
+}
+stderr_has() { grep -qF -- "$1" err.txt || fail "stderr lacks '$1': $(cat err.txt)"; }
+stderr_empty() { [ ! -s err.txt ] || fail "unexpected stderr: $(cat err.txt)"; }
+same() { cmp "$1" "$2" || fail "$1 and $2 differ"; }
+
+head -c 40000 /dev/urandom >s.f32
+"$ndzip" -q -t float -n 100x100 -o s.ndz s.f32
+
+# ---------------------------------------------------------------------------------------------
+check "-T above Kokkos' 512 host threads is a usage error; 512 is not"
+expect 2 -T 520 -q -c -t float s.f32
+stderr_has "at most 512"
+[ ! -s out.txt ] || fail "-T 520 wrote output"
+expect 2 -T 513 -d -c s.ndz
+stderr_has "at most 512"
+expect 0 -T 512 -q -c -t float -n 100x100 s.f32
+same out.txt s.ndz
+
+if "$ndzip" --list-backends | grep -qx openmp; then
+  check "OMP_NUM_THREADS above 512 runs on 512 threads with one warning (none with -q)"
+  for args in "-c -t float -n 100x100 s.f32" "-b serial -c -t float -n 100x100 s.f32"; do
+    OMP_NUM_THREADS=600 expect 0 $args
+    same out.txt s.ndz
+    [ "$(grep -c "OMP_NUM_THREADS" err.txt)" = 1 ] || fail "ndzip $args: $(cat err.txt)"
+    stderr_has "ndzip: warning: OMP_NUM_THREADS asks for 600 host threads; Kokkos holds at most 512"
+    OMP_NUM_THREADS=600 expect 0 -q $args
+    stderr_empty
+  done
+  OMP_NUM_THREADS=600 expect 0 -q -d -c s.ndz
+  same out.txt s.f32
+  stderr_empty
+  check "KOKKOS_NUM_THREADS above 512 is an error, not a crash"
+  KOKKOS_NUM_THREADS=600 expect 1 -q -d -c s.ndz
+  stderr_has "KOKKOS_NUM_THREADS=600 asks for more host threads than Kokkos holds (512)"
+else
+  echo "note: no openmp backend in this build; OMP_NUM_THREADS is not tested"
+fi
+
+echo "all limits checks passed"
