@@ -10,9 +10,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
-#include <iterator>
 #include <optional>
 #include <stdexcept>
+#include <vector>
 
 namespace ndzip_cli {
 
@@ -139,39 +139,64 @@ void sync_directory_of(const std::string& path) {
                  errno);
 }
 
-// While one lives, SIGINT, SIGTERM, SIGHUP and SIGQUIT (unless ignored) first remove the file
-// `path` and then take their default action, so that an interrupted run leaves no temporary
-// file behind.
+// The signals whose default action ends the process and that a handler can catch: those sent
+// to it (kill, a terminal, a parent, timers, ulimit -t, abort()), the real-time ones included.
+// Not the faults of the process itself (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGSYS, SIGTRAP), which
+// belong to debuggers and sanitizers; SIGXFSZ is ignored (main).
+std::vector<int> terminating_signals() {
+  std::vector<int> signals{SIGHUP,  SIGINT,  SIGQUIT,   SIGTERM, SIGUSR1, SIGUSR2,
+                           SIGPIPE, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGABRT};
+#ifdef SIGPOLL
+  signals.push_back(SIGPOLL);
+#endif
+#ifdef SIGPWR
+  signals.push_back(SIGPWR);
+#endif
+#ifdef SIGSTKFLT
+  signals.push_back(SIGSTKFLT);
+#endif
+#ifdef SIGRTMIN
+  for (int sig = SIGRTMIN; sig <= SIGRTMAX; ++sig) signals.push_back(sig);
+#endif
+  return signals;
+}
+
+// While one lives, every terminating signal (unless ignored) first removes the file `path` and
+// then takes its default action, so that an interrupted run leaves no temporary file behind and
+// its exit status still tells the signal.
 class removal_on_signal {
  public:
-  explicit removal_on_signal(const char* path) {
+  explicit removal_on_signal(const char* path) : m_signals(terminating_signals()) {
     s_path.store(path);
     struct sigaction action = {};
     action.sa_handler = &handler;
     sigemptyset(&action.sa_mask);
-    for (std::size_t i = 0; i < std::size(signals); ++i) {
-      ::sigaction(signals[i], nullptr, &m_old[i]);
-      if (m_old[i].sa_handler != SIG_IGN) ::sigaction(signals[i], &action, nullptr);  // nohup
+    m_old.resize(m_signals.size());
+    for (std::size_t i = 0; i < m_signals.size(); ++i) {
+      ::sigaction(m_signals[i], nullptr, &m_old[i]);
+      if (m_old[i].sa_handler != SIG_IGN) ::sigaction(m_signals[i], &action, nullptr);  // nohup
     }
   }
   ~removal_on_signal() {
-    for (std::size_t i = 0; i < std::size(signals); ++i)
-      ::sigaction(signals[i], &m_old[i], nullptr);
+    for (std::size_t i = 0; i < m_signals.size(); ++i)
+      ::sigaction(m_signals[i], &m_old[i], nullptr);
     s_path.store(nullptr);
   }
   removal_on_signal(const removal_on_signal&) = delete;
   removal_on_signal& operator=(const removal_on_signal&) = delete;
 
  private:
+  // Only async-signal-safe calls. The signal stays blocked until the handler returns, and then
+  // its default action ends the process.
   static void handler(int sig) {
     if (const char* path = s_path.load()) ::unlink(path);
     ::signal(sig, SIG_DFL);
     ::raise(sig);
   }
 
-  static constexpr int signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
   static inline std::atomic<const char*> s_path{nullptr};  // lock-free, so signal-safe
-  struct sigaction m_old[std::size(signals)];
+  std::vector<int> m_signals;
+  std::vector<struct sigaction> m_old;
 };
 
 // A new file next to its target that disappears again unless commit() succeeds.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The tool at the edges of its environment (issue #25, item 5): host thread counts beyond what
-# Kokkos holds.
+# Kokkos holds and every catchable terminating signal while OUT is written.
 # Usage: cli_limits.sh NDZIP_BINARY. Exits non-zero at the first failure.
 set -euo pipefail
 
@@ -73,5 +73,48 @@ if "$ndzip" --list-backends | grep -qx openmp; then
 else
   echo "note: no openmp backend in this build; OMP_NUM_THREADS is not tested"
 fi
+
+# ---------------------------------------------------------------------------------------------
+check "every catchable terminating signal while OUT is written removes the temporary file"
+# 64 MiB of zeros compress to a few hundred KiB, so decompressing them spends its time writing
+# OUT. The tool is stopped as soon as its temporary file shows, sent the signal, and continued:
+# it must die of the signal (status 128 + its number) and leave neither OUT nor the temporary
+# file. A try that finds the tool already done (or the file renamed) is repeated.
+head -c $((64 << 20)) /dev/zero | "$ndzip" -q -t float -n 64 512 512 -c >zeros.ndz
+# interrupted_by SIGNAL: 0 once a try caught the tool writing and SIGNAL ended it as it should.
+interrupted_by() {
+  local signal=$1 number try pid status
+  number=$(kill -l "$signal")
+  for try in 1 2 3 4 5 6 7 8; do
+    rm -f zeros.out
+    # Core dumps off; the signal's default action restored, as bash ignores SIGINT and SIGQUIT
+    # in background jobs.
+    (ulimit -c 0 && exec env --default-signal "$ndzip" -q -d -o zeros.out zeros.ndz) 2>err.txt &
+    pid=$!
+    while kill -0 $pid 2>/dev/null && ! compgen -G "zeros.out.tmp.*" >/dev/null; do :; done
+    kill -STOP $pid 2>/dev/null || { wait $pid || true; continue; }
+    if ! compgen -G "zeros.out.tmp.*" >/dev/null; then
+      kill -CONT $pid
+      wait $pid || true
+      continue
+    fi
+    kill "-$signal" $pid
+    kill -CONT $pid
+    status=0
+    { wait $pid; } 2>/dev/null || status=$?
+    [ $status = $((128 + number)) ] ||
+      fail "SIG$signal: exit status $status, expected $((128 + number)): $(cat err.txt)"
+    [ ! -e zeros.out ] || fail "SIG$signal left zeros.out"
+    if compgen -G "zeros.out.tmp.*" >/dev/null; then
+      fail "SIG$signal left the temporary file $(compgen -G "zeros.out.tmp.*")"
+    fi
+    return 0
+  done
+  fail "SIG$signal: no try caught the tool writing"
+}
+for signal in INT TERM HUP QUIT USR1 USR2 ALRM VTALRM PROF XCPU PIPE ABRT IO PWR RTMIN RTMAX; do
+  interrupted_by $signal
+done
+rm zeros.ndz
 
 echo "all limits checks passed"
