@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <optional>
 #include <stdexcept>
+#include <string_view>
 #include <vector>
 
 namespace ndzip_cli {
@@ -199,13 +201,32 @@ class removal_on_signal {
   std::vector<struct sigaction> m_old;
 };
 
+// The mkstemp pattern of a temporary file beside `target`: `target`.tmp.XXXXXX, its name
+// shortened (at a UTF-8 character boundary) where it would be longer than the directory allows,
+// so that an output whose name has the longest legal length can still be written.
+std::string temporary_pattern(const std::string& target) {
+  constexpr std::string_view suffix = ".tmp.XXXXXX";
+  const std::size_t slash = target.find_last_of('/');
+  const std::size_t name_start = slash == std::string::npos ? 0 : slash + 1;
+  const long dir_name_max = ::pathconf(parent_directory(target).c_str(), _PC_NAME_MAX);
+  const std::size_t name_max = dir_name_max > 0 ? static_cast<std::size_t>(dir_name_max) : NAME_MAX;
+  std::size_t name_end = target.size();
+  if (name_end - name_start + suffix.size() > name_max) {
+    name_end = name_start + (name_max > suffix.size() ? name_max - suffix.size() : 0);
+    const auto continuation = [&](std::size_t i) {
+      return (static_cast<unsigned char>(target[i]) & 0xC0) == 0x80;
+    };
+    while (name_end > name_start && continuation(name_end)) --name_end;
+  }
+  return target.substr(0, name_end) + std::string(suffix);
+}
+
 // A new file next to its target that disappears again unless commit() succeeds.
 class temporary_file {
  public:
   explicit temporary_file(const std::string& target) : m_target(target) {
-    std::vector<char> name(target.begin(), target.end());
-    const char suffix[] = ".tmp.XXXXXX";
-    name.insert(name.end(), suffix, suffix + sizeof suffix);  // with the terminating NUL
+    const std::string pattern = temporary_pattern(target);
+    std::vector<char> name(pattern.c_str(), pattern.c_str() + pattern.size() + 1);  // with NUL
     m_fd = ::mkstemp(name.data());
     if (m_fd < 0) system_error("cannot create a temporary file for " + output_name(target), errno);
     m_path = name.data();

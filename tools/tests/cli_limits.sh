@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The tool at the edges of its environment (issue #25, item 5): host thread counts beyond what
-# Kokkos holds and every catchable terminating signal while OUT is written.
+# Kokkos holds, every catchable terminating signal while OUT is written, and output names as long
+# as the file system allows.
 # Usage: cli_limits.sh NDZIP_BINARY. Exits non-zero at the first failure.
 set -euo pipefail
 
@@ -40,6 +41,10 @@ expect() {
 stderr_has() { grep -qF -- "$1" err.txt || fail "stderr lacks '$1': $(cat err.txt)"; }
 stderr_empty() { [ ! -s err.txt ] || fail "unexpected stderr: $(cat err.txt)"; }
 same() { cmp "$1" "$2" || fail "$1 and $2 differ"; }
+# no_temporary: no temporary file of an output is left in the working folder.
+no_temporary() {
+  if compgen -G "*.tmp.*" >/dev/null; then fail "temporary file left: $(compgen -G "*.tmp.*")"; fi
+}
 
 head -c 40000 /dev/urandom >s.f32
 "$ndzip" -q -t float -n 100x100 -o s.ndz s.f32
@@ -116,5 +121,21 @@ for signal in INT TERM HUP QUIT USR1 USR2 ALRM VTALRM PROF XCPU PIPE ABRT IO PWR
   interrupted_by $signal
 done
 rm zeros.ndz
+
+# ---------------------------------------------------------------------------------------------
+check "output names of 254 and 255 bytes, the most a file system allows, are written"
+for length in 254 255; do
+  long=$(printf "%0${length}d" 0)
+  expect 0 -q -t float -n 100x100 -o "$long" s.f32
+  same "$long" s.ndz
+  expect 0 -q -d -f -o "$long" s.ndz
+  same "$long" s.f32
+  rm "$long"
+  no_temporary
+done
+long=$(printf "%0256d" 0)
+expect 1 -q -t float -n 100x100 -o "$long" s.f32
+stderr_has "File name too long"
+no_temporary
 
 echo "all limits checks passed"
