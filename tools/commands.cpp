@@ -116,6 +116,7 @@ void compress_one(run_context& ctx, const std::string& in) {
   const std::string out = ctx.output_of(in);
   check_distinct_files(in, out);
   check_output_target(out, opts.force);
+  if (opts.remove_input) check_input_removable(in, out);
   const auto start = std::chrono::steady_clock::now();
   progress_bar bar(ctx.show_progress(), display_name(in, false));
   const auto advance = [&bar](std::size_t n) { bar.advance(n); };
@@ -155,8 +156,8 @@ void compress_one(run_context& ctx, const std::string& in) {
   if (!opts.raw) pieces.insert(pieces.begin(), byte_span(header.data(), header.size()));
   const std::size_t out_bytes = stream.size() + (opts.raw ? 0 : header.size());
   bar.step("writing", out_bytes);
-  write_output(out, pieces, opts.force, advance);
-  if (opts.remove_input) remove_input(in);
+  const output_kept kept = write_output(out, pieces, opts.force, advance);
+  if (opts.remove_input) remove_input(in, out, kept);
   bar.erase();
 
   ctx.in_total += in_bytes;
@@ -179,6 +180,7 @@ void decompress_one(run_context& ctx, const std::string& in) {
   const std::string name = input_name(in);
   check_distinct_files(in, out);
   check_output_target(out, opts.force);
+  if (opts.remove_input) check_input_removable(in, out);
   const auto start = std::chrono::steady_clock::now();
   progress_bar bar(ctx.show_progress(), display_name(in, false));
   const auto advance = [&bar](std::size_t n) { bar.advance(n); };
@@ -207,8 +209,8 @@ void decompress_one(run_context& ctx, const std::string& in) {
   input = byte_buffer();
 
   bar.step("writing", values.size());
-  write_output(out, {values}, opts.force, advance);
-  if (opts.remove_input) remove_input(in);
+  const output_kept kept = write_output(out, {values}, opts.force, advance);
+  if (opts.remove_input) remove_input(in, out, kept);
   bar.erase();
 
   ctx.in_total += in_bytes;

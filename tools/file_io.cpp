@@ -76,6 +76,13 @@ std::optional<struct stat> identity(const std::string& path, int std_fd) {
   throw std::runtime_error(output_name(path) + " already exists (use -f/--force to overwrite it)");
 }
 
+// --rm after an output that may not keep the data.
+[[noreturn]] void refuse_removal(const std::string& in, const std::string& out) {
+  throw std::runtime_error("--rm: " + input_name(in) + " is kept: its output " + output_name(out) +
+                           " is not a regular file that ndzip writes and syncs, so it may not "
+                           "keep the data");
+}
+
 // What becomes of an output path.
 enum class target_kind {
   absent,       // nothing there: the temporary file is renamed to it
@@ -381,22 +388,32 @@ void check_output_target(const std::string& path, bool overwrite) {
   }
 }
 
-void write_output(const std::string& path, const std::vector<byte_span>& pieces, bool overwrite,
-                  const progress_fn& progress) {
+void check_input_removable(const std::string& in, const std::string& out) {
+  if (in != "-" && (out == "-" || classify_target(out) == target_kind::device))
+    refuse_removal(in, out);
+}
+
+output_kept write_output(const std::string& path, const std::vector<byte_span>& pieces,
+                         bool overwrite, const progress_fn& progress) {
   if (path == "-") {
     for (const auto& piece : pieces) write_all(STDOUT_FILENO, piece, output_name(path), progress);
-    return;
+    return output_kept::passed_on;
   }
-  if (classify_target(path) == target_kind::device) return write_to_device(path, pieces, progress);
+  if (classify_target(path) == target_kind::device) {
+    write_to_device(path, pieces, progress);
+    return output_kept::passed_on;
+  }
   temporary_file file(path);
   for (const auto& piece : pieces) file.write(piece, progress);
   file.commit(overwrite);
+  return output_kept::synced_file;
 }
 
-void remove_input(const std::string& path) {
-  if (path != "-" && ::unlink(path.c_str()) != 0)
-    system_error("the output is complete, but " + input_name(path) + " could not be removed",
-                 errno);
+void remove_input(const std::string& in, const std::string& out, output_kept kept) {
+  if (in == "-") return;
+  if (kept != output_kept::synced_file) refuse_removal(in, out);
+  if (::unlink(in.c_str()) != 0)
+    system_error("the output is complete, but " + input_name(in) + " could not be removed", errno);
 }
 
 }  // namespace ndzip_cli

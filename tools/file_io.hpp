@@ -65,6 +65,17 @@ void check_distinct_files(const std::string& in, const std::string& out);
 // device or a FIFO is accepted either way. write_output checks again when it commits.
 void check_output_target(const std::string& path, bool overwrite);
 
+// --rm: fails, before any work is done, unless the input `in` ("-" is never removed) would be
+// removed only after `out` is written: not if `out` is standard output, a device or a FIFO,
+// which do not keep what they are given.
+void check_input_removable(const std::string& in, const std::string& out);
+
+// Where write_output left the data.
+enum class output_kept {
+  synced_file,  // in a regular file, complete and synced, under its name
+  passed_on,    // to standard output, a device or a FIFO: nothing says it is kept
+};
+
 // Writes the concatenation of `pieces` to `path`:
 // - "-": standard output (call this only once the whole result is known);
 // - an existing character device or FIFO (/dev/null, a named pipe): written to in place, never
@@ -75,10 +86,12 @@ void check_output_target(const std::string& path, bool overwrite);
 //   only a regular file or a symbolic link is. On failure the temporary file is removed and
 //   `path` is left as it was; only a failure to sync the directory comes after `path` is in
 //   place (the message says so).
-void write_output(const std::string& path, const std::vector<byte_span>& pieces, bool overwrite,
-                  const progress_fn& progress = {});
+// Returns where the data was left.
+output_kept write_output(const std::string& path, const std::vector<byte_span>& pieces,
+                         bool overwrite, const progress_fn& progress = {});
 
-// Removes the input file `path` (--rm) after its output is complete; "-" is left alone.
-void remove_input(const std::string& path);
+// Removes the input file `in` (--rm) once its output `out` is complete, which write_output said
+// is `kept`: fails, keeping `in`, unless that is a synced regular file. "-" is left alone.
+void remove_input(const std::string& in, const std::string& out, output_kept kept);
 
 }  // namespace ndzip_cli

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The tool at the edges of its environment (issue #25, item 5): host thread counts beyond what
-# Kokkos holds, every catchable terminating signal while OUT is written, and output names as long
-# as the file system allows.
+# Kokkos holds, every catchable terminating signal while OUT is written, output names as long as
+# the file system allows, and --rm with an output that is not a regular file.
 # Usage: cli_limits.sh NDZIP_BINARY. Exits non-zero at the first failure.
 set -euo pipefail
 
@@ -137,5 +137,29 @@ long=$(printf "%0256d" 0)
 expect 1 -q -t float -n 100x100 -o "$long" s.f32
 stderr_has "File name too long"
 no_temporary
+
+# ---------------------------------------------------------------------------------------------
+check "--rm keeps the input unless the output is a regular file, complete and synced"
+cp s.f32 in.f32
+cp s.ndz in.ndz
+for args in "-t float -n 100x100 -o /dev/null in.f32" "-t float -n 100x100 -o - in.f32" \
+  "-d -o /dev/null in.ndz" "-d -o - in.ndz"; do
+  expect 1 --rm $args
+  stderr_has "not a regular file"
+  stderr_has "kept"
+  same in.f32 s.f32
+  same in.ndz s.ndz
+done
+mkfifo pipe
+cat pipe >/dev/null &
+expect 1 --rm -t float -n 100x100 -o pipe in.f32
+: >pipe  # the refusal came before the FIFO was opened: its reader still waits for a writer
+wait
+same in.f32 s.f32
+expect 2 --rm -c -t float -n 100x100 in.f32
+same in.f32 s.f32
+expect 0 -q --rm -t float -n 100x100 -o in.f32.ndz in.f32
+[ ! -e in.f32 ] || fail "--rm with a regular output kept the input"
+same in.f32.ndz s.ndz
 
 echo "all limits checks passed"
