@@ -226,8 +226,51 @@ void decompress_one(run_context& ctx, const std::string& in) {
                  static_cast<double>(values.size()) / codec_seconds / 1e9, seconds_since(start));
 }
 
+// What -l and info found in a frame, checked as -d checks it.
+struct frame_verdict {
+  enum class kind { sound, bad_frame, bad_stream } result = kind::sound;
+  std::string error;  // what -d would report, unless sound
+};
+
+// Checks `frame` as -d does: header and checksum, then its stream decoded. A header edited and
+// resealed (a float stream relabelled double, say) passes the checksum, but not the decode.
+frame_verdict check_frame(run_context& ctx, const std::string& path, const frame_file& frame) {
+  const std::string name = input_name(path);
+  try {
+    open_frame(name, frame.bytes);
+  } catch (const std::runtime_error& e) {
+    return {frame_verdict::kind::bad_frame, e.what()};
+  }
+  ctx.start_backend();
+  try {
+    decode_stream(ctx.opts().backend, name, frame_array(frame.header), frame_stream(frame.bytes),
+                  false);
+  } catch (const std::runtime_error& e) {
+    return {frame_verdict::kind::bad_stream, e.what()};
+  }
+  return {};
+}
+
+// info's "decoding:" line.
+const char* decoding_outcome(frame_verdict::kind result) {
+  switch (result) {
+    case frame_verdict::kind::sound:
+      return "ok (the stream decodes to the whole array)";
+    case frame_verdict::kind::bad_frame:
+      return "not tried (the frame is damaged)";
+    case frame_verdict::kind::bad_stream:
+      break;
+  }
+  return "FAILED";
+}
+
+double ratio_of(std::size_t bytes, std::size_t array_bytes) {
+  return static_cast<double>(bytes) / static_cast<double>(array_bytes);
+}
+
 // `info FILE` / `-l -v`: every field, then whether the frame is sound.
-void describe_frame(const std::string& path, const frame_file& frame, bool first) {
+void describe_frame(const std::string& path, const frame_file& frame, const frame_verdict& verdict,
+                    bool first) {
   const byte_buffer& file = frame.bytes;
   const ndzip::frame_info& header = frame.header;
   const byte_span stream = frame_stream(file);
@@ -250,36 +293,40 @@ void describe_frame(const std::string& path, const frame_file& frame, bool first
   else
     std::printf("checksum:    MISMATCH (stored %s, file hashes to %s)\n",
                 checksum_string(header.checksum).c_str(), checksum_string(actual).c_str());
+  std::printf("decoding:    %s\n", decoding_outcome(verdict.result));
   std::printf("ratio:       %.4f (stream bytes / array bytes)\n",
-              static_cast<double>(stream.size) / static_cast<double>(array_bytes));
+              ratio_of(stream.size, array_bytes));
+  std::printf("file ratio:  %.4f (file bytes / array bytes, as -l)\n",
+              ratio_of(file.size(), array_bytes));
 }
 
 const char* const list_header = "%-7s %-20s %12s %12s %7s %-5s %s\n";
 
+// A line (or with -v, info's block) per frame; "ok" only once the frame has passed every check
+// of -d, its stream decoded included. A damaged frame is reported after its line.
 void list_one(run_context& ctx, const std::string& path) {
   const options& opts = ctx.opts();
   const frame_file frame = read_frame(path);
   const array_desc array = frame_array(frame.header);
-  const bool detailed = opts.verbosity >= 2;
-  if (detailed) {
-    describe_frame(path, frame, ctx.done == 0);
+  const frame_verdict verdict = check_frame(ctx, path, frame);
+  if (opts.verbosity >= 2) {
+    describe_frame(path, frame, verdict, ctx.done == 0);
   } else {
     if (ctx.done == 0)
       std::printf(list_header, "Type", "Extents", "Compressed", "Uncompressed", "Ratio", "Check",
                   "Filename");
-    const bool sound =
-        ndzip::frame_checksum(frame.bytes.data(), frame.bytes.size()) == frame.header.checksum;
     std::printf("%-7s %-20s %12s %12s %7.4f %-5s %s\n", type_name(array.type),
                 extents_string(array).c_str(), human_bytes(frame.bytes.size()).c_str(),
                 human_bytes(byte_size(array)).c_str(),
-                static_cast<double>(frame.bytes.size()) / static_cast<double>(byte_size(array)),
-                sound ? "ok" : "BAD", display_name(path, false).c_str());
+                ratio_of(frame.bytes.size(), byte_size(array)),
+                verdict.result == frame_verdict::kind::sound ? "ok" : "BAD",
+                display_name(path, false).c_str());
   }
   std::fflush(stdout);
   ctx.in_total += byte_size(array);
   ctx.out_total += frame.bytes.size();
   ++ctx.done;
-  open_frame(input_name(path), frame.bytes);  // a damaged frame is reported, after its line
+  if (verdict.result != frame_verdict::kind::sound) throw std::runtime_error(verdict.error);
 }
 
 void print_total(const run_context& ctx) {
@@ -305,9 +352,10 @@ void print_total(const run_context& ctx) {
       break;
     case operation::list:
       if (opts.verbosity >= 2)
-        std::printf("\ntotal:       %d files%s, %llu array bytes, %llu file bytes, ratio %.4f\n",
-                    ctx.done, failed.c_str(), static_cast<unsigned long long>(ctx.in_total),
-                    static_cast<unsigned long long>(ctx.out_total), ratio);
+        std::printf(
+            "\ntotal:       %d files%s, %llu array bytes, %llu file bytes, file ratio %.4f\n",
+            ctx.done, failed.c_str(), static_cast<unsigned long long>(ctx.in_total),
+            static_cast<unsigned long long>(ctx.out_total), ratio);
       else
         std::printf("%-7s %-20s %12s %12s %7.4f %-5s %s\n", "",
                     (std::to_string(ctx.done) + " files" + failed).c_str(),

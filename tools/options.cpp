@@ -344,8 +344,8 @@ options parse_command_line(int argc, const char* const* argv) {
   std::vector<std::string> files;
   top.add_flag("-d,--decompress", decompress, "Decompress FILE.ndz to FILE (as unndzip).");
   top.add_flag("-l,--list", list,
-               "Describe and check compressed files, one line each and a total (info: in "
-               "detail).");
+               "Describe and check compressed files as -d does (decoding them), one line each "
+               "and a total; Ratio: file bytes / array bytes (info: in detail).");
   add_options(top, option_set::top, opts, raw);
   top.add_flag("-V,--version", opts.version, "Show the version and the enabled backends.");
   top.add_flag("--list-backends", opts.list_backends,
@@ -377,8 +377,9 @@ options parse_command_line(int argc, const char* const* argv) {
        "       ndzip decompress [OPTIONS] FILE.ndz...\n"
        "       ndzip decompress ... -o OUT FILE.ndz | -c FILE.ndz"},
       {command::info, option_set::info,
-       "Describe and check framed files: type, extents, sizes, checksum, ratio (stream bytes / "
-       "array bytes); a damaged file is reported after what could be read of it.",
+       "Describe and check framed files as -d does (decoding them): type, extents, sizes, "
+       "checksum, decoding, ratio (stream bytes / array bytes) and file ratio (file bytes / "
+       "array bytes, as -l); a damaged file is reported after what could be read of it.",
        "Usage: ndzip info FILE..."},
   };
   std::vector<CLI::App*> sub_apps;

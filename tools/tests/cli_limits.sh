@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The tool at the edges of its environment (issue #25, item 5): host thread counts beyond what
 # Kokkos holds, every catchable terminating signal while OUT is written, output names as long as
-# the file system allows, and --rm with an output that is not a regular file.
+# the file system allows, --rm with an output that is not a regular file, and what -l and info
+# check before they call a file sound.
 # Usage: cli_limits.sh NDZIP_BINARY. Exits non-zero at the first failure.
 set -euo pipefail
 
@@ -39,8 +40,27 @@ expect() {
     fail "'ndzip $*' exited with $status, expected $want; stderr: $(cat err.txt)"
 }
 stderr_has() { grep -qF -- "$1" err.txt || fail "stderr lacks '$1': $(cat err.txt)"; }
+stdout_has() { grep -qF -- "$1" out.txt || fail "stdout lacks '$1': $(cat out.txt)"; }
 stderr_empty() { [ ! -s err.txt ] || fail "unexpected stderr: $(cat err.txt)"; }
 same() { cmp "$1" "$2" || fail "$1 and $2 differ"; }
+# poke FILE OFFSET BYTE...: overwrites bytes (decimal values) in place.
+poke() {
+  local file=$1 offset=$2 b
+  shift 2
+  for b in "$@"; do
+    printf %b "\\0$(printf %03o "$b")" | dd of="$file" bs=1 seek="$offset" conv=notrunc status=none
+    offset=$((offset + 1))
+  done
+}
+# reseal FILE: rewrites the checksum of a frame whose header was edited, as a forger would
+# (xxhsum from Debian's xxhash package prints XXH3-64 most significant byte first).
+reseal() {
+  local hex i bytes=()
+  hex=$({ head -c 40 "$1"; tail -c +49 "$1"; } | xxhsum -H3 | sed -E 's/.*= ([0-9a-f]{16})$/\1/')
+  [[ $hex =~ ^[0-9a-f]{16}$ ]] || fail "xxhsum printed '$hex'"
+  for i in 7 6 5 4 3 2 1 0; do bytes+=($((16#${hex:$((2 * i)):2}))); done
+  poke "$1" 40 "${bytes[@]}"
+}
 # no_temporary: no temporary file of an output is left in the working folder.
 no_temporary() {
   if compgen -G "*.tmp.*" >/dev/null; then fail "temporary file left: $(compgen -G "*.tmp.*")"; fi
@@ -161,5 +181,38 @@ same in.f32 s.f32
 expect 0 -q --rm -t float -n 100x100 -o in.f32.ndz in.f32
 [ ! -e in.f32 ] || fail "--rm with a regular output kept the input"
 same in.f32.ndz s.ndz
+
+# ---------------------------------------------------------------------------------------------
+check "-l and info decode the stream before they call a frame ok"
+# A float stream relabelled as double (16384 floats have the bytes of 8192 doubles), its
+# checksum recomputed: the fields agree with each other (the stream length is one a double
+# array can have) and with the checksum; only decoding tells that the stream is no double
+# array's.
+python3 -c '
+import math, struct
+values = [100 * math.sin(0.01 * i) for i in range(16384)]
+open("smooth.f32", "wb").write(struct.pack("<16384f", *values))'
+"$ndzip" -q -t float -o smooth.ndz smooth.f32
+cp smooth.ndz relabelled.ndz
+poke relabelled.ndz 5 2       # element type: double
+poke relabelled.ndz 8 0 32    # N0 = 8192
+reseal relabelled.ndz
+expect 1 -d -c relabelled.ndz
+expect 1 -l s.ndz relabelled.ndz
+grep -qE "^float .* ok .*s\.ndz$" out.txt || fail "-l: the sound file is not ok: $(cat out.txt)"
+grep -qE "^double .* BAD .*relabelled\.ndz$" out.txt || fail "-l called relabelled.ndz ok: $(cat out.txt)"
+stderr_has "relabelled.ndz"
+expect 1 info relabelled.ndz
+stdout_has "checksum:    ok"
+stdout_has "decoding:    FAILED"
+expect 0 info s.ndz
+stdout_has "decoding:    ok"
+
+check "-l's ratio is info's file ratio; info's stream ratio is labelled as such"
+expect 0 -l s.ndz
+list_ratio=$(awk '$NF == "s.ndz" { print $(NF - 2) }' out.txt)
+expect 0 info s.ndz
+stdout_has "file ratio:  $list_ratio (file bytes / array bytes, as -l)"
+stdout_has "(stream bytes / array bytes)"
 
 echo "all limits checks passed"
