@@ -170,9 +170,10 @@ std::vector<int> terminating_signals() {
   return signals;
 }
 
-// While one lives, every terminating signal (unless ignored) first removes the file `path` and
-// then takes its default action, so that an interrupted run leaves no temporary file behind and
-// its exit status still tells the signal.
+// While one lives, every terminating signal first removes the file `path` and then takes its
+// default action, so that an interrupted run leaves no temporary file behind and its exit status
+// still tells the signal. Only signals whose default action is in force are caught: an ignored
+// one (nohup) stays ignored, and a handler of someone else's (a profiler's SIGPROF) stays.
 class removal_on_signal {
  public:
   explicit removal_on_signal(const char* path) : m_signals(terminating_signals()) {
@@ -183,7 +184,7 @@ class removal_on_signal {
     m_old.resize(m_signals.size());
     for (std::size_t i = 0; i < m_signals.size(); ++i) {
       ::sigaction(m_signals[i], nullptr, &m_old[i]);
-      if (m_old[i].sa_handler != SIG_IGN) ::sigaction(m_signals[i], &action, nullptr);  // nohup
+      if (m_old[i].sa_handler == SIG_DFL) ::sigaction(m_signals[i], &action, nullptr);
     }
   }
   ~removal_on_signal() {
@@ -231,13 +232,15 @@ std::string temporary_pattern(const std::string& target) {
 // A new file next to its target that disappears again unless commit() succeeds.
 class temporary_file {
  public:
-  explicit temporary_file(const std::string& target) : m_target(target) {
-    const std::string pattern = temporary_pattern(target);
-    std::vector<char> name(pattern.c_str(), pattern.c_str() + pattern.size() + 1);  // with NUL
-    m_fd = ::mkstemp(name.data());
-    if (m_fd < 0) system_error("cannot create a temporary file for " + output_name(target), errno);
-    m_path = name.data();
+  explicit temporary_file(const std::string& target)
+      : m_target(target), m_path(temporary_pattern(target)) {
+    // The signal handlers go in before the file is created, told the name that mkstemp fills in
+    // place, so that a signal which comes as soon as the file exists removes it. (One that comes
+    // while mkstemp still tries names finds no file of that name, unless another file has it:
+    // a chance of 1 in 62^6 for each such file.)
     m_cleanup.emplace(m_path.c_str());
+    m_fd = ::mkstemp(m_path.data());
+    if (m_fd < 0) system_error("cannot create a temporary file for " + output_name(target), errno);
     // mkstemp creates the file with mode 0600; give it the mode a new file normally gets.
     const mode_t mask = ::umask(0);
     ::umask(mask);
@@ -297,7 +300,7 @@ class temporary_file {
   }
 
   std::string m_target;
-  std::string m_path;
+  std::string m_path;  // mkstemp's pattern, then the file's name; never changed after that
   std::optional<removal_on_signal> m_cleanup;  // declared after m_path: destroyed before it
   int m_fd = -1;
   bool m_committed = false;

@@ -140,6 +140,29 @@ interrupted_by() {
 for signal in INT TERM HUP QUIT USR1 USR2 ALRM VTALRM PROF XCPU PIPE ABRT IO PWR RTMIN RTMAX; do
   interrupted_by $signal
 done
+
+check "a signal handler already in place (a profiler's SIGPROF) is kept while OUT is written"
+# What profil() does in a gprof (-pg) build: a SIGPROF handler and a profiling timer, here from a
+# library preloaded into the tool. Had the tool put its own handler in place of this one, the
+# next tick would end it.
+if cc -shared -fPIC -o profiler.so -x c - 2>/dev/null <<'EOF'; then
+#include <signal.h>
+#include <sys/time.h>
+static void tick(int sig) { (void)sig; }
+__attribute__((constructor)) static void start(void) {
+  signal(SIGPROF, tick);
+  struct itimerval every_ms = {{0, 1000}, {0, 1000}};
+  setitimer(ITIMER_PROF, &every_ms, 0);
+}
+EOF
+  # AddressSanitizer's runtime wants to be the first library loaded; this one does not mind.
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+    LD_PRELOAD=$PWD/profiler.so expect 0 -q -d -o zeros.out zeros.ndz
+  [ "$(stat -c %s zeros.out)" = $((64 << 20)) ] || fail "zeros.out is incomplete"
+  rm zeros.out
+else
+  echo "note: no C compiler to build a profiler's stand-in; not tested"
+fi
 rm zeros.ndz
 
 # ---------------------------------------------------------------------------------------------
