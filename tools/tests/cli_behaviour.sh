@@ -371,9 +371,10 @@ expect_error 1 "checksum mismatch" info bad.nz
 stdout_has "checksum:    MISMATCH"
 
 check "a frame with a valid checksum but extents its stream cannot have is rejected"
-reseal bad.nz                          # now only the decoder can tell
-expect 0 info bad.nz
+reseal bad.nz                          # now only the decoder can tell, which info runs too
+expect_error 1 "cannot decompress 'bad.nz' as a float 100x100 array" info bad.nz
 stdout_has "checksum:    ok"
+stdout_has "decoding:    FAILED"
 expect_error 1 "cannot decompress 'bad.nz' as a float 100x100 array" decompress bad.nz out.raw
 no_output out.raw
 cp float_4096.zero.serial.nz bad.nz   # one hypercube of zeros: a 516-byte stream
