@@ -17,6 +17,7 @@
 #include "core/encoder.hpp"
 #include "core/stream_status.hpp"
 #include "ndzip/compressor.hpp"
+#include "ndzip/detail/disjoint.hpp"
 
 namespace ndzip {
 
@@ -27,20 +28,6 @@ void check_stream_alignment(const void* stream) {
   if (reinterpret_cast<std::uintptr_t>(stream) % sizeof(Bits) != 0)
     throw std::invalid_argument("ndzip: the stream buffer must be aligned to " +
                                 std::to_string(sizeof(Bits)) + " bytes");
-}
-
-// Compressing into memory that holds the values, or decoding into memory that holds the
-// stream, would let kernels overwrite what other teams still read: refused on the host,
-// from the addresses alone, before any kernel runs.
-inline void check_disjoint(const void* values, std::size_t values_bytes, const void* stream,
-                           std::size_t stream_bytes) {
-  const auto v = reinterpret_cast<std::uintptr_t>(values);
-  const auto s = reinterpret_cast<std::uintptr_t>(stream);
-  if (values_bytes > 0 && stream_bytes > 0 && v < s + stream_bytes && s < v + values_bytes)
-    throw std::invalid_argument(
-        "ndzip: the stream buffer (" + std::to_string(stream_bytes) + " bytes) and the values (" +
-        std::to_string(values_bytes) + " bytes) overlap in memory; compress and decompress need "
-        "disjoint buffers");
 }
 
 }  // namespace detail

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The frame (ndzip/frame_format.hpp, ndzip/frame.hpp): Views to frames and back on every
 // backend, what inspect_frame reports, every check of a damaged frame, Views that do not match
-// the frame, writers' misuse, and that the library writes the very frames the command-line tool
-// wrote before the frame moved into the library (format version 1 unchanged).
+// the frame, writers' misuse, values that overlap the frame, and that the library writes the very
+// frames the command-line tool wrote before the frame moved into the library (format version 1
+// unchanged).
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -24,6 +26,8 @@ using frame_bytes = std::vector<std::byte>;
 using host_frame_view = Kokkos::View<std::byte*, Kokkos::HostSpace>;
 using const_frame_view =
     Kokkos::View<const std::byte*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using frame_view_at =
+    Kokkos::View<std::byte*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
 template <int D>
 ndzip::extent<D> frame_grid() {  // hypercubes and a border along every axis
@@ -341,6 +345,94 @@ TEST_CASE("frame: writers cannot write what readers refuse") {
   Kokkos::View<float**, Kokkos::LayoutRight, Kokkos::HostSpace> empty("empty", 0, 90);
   host_frame_view room("room", 1024);
   CHECK_THROWS_AS(ndzip::compress_frame(host{}, empty, room), std::invalid_argument);
+}
+
+namespace {
+
+// A LayoutRight View of the C-order grid `grid` over memory at `at` that it does not own.
+template <class T, int D, class Space>
+auto grid_at(std::byte* at, const ndzip::extent<D>& grid) {
+  using view = Kokkos::View<typename view_data<T, D>::type, Kokkos::LayoutRight, Space,
+                            Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+  T* const p = reinterpret_cast<T*>(at);
+  if constexpr (D == 1)
+    return view(p, grid[0]);
+  else if constexpr (D == 2)
+    return view(p, grid[0], grid[1]);
+  else
+    return view(p, grid[0], grid[1], grid[2]);
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE(
+    "frame: values overlapping the frame, header included, are refused before "
+    "anything is written",
+    C, NDZIP_ALL_CONFIGS) {
+  using T = typename C::value_type;
+  using Bits = typename C::bits_type;
+  constexpr int D = C::dims;
+  const auto grid = frame_grid<D>();
+  const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grid);
+  const std::size_t values_bytes = grid.size() * sizeof(T);
+  const std::size_t header = ndzip::frame_header_bytes;
+
+  for_each_backend([&](const std::string&, auto exec) {
+    using space = typename decltype(exec)::memory_space;
+    // The frame lies in host memory; values there too only where the backend can use them.
+    if constexpr (Kokkos::SpaceAccessibility<Kokkos::HostSpace, space>::accessible) {
+      const frame_bytes frame = frame_of(exec, values_on<T>(exec, input, grid));
+      const std::size_t bound = header + ndzip::compressed_size_bound<T>(grid);
+      // One buffer for the frame and the values, at byte offsets that overlap in the header
+      // (which the codec's own check of the stream cannot see) or, with the frame unaligned
+      // (its stream then goes through a copy), in the stream.
+      Kokkos::View<Bits*, space> buffer("buffer", (bound + values_bytes) / sizeof(T) + 64);
+      std::byte* const base = reinterpret_cast<std::byte*>(buffer.data());
+      struct placement {
+        const char* what;
+        std::size_t frame_at, values_at;
+      };
+      const placement overlapping[] = {
+          {"values ending in the frame's magic", values_bytes - 8, 0},
+          {"values ending one word before the frame's stream", values_bytes - header + sizeof(T),
+           0},
+          {"values starting in the frame's header", 0, 8},
+          {"values under the stream of an unaligned frame", 1, 64},
+          {"values ending in the header of an unaligned frame", values_bytes - 7, 0},
+      };
+      for (const placement& p : overlapping) {
+        INFO(std::string(p.what));
+        const auto values = grid_at<T, D, space>(base + p.values_at, grid);
+        const frame_view_at out(base + p.frame_at, bound);
+        Kokkos::deep_copy(buffer, Bits{0x5a});
+        Kokkos::deep_copy(values, values_on<T>(exec, input, grid));
+        const auto before = bits_of<Bits>(buffer);
+        CHECK_THROWS_WITH_AS(ndzip::compress_frame(exec, values, out),
+                             doctest::Contains("the frame buffer"), std::invalid_argument);
+        exec.fence();
+        CHECK(mismatch(bits_of<Bits>(buffer), before) == "");
+
+        // The frame in place, then decoded into values that overlap it.
+        std::copy(frame.begin(), frame.end(), base + p.frame_at);
+        const auto placed = bits_of<Bits>(buffer);
+        CHECK_THROWS_WITH_AS(ndzip::decompress_frame(
+                                 exec, const_frame_view(base + p.frame_at, frame.size()), values),
+                             doctest::Contains("the frame buffer"), std::invalid_argument);
+        exec.fence();
+        CHECK(mismatch(bits_of<Bits>(buffer), placed) == "");
+      }
+
+      // Side by side is fine: the frame's whole View ends where the values begin.
+      const auto values = grid_at<T, D, space>(base + bound, grid);
+      Kokkos::deep_copy(values, values_on<T>(exec, input, grid));
+      const frame_view_at out(base, bound);
+      const std::size_t size = ndzip::compress_frame(exec, values, out);
+      CHECK(frame_bytes(base, base + size) == frame);
+      Kokkos::deep_copy(values, T{0});
+      ndzip::decompress_frame(exec, const_frame_view(base, size), values);
+      CHECK(mismatch(bits_of<Bits>(values), input) == "");
+    }
+  });
 }
 
 TEST_CASE("frame: the library writes the frames the tool wrote (format version 1)") {

@@ -31,6 +31,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "ndzip/compressor.hpp"
+#include "ndzip/detail/disjoint.hpp"
 #include "ndzip/error.hpp"
 #include "ndzip/export.hpp"
 #include "ndzip/extent.hpp"
@@ -68,6 +69,17 @@ void check_frame_view(const FrameView& frame) {
                 "ndzip: a frame lies in memory the host can access");
   if (frame.size() > 1 && frame.stride(0) != 1)
     throw std::invalid_argument("ndzip: " + view_label(frame) + " is not contiguous");
+}
+
+// The whole frame (header and stream) and the values must be disjoint: the header is written
+// on the host after the codec ran, and a frame whose stream goes through a copy escapes the
+// codec's own check; so a frame over the values would overwrite them silently, and values over
+// the frame would overwrite the caller's frame. Addresses only: the values may lie on a device.
+template <class T, int Dims, class ValuesView, class FrameView>
+void check_frame_disjoint(const ValuesView& values, const extent<Dims>& grid,
+                          const FrameView& frame) {
+  check_disjoint(values.data(), grid.size() * sizeof(T), frame.data(), frame.size(),
+                 "frame buffer");
 }
 
 template <class Byte, class MemorySpace>
@@ -125,7 +137,8 @@ std::size_t frame_size_bound(const ValuesView& values) {
 // least 1, else std::invalid_argument) on `exec` into a frame at the start of `frame`, a
 // contiguous rank-1 View of bytes in host-accessible memory, and returns the frame's size.
 // Throws ndzip::capacity_error if `frame` holds fewer bytes than the frame needs
-// (frame_size_bound always suffices).
+// (frame_size_bound always suffices), and std::invalid_argument if the values overlap the
+// frame View (header or stream), before anything is written.
 template <class ExecSpace, class ValuesView, class FrameView>
 std::size_t compress_frame(const ExecSpace& exec, const ValuesView& values,
                            const FrameView& frame) {
@@ -142,6 +155,7 @@ std::size_t compress_frame(const ExecSpace& exec, const ValuesView& values,
     throw capacity_error("ndzip: a frame needs " + std::to_string(frame_header_bytes) +
                          " bytes for its header alone, but the output holds only " +
                          std::to_string(frame.size()));
+  detail::check_frame_disjoint<T>(values, grid, frame);
 
   std::byte* const out = reinterpret_cast<std::byte*>(frame.data());
   std::byte* const stream = out + frame_header_bytes;
@@ -160,7 +174,8 @@ std::size_t compress_frame(const ExecSpace& exec, const ValuesView& values,
 // holding exactly one frame) into `values` on `exec`. Before decoding, throws ndzip::frame_error
 // if the frame is damaged (inspect_frame, verify_frame_checksum) or if `values` differs from the
 // array it holds in element type, rank or extents (slowest first, as grid_of gives them; a
-// LayoutLeft View's are reversed). A stream inconsistent with its array throws
+// LayoutLeft View's are reversed), and std::invalid_argument if `values` overlaps the frame
+// View (header or stream). A stream inconsistent with its array throws
 // ndzip::stream_error, as decompress does; the contents of `values` are then unspecified.
 template <class ExecSpace, class FrameView, class ValuesView>
 void decompress_frame(const ExecSpace& exec, const FrameView& frame, const ValuesView& values) {
@@ -175,6 +190,7 @@ void decompress_frame(const ExecSpace& exec, const FrameView& frame, const Value
   const extent<Dims> grid = grid_of(values);
   detail::check_frame_holds(info, element_type_of<T>(), Dims, detail::frame_extents(grid),
                             detail::view_label(values));
+  detail::check_frame_disjoint<T>(values, grid, frame);
 
   compressor<T, Dims, ExecSpace> codec(exec, grid);
   const std::size_t consumed = detail::decompress_from_frame<typename FrameView::memory_space>(
