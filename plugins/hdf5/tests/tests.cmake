@@ -52,7 +52,11 @@ if(NDZIP_HDF5_TEST_PYTHON)
     add_test(NAME hdf5-plugin-checksummed-chunks
              COMMAND ${python} ${tests_dir}/test_checksummed_chunks.py ${filter_id_arg}
                      --h5dump ${NDZIP_H5DUMP})
-    list(APPEND tool_tests hdf5-plugin-h5dump hdf5-plugin-checksummed-chunks)
+    add_test(NAME hdf5-plugin-thread-limit
+             COMMAND ${python} ${tests_dir}/test_thread_limit.py ${filter_id_arg}
+                     --h5dump ${NDZIP_H5DUMP})
+    list(APPEND tool_tests hdf5-plugin-h5dump hdf5-plugin-checksummed-chunks
+         hdf5-plugin-thread-limit)
   endif()
   if(NDZIP_H5REPACK)
     add_test(NAME hdf5-plugin-h5repack
