@@ -121,8 +121,9 @@ void add_options(CLI::App& app, option_set set, options& opts, raw_options& raw)
         ->type_name("N0[xN1[xN2]]");
     app.add_flag("--raw", opts.raw,
                  "Bare ndzip stream (upstream ndzip's format, as in the reference vectors) "
-                 "instead of the self-describing, checksummed frame; decompressing it needs "
-                 "--raw, -t and -n.");
+                 "instead of the self-describing, checksummed frame. Warning: a bare stream has "
+                 "no checksum, so damage can decode silently into other values; decompressing "
+                 "it needs --raw, -t and -n.");
     add_value(app, "-o,--output", raw.output, "Write to OUT (one input only).")->type_name("OUT");
     app.add_flag("-c,--stdout", opts.to_stdout, "Write to standard output (one input only).");
     app.add_flag("-k,--keep", raw.keep, "Keep input files (the default).");
@@ -165,7 +166,8 @@ constexpr std::string_view footer_paragraphs =
     "the others.\n"
     "Compressed files are framed: a 48-byte header (magic \"NDZK\", version, type, extents, "
     "stream length, XXH3-64 checksum of header and stream) followed by the ndzip stream. With "
-    "--raw the bare stream is read or written, compatible with upstream ndzip.\n"
+    "--raw the bare stream is read or written, compatible with upstream ndzip, and nothing "
+    "detects damage to it: keep the frame for files that are stored or sent.\n"
     "Memory: the whole array and the whole stream are held at once (the stream's layout needs "
     "the whole grid), about input + output bytes.\n"
     "Exit status: 0 success, 1 data or I/O error (of any input), 2 usage error.";

@@ -131,6 +131,9 @@ for cmd in compress decompress; do
     "-f,--force" "-h,--help" "-o,--output" "-c,--stdout" "${backends[@]}"; do
     stdout_has "$word"
   done
+  # --raw says what it gives up (issue #25: every place bytes rest says what protects them).
+  tr -s ' \n' ' ' <out.txt | grep -qF "a bare stream has no checksum" ||
+    fail "ndzip $cmd --help does not warn that --raw has no checksum"
 done
 expect 0 info --help
 stdout_has "Usage: ndzip info FILE"
