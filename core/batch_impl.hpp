@@ -13,6 +13,7 @@
 
 #include "backends/host_inline.hpp"
 #include "backends/lane_ops.hpp"
+#include "core/batch_checks.hpp"
 #include "core/block_placement.hpp"
 #include "core/call_guard.hpp"
 #include "core/decoder.hpp"
@@ -182,6 +183,9 @@ struct batch_codec {
   static void compress(batch_type& self, batch_item<T>* items, std::uint64_t* sizes) {
     const call_guard<ExecSpace> guard(self.m_mutex.get());
     if (self.size() == 0) return;
+    if constexpr (batch_type::checks_items_on_host)
+      check_items_on_host(batch_call::compression, self.m_grids, items, sizes,
+                          self.size() * sizeof(std::uint64_t), self.m_ranges);
     // Counted once launched: a launch that throws takes no tickets.
     const std::uint64_t call = self.m_calls + 1;
     const block_placement placement{
@@ -199,6 +203,9 @@ struct batch_codec {
                          decompress_outcome* outcomes) {
     const call_guard<ExecSpace> guard(self.m_mutex.get());
     if (self.size() == 0) return;
+    if constexpr (batch_type::checks_items_on_host)
+      check_items_on_host(batch_call::decompression, self.m_grids, items, outcomes,
+                          self.size() * sizeof(decompress_outcome), self.m_ranges);
     const decode_batch<T, Dims, ExecSpace, LaneOps> decode{
         self.m_arrays.data(), self.size(), items, outcomes, self.m_decode_status.data()};
     kernels::template launch<backend::kernel_role::decode>("ndzip::decode_batch", self.m_exec,
@@ -236,6 +243,8 @@ batch_compressor<T, Dims, ExecSpace>::batch_compressor(const ExecSpace& exec,
   m_tickets = decltype(m_tickets)(Kokkos::view_alloc(exec, "ndzip::batch_tickets"));
   m_decode_status = decltype(m_decode_status)(
       Kokkos::view_alloc(exec, "ndzip::batch_decode_status"), 3 * grids.size());
+  // A values and a stream range per grid, the items and the sizes or outcomes.
+  if constexpr (checks_items_on_host) m_ranges.reserve(2 * grids.size() + 2);
   // The host copy of the descriptors must outlive the queued copy.
   exec.fence();
 }

@@ -4,6 +4,7 @@
 // reuse the batch's scratch; and a call fences nothing, allocates nothing and copies nothing.
 
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -321,5 +322,226 @@ TEST_CASE_TEMPLATE("batch: corrupted streams reach the single compressor's outco
         CHECK(mismatch(bits_of<Bits>(buffers.values[i]), input) == "");
       }
     }
+  });
+}
+
+namespace {
+
+// The batch's calls as the misuse tests make them, with a sizes and an outcomes View each.
+enum class batch_call { compression, decompression };
+
+// Calls `call` on `items` after `edit(items)` and returns the message of the
+// std::invalid_argument it throws ("" if none), checking that nothing was written: not the
+// streams, the values, the items, the sizes or the outcomes.
+template <class T, int D, class Exec, class Space, class Edit>
+std::string refusal_of(ndzip::batch_compressor<T, D, Exec>& batch,
+                       batch_buffers<T, D, Space>& buffers, batch_call call, Edit&& edit) {
+  using Bits = typename ndzip::profile<T, D>::bits_type;
+  using item = ndzip::batch_item<T>;
+  const auto& items = buffers.items;
+  edit(items);
+  const std::vector<item> items_before(items.data(), items.data() + items.size());
+  const std::vector<unsigned char> arena_before = host_bytes(buffers.arena, buffers.arena.size());
+  std::vector<std::vector<Bits>> values_before;
+  for (const auto& v : buffers.values) values_before.push_back(bits_of<Bits>(v));
+  Kokkos::View<std::uint64_t*, Space> sizes("sizes", items.size());
+  Kokkos::View<ndzip::decompress_outcome*, Space> outcomes("outcomes", items.size());
+
+  std::string message;
+  try {
+    if (call == batch_call::compression)
+      batch.compress_async(items, sizes);
+    else
+      batch.decompress_async(items, outcomes);
+  } catch (const std::invalid_argument& e) {
+    message = e.what();
+  }
+  batch.execution_space_instance().fence();
+  CHECK(mismatch(host_bytes(buffers.arena, buffers.arena.size()), arena_before) == "");
+  for (std::size_t i = 0; i < buffers.values.size(); ++i) {
+    CHECK(mismatch(bits_of<Bits>(buffers.values[i]), values_before[i]) == "");
+    CHECK(items(i).values == items_before[i].values);
+    CHECK(items(i).stream == items_before[i].stream);
+    CHECK(items(i).stream_bytes == items_before[i].stream_bytes);
+    CHECK(sizes(i) == 0);
+    CHECK(outcomes(i).failure == 0);
+  }
+  return message;
+}
+
+// Every substring of `parts` in `message`.
+bool says_all(const std::string& message, const std::vector<std::string>& parts) {
+  for (const std::string& part : parts)
+    if (message.find(part) == std::string::npos) return false;
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("batch: misplaced items are refused on host backends before anything is written",
+                   C, NDZIP_ALL_CONFIGS) {
+  using T = typename C::value_type;
+  constexpr int D = C::dims;
+  const auto grid = async_grids<D>().front();
+  const std::vector<ndzip::extent<D>> grids(3, grid);
+  const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grid);
+  const auto stream = model_stream<C>(input, grid);
+  for_each_backend([&](const std::string&, auto exec) {
+    using Exec = decltype(exec);
+    using space = typename Exec::memory_space;
+    // Device backends do not read the items on the host (ndzip/batch_compressor.hpp).
+    if constexpr (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) {
+      using item = ndzip::batch_item<T>;
+      using items_view = Kokkos::View<item*, space>;
+      ndzip::batch_compressor<T, D, Exec> batch(exec, grids);
+      batch_buffers<T, D, space> buffers(grids, size_bounds(batch), {stream, stream, stream});
+      for (const auto& values : buffers.values)
+        Kokkos::deep_copy(values, host_view_of<T, D>(input, grid));
+      const std::vector<item> genuine(buffers.items.data(), buffers.items.data() + grids.size());
+      const auto bytes_of = [](auto* p) { return reinterpret_cast<std::byte*>(p); };
+      struct misplacement {
+        const char* what;
+        batch_call call;
+        std::function<void(const items_view&)> edit;
+        std::vector<std::string> message;
+      };
+      const auto compression = batch_call::compression;
+      const auto decompression = batch_call::decompression;
+      // The crashing ones last, so that the code before the check got as far as it could.
+      const std::vector<misplacement> cases = {
+          {"two streams in one buffer",
+           compression,
+           [&](const items_view& items) { items(1).stream = genuine[0].stream; },
+           {"batch compression: ", "the stream of item 0 (", "the stream of item 1 (", "overlap"}},
+          {"a stream running into the next",
+           compression,
+           [&](const items_view& items) { items(0).stream = genuine[1].stream - 8; },
+           {"the stream of item 0 (", "the stream of item 1 ("}},
+          {"a stream on another grid's values",
+           compression,
+           [&](const items_view& items) { items(1).stream = bytes_of(genuine[2].values); },
+           {"the stream of item 1 (", "the values of item 2 ("}},
+          {"an unaligned stream",
+           compression,
+           [&](const items_view& items) { items(1).stream = genuine[1].stream + 1; },
+           {"item 1: the stream pointer is not aligned to " + std::to_string(sizeof(T))}},
+          {"overlapping values",
+           decompression,
+           [&](const items_view& items) { items(1).values = genuine[0].values + 1; },
+           {"batch decompression: ", "the values of item 0 (", "the values of item 1 ("}},
+          {"a stream under another grid's values",
+           decompression,
+           [&](const items_view& items) { items(2).stream = bytes_of(genuine[1].values); },
+           {"the values of item 1 (", "the stream of item 2 ("}},
+          {"an unaligned stream",
+           decompression,
+           [&](const items_view& items) { items(0).stream = genuine[0].stream + 2; },
+           {"item 0: the stream pointer is not aligned to " + std::to_string(sizeof(T))}},
+          {"no values",
+           compression,
+           [&](const items_view& items) { items(2).values = nullptr; },
+           {"item 2: the values pointer is null"}},
+          {"no stream",
+           compression,
+           [&](const items_view& items) { items(0).stream = nullptr; },
+           {"item 0: the stream pointer is null"}},
+          {"no values",
+           decompression,
+           [&](const items_view& items) { items(1).values = nullptr; },
+           {"item 1: the values pointer is null"}},
+          {"no stream",
+           decompression,
+           [&](const items_view& items) { items(1).stream = nullptr; },
+           {"item 1: the stream pointer is null"}},
+          {"a stream on the items",
+           compression,
+           [&](const items_view& items) { items(2).stream = bytes_of(items.data()); },
+           {"the items array (", "the stream of item 2 ("}},
+          {"values on the items",
+           decompression,
+           [&](const items_view& items) { items(0).values = reinterpret_cast<T*>(items.data()); },
+           {"the items array (", "the values of item 0 ("}},
+      };
+      for (const misplacement& m : cases) {
+        const std::string what =
+            std::string(m.call == compression ? "compression: " : "decompression: ") + m.what;
+        INFO(what);
+        const std::string message =
+            refusal_of(batch, buffers, m.call, [&](const items_view& items) {
+              for (std::size_t i = 0; i < genuine.size(); ++i) items(i) = genuine[i];
+              m.edit(items);
+            });
+        INFO("message: " << message);
+        CHECK(message.rfind("ndzip: ", 0) == 0);
+        CHECK(says_all(message, m.message));
+      }
+    }
+  });
+}
+
+TEST_CASE_TEMPLATE("batch: items may share what a call only reads, and touch", C,
+                   ndzip_test::f32_2d, ndzip_test::f64_3d, ndzip_test::f32_1d) {
+  using T = typename C::value_type;
+  using Bits = typename C::bits_type;
+  constexpr int D = C::dims;
+  using item = ndzip::batch_item<T>;
+  const auto grid = async_grids<D>().front();
+  const std::vector<ndzip::extent<D>> grids = {grid, grid, async_grids<D>().back(), grid};
+  const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grid);
+  const auto expected = model_stream<C>(input, grid);
+  for_each_backend([&](const std::string&, auto exec) {
+    using Exec = decltype(exec);
+    using space = typename Exec::memory_space;
+    using unmanaged = Kokkos::MemoryTraits<Kokkos::Unmanaged>;
+    ndzip::batch_compressor<T, D, Exec> batch(exec, grids);
+    REQUIRE(batch.size_bound(2) == 0);  // the empty grid: no memory at all, null pointers
+    const std::size_t bound = batch.size_bound(0);
+    REQUIRE(bound % sizeof(T) == 0);
+    // One arena: item 0's stream room, the values right where it ends (touching), and the
+    // streams of items 1 and 3. Items 0, 1 and 3 compress the same values.
+    const std::size_t words = bound / sizeof(T);
+    Kokkos::View<Bits*, space> arena("arena", 3 * words + grid.size());
+    std::byte* const base = reinterpret_cast<std::byte*>(arena.data());
+    T* const values = reinterpret_cast<T*>(base + bound);
+    std::byte* const stream_1 = base + bound + grid.size() * sizeof(T);
+    std::byte* const stream_3 = stream_1 + bound;
+    Kokkos::deep_copy(Kokkos::View<T*, space, unmanaged>(values, grid.size()),
+                      Kokkos::View<const T*, Kokkos::HostSpace, unmanaged>(
+                          reinterpret_cast<const T*>(input.data()), input.size()));
+    const auto items_of = [&](const std::vector<item>& list) {
+      Kokkos::View<item*, space> items("items", list.size());
+      Kokkos::deep_copy(
+          items, Kokkos::View<const item*, Kokkos::HostSpace, unmanaged>(list.data(), list.size()));
+      return items;
+    };
+    const auto compressed = items_of(
+        {{values, base, 0}, {values, stream_1, 0}, {nullptr, nullptr, 0}, {values, stream_3, 0}});
+    batch.compress_async(compressed);
+    exec.fence();
+    const auto written = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, compressed);
+    for (std::size_t i : {0, 1, 3}) {
+      INFO("item " << i);
+      REQUIRE(written(i).stream_bytes == expected.size());
+      const Kokkos::View<unsigned char*, space, unmanaged> stream(
+          reinterpret_cast<unsigned char*>(written(i).stream), expected.size());
+      CHECK(mismatch(host_bytes(stream, expected.size()), expected) == "");
+    }
+    CHECK(written(2).stream_bytes == 0);
+
+    // Item 0's stream decoded into three grids at once (and nothing into the empty one).
+    std::vector<grid_view<T, D, Kokkos::LayoutRight, space>> outputs;
+    for (int k = 0; k < 3; ++k)
+      outputs.push_back(make_view<grid_view<T, D, Kokkos::LayoutRight, space>>("out", grid));
+    const auto decompressed = items_of({{outputs[0].data(), base, expected.size()},
+                                        {outputs[1].data(), base, expected.size()},
+                                        {nullptr, nullptr, 0},
+                                        {outputs[2].data(), base, expected.size()}});
+    Kokkos::View<ndzip::decompress_outcome*, space> outcomes("outcomes", grids.size());
+    batch.decompress_async(decompressed, outcomes);
+    exec.fence();
+    const auto outcomes_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, outcomes);
+    for (std::size_t i = 0; i < grids.size(); ++i)
+      CHECK(batch.check_outcome(i, outcomes_host(i)) == (i == 2 ? 0 : expected.size()));
+    for (const auto& out : outputs) CHECK(mismatch(bits_of<Bits>(out), input) == "");
   });
 }
