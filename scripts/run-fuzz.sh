@@ -7,7 +7,8 @@
 #                       after another)
 # Installs Clang and a Clang-built Kokkos (install-deps.sh --fuzz), builds into build-fuzz/,
 # replays the seeds and fuzz/regressions/ (ctest --preset fuzz), then fuzzes each target. The
-# corpus grows in build-fuzz/corpus/TARGET across runs; logs go to build-fuzz/logs/TARGET.log;
+# corpus grows in build-fuzz/corpus/TARGET across runs, from the kept one in fuzz/corpus/TARGET
+# (scripts/keep-fuzz-corpus.sh merges it back); logs go to build-fuzz/logs/TARGET.log;
 # an input that breaks a property is written to build-fuzz/findings/TARGET/ and the script
 # exits 1. Keep such an input as fuzz/regressions/TARGET/NAME once it is fixed.
 set -euo pipefail
@@ -36,7 +37,9 @@ for target in "${targets[@]}"; do
   log="$build/logs/$target.log"
   mkdir -p "$corpus" "$findings" "$(dirname "$log")"
   inputs=("$corpus" "$build/fuzz/seeds/$target")
-  [ -d "$root/fuzz/regressions/$target" ] && inputs+=("$root/fuzz/regressions/$target")
+  for kept in "$root/fuzz/corpus/$target" "$root/fuzz/regressions/$target"; do
+    [ -d "$kept" ] && inputs+=("$kept")
+  done
   echo "run-fuzz: $target for $seconds s (log $log)"
   # -timeout: an input that runs for 25 s counts as a hang; -max_len keeps inputs fast.
   if "$binary" -max_total_time="$seconds" -timeout=25 -rss_limit_mb=4096 -max_len=65536 \
