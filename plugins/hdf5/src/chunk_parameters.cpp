@@ -53,8 +53,7 @@ chunk_parameters from_cd_values(std::size_t count, const unsigned* values) {
   } else {
     if (values[1] & ~checksum_flag)
       fail("flags " + std::to_string(values[1]) +
-           " set bits this filter does not know (written "
-           "by a newer ndzip filter?)");
+           " set bits this filter does not know (written by a newer ndzip filter?)");
     chunk.checksum = (values[1] & checksum_flag) != 0;
   }
   const unsigned type = values[first];

@@ -5,7 +5,7 @@
 // bytes, so set_local() records the element type, the chunk extents and the chunk layout here
 // when the dataset is created, and every later read and write takes them from the file.
 //
-// cd_values, layout version 2 (written since 0.2.0; 5 to 7 values):
+// cd_values, layout version 2 (written after 0.1.0; 5 to 7 values):
 //   [0]           layout version: 2
 //   [1]           flags: bit 0 set = each chunk is checksummed (the default); other bits 0
 //   [2]           element type: 1 = float (IEEE 754 binary32), 2 = double (binary64), both in
