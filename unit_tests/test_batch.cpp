@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ndzip::batch_compressor: one launch for many grids of one type and rank gives, for every grid,
 // the single compressor's stream, size, values and errors (the error naming the grid); calls
-// reuse the batch's scratch; and a call fences nothing, allocates nothing and copies nothing.
+// reuse the batch's scratch; a call fences nothing, allocates nothing and copies nothing; host
+// backends refuse misplaced items (null, misaligned, overlapping) before anything is written,
+// and accept items that share only what the call reads.
 
 #include <cstdint>
 #include <functional>
