@@ -18,7 +18,7 @@
 // scratch when it is made; Kokkos' host backends may grow their own team scratch at a process's
 // first launch), no deep copy and no host read of device memory; results are valid once the
 // instance has been fenced. Streams are byte-identical to those of ndzip::compressor for the
-// same grid.
+// same grid: bare ndzip streams, with no checksum (compressor.hpp says what protects them).
 //
 // The items. Every values pointer must hold grid(i).size() elements in C order, and every stream
 // pointer room for size_bound(i) bytes (compression) or stream_bytes bytes (decompression): no

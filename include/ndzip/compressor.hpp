@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // ndzip::compressor: a reusable codec for one grid shape on one execution-space instance.
-// It owns all scratch memory. The encoder's scratch is allocated by the first compress() that
+// It writes and reads the bare ndzip stream of the original format, which records no type,
+// extents or checksum: a damaged stream can decode silently into other values. Bytes that are
+// stored or sent belong in a frame (ndzip/frame.hpp: XXH3-64 over every byte, checked before
+// decoding) or behind another integrity check (docs/FORMAT.md). It owns all scratch memory. The encoder's scratch is allocated by the first compress() that
 // needs it, so a compressor that only decompresses never holds it: 8 bytes per hypercube on
 // GPUs when the stream View holds size_bound() bytes, otherwise (host backends, or a smaller
 // stream View) a worst-case block per hypercube, about 1.03x the array's size. After that,

@@ -2,6 +2,8 @@
 #pragma once
 // One-shot compression of Kokkos Views. Each call builds a temporary ndzip::compressor (and so
 // allocates its scratch); code that compresses repeatedly should keep a compressor instead.
+// The stream is the bare ndzip stream, with no checksum (compressor.hpp); ndzip/frame.hpp puts
+// it in a checksummed, self-describing frame for storage and transfer.
 
 #include <cstddef>
 #include <type_traits>
