@@ -506,7 +506,6 @@ TEST_CASE_TEMPLATE("batch: items may share what a call only reads, and touch", C
     std::byte* const base = reinterpret_cast<std::byte*>(arena.data());
     T* const values = reinterpret_cast<T*>(base + bound);
     std::byte* const stream_1 = base + bound + grid.size() * sizeof(T);
-    std::byte* const stream_3 = stream_1 + bound;
     Kokkos::deep_copy(Kokkos::View<T*, space, unmanaged>(values, grid.size()),
                       Kokkos::View<const T*, Kokkos::HostSpace, unmanaged>(
                           reinterpret_cast<const T*>(input.data()), input.size()));
@@ -516,8 +515,11 @@ TEST_CASE_TEMPLATE("batch: items may share what a call only reads, and touch", C
           items, Kokkos::View<const item*, Kokkos::HostSpace, unmanaged>(list.data(), list.size()));
       return items;
     };
-    const auto compressed = items_of(
-        {{values, base, 0}, {values, stream_1, 0}, {nullptr, nullptr, 0}, {values, stream_3, 0}});
+    // (Item 3's stream is written in place: a variable for it drew nvcc's spurious warning 177.)
+    const auto compressed = items_of({{values, base, 0},
+                                      {values, stream_1, 0},
+                                      {nullptr, nullptr, 0},
+                                      {values, stream_1 + bound, 0}});
     batch.compress_async(compressed);
     exec.fence();
     const auto written = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, compressed);
