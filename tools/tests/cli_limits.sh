@@ -6,6 +6,7 @@
 # check before they call a file sound.
 # Usage: cli_limits.sh NDZIP_BINARY. Exits non-zero at the first failure.
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/cli_test_support.sh"
 
 if [ $# -ne 1 ]; then
   echo "usage: $0 NDZIP_BINARY" >&2
@@ -25,42 +26,6 @@ cd "$work"
 export OMP_WAIT_POLICY=passive OMP_PROC_BIND=false
 unset KOKKOS_NUM_THREADS
 
-check() { echo "check: $*"; }
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-# expect STATUS ARGS...: ndzip ARGS with stdin from /dev/null, stdout in out.txt, stderr in
-# err.txt; fails unless it exits with STATUS.
-expect() {
-  local want=$1 status=0
-  shift
-  "$ndzip" "$@" </dev/null >out.txt 2>err.txt || status=$?
-  [ "$status" = "$want" ] ||
-    fail "'ndzip $*' exited with $status, expected $want; stderr: $(cat err.txt)"
-}
-stderr_has() { grep -qF -- "$1" err.txt || fail "stderr lacks '$1': $(cat err.txt)"; }
-stdout_has() { grep -qF -- "$1" out.txt || fail "stdout lacks '$1': $(cat out.txt)"; }
-stderr_empty() { [ ! -s err.txt ] || fail "unexpected stderr: $(cat err.txt)"; }
-same() { cmp "$1" "$2" || fail "$1 and $2 differ"; }
-# poke FILE OFFSET BYTE...: overwrites bytes (decimal values) in place.
-poke() {
-  local file=$1 offset=$2 b
-  shift 2
-  for b in "$@"; do
-    printf %b "\\0$(printf %03o "$b")" | dd of="$file" bs=1 seek="$offset" conv=notrunc status=none
-    offset=$((offset + 1))
-  done
-}
-# reseal FILE: rewrites the checksum of a frame whose header was edited, as a forger would
-# (xxhsum from Debian's xxhash package prints XXH3-64 most significant byte first).
-reseal() {
-  local hex i bytes=()
-  hex=$({ head -c 40 "$1"; tail -c +49 "$1"; } | xxhsum -H3 | sed -E 's/.*= ([0-9a-f]{16})$/\1/')
-  [[ $hex =~ ^[0-9a-f]{16}$ ]] || fail "xxhsum printed '$hex'"
-  for i in 7 6 5 4 3 2 1 0; do bytes+=($((16#${hex:$((2 * i)):2}))); done
-  poke "$1" 40 "${bytes[@]}"
-}
 # no_temporary: no temporary file of an output is left in the working folder.
 no_temporary() {
   if compgen -G "*.tmp.*" >/dev/null; then fail "temporary file left: $(compgen -G "*.tmp.*")"; fi

@@ -6,30 +6,13 @@
 # pipe).
 # Usage: cli_walkthrough.sh NDZIP_BINARY   (unndzip is the link beside it)
 set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/cli_test_support.sh"
 
 ndzip=$(realpath "$1")
 unndzip=$(dirname "$ndzip")/unndzip
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
-
-check() { echo "check: $*"; }
-fail() {
-  echo "FAIL: $*" >&2
-  exit 1
-}
-# expect STATUS ARGS...: ndzip ARGS with stdin from /dev/null, stdout in out.txt, stderr in
-# err.txt; fails unless it exits with STATUS.
-expect() {
-  local want=$1 status=0
-  shift
-  "$ndzip" "$@" </dev/null >out.txt 2>err.txt || status=$?
-  [ "$status" = "$want" ] ||
-    fail "'ndzip $*' exited with $status, expected $want; stderr: $(cat err.txt)"
-}
-stderr_has() { grep -qF -- "$1" err.txt || fail "stderr lacks '$1': $(cat err.txt)"; }
-stdout_has() { grep -qF -- "$1" out.txt || fail "stdout lacks '$1': $(cat out.txt)"; }
-same() { cmp "$1" "$2" || fail "$1 and $2 differ"; }
 
 # A smooth 2-D field (rows of 384 floats, 256 rows): read with swapped extents, every row breaks
 # in the middle, which compresses much worse. Besides, two more arrays of the same shape.
