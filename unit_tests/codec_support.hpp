@@ -71,6 +71,22 @@ std::array<std::size_t, 3> to_array(const ndzip::extent<D>& e) {
   return a;
 }
 
+// A LayoutRight View of the C-order grid `e` over memory at `at` that it does not own (buffers
+// placed by hand: aliasing, frames overlapping their values).
+template <class T, int D, class Space>
+using unmanaged_grid_view = Kokkos::View<typename view_data<T, D>::type, Kokkos::LayoutRight,
+                                         Space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+template <class T, int D, class Space>
+unmanaged_grid_view<T, D, Space> grid_at(void* at, const ndzip::extent<D>& e) {
+  auto* p = static_cast<T*>(at);
+  if constexpr (D == 1)
+    return unmanaged_grid_view<T, D, Space>(p, e[0]);
+  else if constexpr (D == 2)
+    return unmanaged_grid_view<T, D, Space>(p, e[0], e[1]);
+  else
+    return unmanaged_grid_view<T, D, Space>(p, e[0], e[1], e[2]);
+}
+
 // A View whose extents are the given ones, in the View's own axis order.
 template <class View, int D>
 View make_view(const std::string& label, const ndzip::extent<D>& e) {

@@ -28,22 +28,8 @@ ndzip::extent<D> aliasing_grid() {
     return ndzip::extent<3>(40, 50, 37);  // the audit's reproduction
 }
 
-template <class T, int D, class Space>
-using unmanaged_grid_view = Kokkos::View<typename view_data<T, D>::type, Kokkos::LayoutRight,
-                                         Space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 template <class Space>
 using unmanaged_bytes = Kokkos::View<std::byte*, Space, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-
-template <class T, int D, class Space>
-unmanaged_grid_view<T, D, Space> grid_at(void* at, const ndzip::extent<D>& e) {
-  auto* p = static_cast<T*>(at);
-  if constexpr (D == 1)
-    return unmanaged_grid_view<T, D, Space>(p, e[0]);
-  else if constexpr (D == 2)
-    return unmanaged_grid_view<T, D, Space>(p, e[0], e[1]);
-  else
-    return unmanaged_grid_view<T, D, Space>(p, e[0], e[1], e[2]);
-}
 
 template <class Space>
 unmanaged_bytes<Space> bytes_at(void* at, std::size_t size) {

@@ -347,24 +347,6 @@ TEST_CASE("frame: writers cannot write what readers refuse") {
   CHECK_THROWS_AS(ndzip::compress_frame(host{}, empty, room), std::invalid_argument);
 }
 
-namespace {
-
-// A LayoutRight View of the C-order grid `grid` over memory at `at` that it does not own.
-template <class T, int D, class Space>
-auto grid_at(std::byte* at, const ndzip::extent<D>& grid) {
-  using view = Kokkos::View<typename view_data<T, D>::type, Kokkos::LayoutRight, Space,
-                            Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-  T* const p = reinterpret_cast<T*>(at);
-  if constexpr (D == 1)
-    return view(p, grid[0]);
-  else if constexpr (D == 2)
-    return view(p, grid[0], grid[1]);
-  else
-    return view(p, grid[0], grid[1], grid[2]);
-}
-
-}  // namespace
-
 TEST_CASE_TEMPLATE(
     "frame: values overlapping the frame, header included, are refused before "
     "anything is written",
