@@ -66,6 +66,13 @@ const std::vector<std::string>& backends();
 // (unit_tests/reference_model.hpp), independent of the library's encoder.
 byte_buffer model_stream(const array_desc& array, byte_span values);
 
+// Whether `a` and `b` hold the same bytes (memcmp: an element-wise comparison is instrumented
+// per byte in the libFuzzer build).
+bool same_bytes(byte_span a, byte_span b);
+
+// `size` bytes of `pattern` repeated (zeros if `pattern` is empty).
+byte_buffer repeated(byte_span pattern, std::size_t size);
+
 // Set by the replay driver to the file being run, so that a violation names it.
 extern std::string current_input;
 
