@@ -1,0 +1,428 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+// The state of one ndzip::mpi send or receive (ndzip/mpi.hpp): compression and staging of the
+// segments, the MPI requests, and the checks on arrival. Not part of the API.
+
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "ndzip/compressor.hpp"
+#include "ndzip/error.hpp"
+#include "ndzip/mpi/wire_format.hpp"
+
+namespace ndzip::mpi {
+
+// What a transfer put on the wire, or took from it.
+struct transfer_stats {
+  std::uint64_t raw_bytes = 0;     // the View's values
+  std::uint64_t wire_bytes = 0;    // all messages, heads included
+  std::uint64_t segments = 0;      // segments of the transfer
+  std::uint64_t raw_segments = 0;  // of which sent as raw values (their stream would not shrink)
+};
+
+namespace detail {
+
+// Host memory for the bytes MPI sends and receives: the execution space's own memory where the
+// host can access it, else host-pinned memory (Kokkos 4; pageable host memory with Kokkos 3).
+template <class ExecSpace>
+struct staging {
+  using memory_space = typename ExecSpace::memory_space;
+  static constexpr bool in_place =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
+#if KOKKOS_VERSION >= 40000
+  using space = std::conditional_t<in_place, memory_space, Kokkos::SharedHostPinnedSpace>;
+#else
+  using space = std::conditional_t<in_place, memory_space, Kokkos::HostSpace>;
+#endif
+  using bytes = Kokkos::View<std::byte*, space>;
+};
+
+// The largest message this library sends: MPI counts are int.
+inline constexpr std::uint64_t largest_message = std::uint64_t{1} << 30;
+
+template <int Dims>
+extent<Dims> slab_grid(const transfer_head& head, std::uint64_t rows) {
+  extent<Dims> grid;
+  grid[0] = rows;
+  for (int a = 1; a < Dims; ++a) grid[a] = head.extents[a];
+  return grid;
+}
+
+// A send or a receive in progress.
+class transfer {
+ public:
+  virtual ~transfer() = default;
+  // Advances the transfer; returns true once it is complete. With `block`, returns only then.
+  // Throws what went wrong (once; the transfer is then complete).
+  virtual bool progress(bool block) = 0;
+  const transfer_stats& stats() const { return m_stats; }
+
+ protected:
+  transfer_stats m_stats;
+};
+
+// The codecs of a transfer's two slab shapes (all segments but the last, and the last), made
+// when first needed.
+template <class T, int Dims, class ExecSpace>
+class slab_codecs {
+ public:
+  slab_codecs(const ExecSpace& exec, const transfer_head& head) : m_exec(exec), m_head(head) {}
+
+  compressor<T, Dims, ExecSpace>& of(std::uint64_t k) {
+    const std::uint64_t rows = m_head.rows_of(k);
+    auto& slot = rows == m_head.segment_rows ? m_full : m_last;
+    if (!slot) slot.emplace(m_exec, slab_grid<Dims>(m_head, rows));
+    return *slot;
+  }
+
+ private:
+  ExecSpace m_exec;
+  transfer_head m_head;
+  std::optional<compressor<T, Dims, ExecSpace>> m_full, m_last;
+};
+
+template <class T, int Dims, class ExecSpace>
+class send_transfer final : public transfer {
+ public:
+  using memory_space = typename ExecSpace::memory_space;
+
+  // Compresses and posts every message before it returns (so that the messages of two
+  // transfers to one peer on one tag never interleave); `values` (C order, `extents`) must stay
+  // valid until then only: `keep` holds a packed copy where there is one.
+  send_transfer(const ExecSpace& exec, const T* values, const std::array<std::uint64_t, 3>& extents,
+                Kokkos::View<T*, memory_space> keep, int dest, int tag, MPI_Comm comm,
+                std::size_t segment_bytes, bool checksum)
+      : m_keep(std::move(keep)) {
+    transfer_head head;
+    head.type = element_code_of<T>();
+    head.dims = Dims;
+    head.checksummed = checksum;
+    head.extents = extents;
+    const std::uint64_t row_bytes = std::max<std::uint64_t>(head.row_bytes(), 1);
+    const std::uint64_t fitting = std::max<std::uint64_t>(
+        1, std::min<std::uint64_t>(segment_bytes, largest_message) / row_bytes);
+    head.segment_rows = std::max<std::uint64_t>(1, std::min(fitting, extents[0]));
+    if (head.segments() > 0 && row_bytes > largest_message)
+      throw std::invalid_argument("ndzip::mpi: a row of the slowest dimension of " +
+                                  head.describe() + " holds " + std::to_string(row_bytes) +
+                                  " bytes, more than one message carries (" +
+                                  std::to_string(largest_message) + ")");
+    const std::uint64_t segments = head.segments();
+    m_stats.raw_bytes = head.extents[0] * head.row_bytes();
+    m_stats.segments = segments;
+
+    slab_codecs<T, Dims, ExecSpace> codecs(exec, head);
+    const std::size_t row_elements = head.extents[1] * head.extents[2];
+    std::lock_guard<std::mutex> lock(matching_mutex());
+    for (std::uint64_t k = 0; k == 0 || k < segments; ++k) {
+      const std::size_t offset = k == 0 ? transfer_head_bytes : 0;
+      auto& buffer = m_messages.emplace_back();
+      std::size_t message_bytes = offset;
+      if (segments == 0) {
+        buffer = typename staging<ExecSpace>::bytes(
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi send"), offset);
+      } else {
+        const std::uint64_t raw = head.rows_of(k) * head.row_bytes();
+        const T* slab = values + k * head.segment_rows * row_elements;
+        auto& codec = codecs.of(k);
+        const std::size_t bound = codec.size_bound();
+        buffer = typename staging<ExecSpace>::bytes(
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi send"),
+            offset + segment_head_bytes + std::max<std::size_t>(bound, raw));
+        std::byte* payload = buffer.data() + offset + segment_head_bytes;
+        segment_head segment{segment_kind::stream, k, 0};
+        segment.payload_bytes = compress_slab(exec, codec, slab, payload, bound);
+        if (segment.payload_bytes >= raw) {
+          segment.kind = segment_kind::raw;
+          segment.payload_bytes = raw;
+          copy_to_host(exec, payload, slab, raw);
+          ++m_stats.raw_segments;
+        }
+        write_segment_head(segment, checksum, buffer.data() + offset);
+        message_bytes += segment_head_bytes + segment.payload_bytes;
+      }
+      if (k == 0) write_transfer_head(head, buffer.data());
+      MPI_Request request;
+      check(MPI_Isend(buffer.data(), static_cast<int>(message_bytes), MPI_BYTE, dest, tag, comm,
+                      &request),
+            "MPI_Isend");
+      m_requests.push_back(request);
+      m_stats.wire_bytes += message_bytes;
+    }
+  }
+
+  ~send_transfer() override {
+    // A destroyed request still completes: MPI must not read freed buffers.
+    if (!m_requests.empty())
+      MPI_Waitall(static_cast<int>(m_requests.size()), m_requests.data(), MPI_STATUSES_IGNORE);
+  }
+
+  bool progress(bool block) override {
+    if (m_requests.empty()) return true;
+    int done = 0;
+    if (block) {
+      check(
+          MPI_Waitall(static_cast<int>(m_requests.size()), m_requests.data(), MPI_STATUSES_IGNORE),
+          "MPI_Waitall");
+      done = 1;
+    } else {
+      check(MPI_Testall(static_cast<int>(m_requests.size()), m_requests.data(), &done,
+                        MPI_STATUSES_IGNORE),
+            "MPI_Testall");
+    }
+    if (done) {
+      m_requests.clear();
+      m_messages.clear();
+      m_keep = {};
+    }
+    return done != 0;
+  }
+
+ private:
+  // Compresses a slab into `payload` (host staging); returns the stream size, or `bound` or more
+  // where the stream is not needed (it would not be smaller than the raw values).
+  static std::size_t compress_slab(const ExecSpace& exec, compressor<T, Dims, ExecSpace>& codec,
+                                   const T* slab, std::byte* payload, std::size_t bound) {
+    if constexpr (staging<ExecSpace>::in_place) {
+      (void)exec;
+      return codec.compress_raw(slab, payload, bound);
+    } else {
+      Kokkos::View<std::byte*, memory_space> stream(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi stream"), bound);
+      const std::size_t size = codec.compress_raw(slab, stream.data(), bound);
+      copy_to_host(exec, payload, stream.data(), size);
+      return size;
+    }
+  }
+
+  template <class Source>
+  static void copy_to_host(const ExecSpace& exec, std::byte* to, const Source* from,
+                           std::size_t bytes) {
+    if constexpr (staging<ExecSpace>::in_place) {
+      (void)exec;
+      std::memcpy(to, from, bytes);
+    } else {
+      Kokkos::View<std::byte*, typename staging<ExecSpace>::space, Kokkos::MemoryUnmanaged> host(
+          to, bytes);
+      Kokkos::View<const std::byte*, memory_space, Kokkos::MemoryUnmanaged> device(
+          reinterpret_cast<const std::byte*>(from), bytes);
+      Kokkos::deep_copy(exec, host, device);
+      exec.fence();
+    }
+  }
+
+  Kokkos::View<T*, memory_space> m_keep;
+  std::vector<typename staging<ExecSpace>::bytes> m_messages;
+  std::vector<MPI_Request> m_requests;
+};
+
+template <class T, int Dims, class ExecSpace>
+class recv_transfer final : public transfer {
+ public:
+  using memory_space = typename ExecSpace::memory_space;
+
+  // Receives into `values` (C order, `extents`, in memory_space); `finish` runs once every
+  // segment is decoded (copies a packed result into a strided View, say). `label` names the
+  // View in errors.
+  recv_transfer(const ExecSpace& exec, T* values, const std::array<std::uint64_t, 3>& extents,
+                std::function<void()> finish, std::string label, int source, int tag, MPI_Comm comm)
+      : m_exec(exec),
+        m_values(values),
+        m_finish(std::move(finish)),
+        m_label(std::move(label)),
+        m_source(source),
+        m_tag(tag),
+        m_comm(comm) {
+    m_expected.type = element_code_of<T>();
+    m_expected.dims = Dims;
+    m_expected.extents = extents;
+  }
+
+  ~recv_transfer() override { drain(); }
+
+  bool progress(bool block) override {
+    if (m_done) return true;
+    try {
+      if (!m_head) {
+        if (!match(block)) return false;
+      }
+      while (m_next < m_head->segments()) {
+        MPI_Status status;
+        int arrived = 0;
+        MPI_Request& request = m_requests[m_next];
+        if (block) {
+          check(MPI_Wait(&request, &status), "MPI_Wait");
+          arrived = 1;
+        } else {
+          check(MPI_Test(&request, &arrived, &status), "MPI_Test");
+        }
+        if (!arrived) return false;
+        int count = 0;
+        MPI_Get_count(&status, MPI_BYTE, &count);
+        decode(m_next, m_messages[m_next].data(), static_cast<std::size_t>(count));
+        m_messages[m_next] = {};
+        ++m_next;
+      }
+      if (m_finish) m_finish();
+      m_done = true;
+      return true;
+    } catch (...) {
+      drain();
+      m_done = true;
+      throw;
+    }
+  }
+
+ private:
+  using bytes_view = typename staging<ExecSpace>::bytes;
+
+  // Takes message 0 (blocking or not), checks its head against the View, and posts the receives
+  // of the other segments; returns false if no message has arrived yet.
+  bool match(bool block) {
+    std::lock_guard<std::mutex> lock(matching_mutex());
+    MPI_Message message;
+    MPI_Status status;
+    int found = 0;
+    if (block) {
+      check(MPI_Mprobe(m_source, m_tag, m_comm, &message, &status), "MPI_Mprobe");
+      found = 1;
+    } else {
+      check(MPI_Improbe(m_source, m_tag, m_comm, &found, &message, &status), "MPI_Improbe");
+    }
+    if (!found) return false;
+    m_source = status.MPI_SOURCE;
+    m_tag = status.MPI_TAG;
+    const std::size_t count = receive_matched(message, status, m_first);
+    const transfer_head head = read_transfer_head(m_first.data(), count);
+    m_stats.wire_bytes = count;
+    if (head.type != m_expected.type || head.dims != m_expected.dims ||
+        head.extents != m_expected.extents) {
+      // Every message of the transfer is consumed, so that none is left to match a later
+      // receive; the View is not written.
+      for (std::uint64_t k = 1; k < head.segments(); ++k) {
+        check(MPI_Mprobe(m_source, m_tag, m_comm, &message, &status), "MPI_Mprobe");
+        bytes_view discard;
+        receive_matched(message, status, discard);
+      }
+      throw mismatch_error("ndzip::mpi: the message from rank " + std::to_string(m_source) +
+                           " (tag " + std::to_string(m_tag) + ") holds " + head.describe() +
+                           ", but the " + m_label + " it is received into is " +
+                           m_expected.describe() +
+                           "; the message was consumed and the View was not written");
+    }
+    m_head = head;
+    m_stats.raw_bytes = head.extents[0] * head.row_bytes();
+    m_stats.segments = head.segments();
+    m_requests.assign(head.segments(), MPI_REQUEST_NULL);
+    m_messages.resize(head.segments());
+    for (std::uint64_t k = 1; k < head.segments(); ++k) {
+      const std::size_t capacity = segment_head_bytes + head.rows_of(k) * head.row_bytes();
+      m_messages[k] = bytes_view(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi receive"), capacity);
+      check(MPI_Irecv(m_messages[k].data(), static_cast<int>(capacity), MPI_BYTE, m_source, m_tag,
+                      m_comm, &m_requests[k]),
+            "MPI_Irecv");
+    }
+    if (head.segments() == 0) {
+      if (count != transfer_head_bytes)
+        throw stream_error("ndzip::mpi: the message for the empty " + m_label + " holds " +
+                           std::to_string(count - transfer_head_bytes) + " bytes after its head");
+    } else {
+      decode(0, m_first.data() + transfer_head_bytes, count - transfer_head_bytes);
+      m_next = 1;
+    }
+    m_first = {};
+    return true;
+  }
+
+  std::size_t receive_matched(MPI_Message& message, MPI_Status& status, bytes_view& into) {
+    int count = 0;
+    check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
+    if (count == MPI_UNDEFINED) count = 0;
+    into = bytes_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi receive"),
+                      static_cast<std::size_t>(count));
+    check(MPI_Mrecv(into.data(), count, MPI_BYTE, &message, &status), "MPI_Mrecv");
+    return static_cast<std::size_t>(count);
+  }
+
+  void decode(std::uint64_t k, const std::byte* segment, std::size_t bytes) {
+    if (k > 0) m_stats.wire_bytes += bytes;
+    const transfer_head& head = *m_head;
+    const std::uint64_t raw = head.rows_of(k) * head.row_bytes();
+    const segment_head seg = read_segment_head(segment, bytes, k, raw, head.checksummed);
+    const std::byte* payload = segment + segment_head_bytes;
+    T* slab = m_values + k * head.segment_rows * head.extents[1] * head.extents[2];
+    if (seg.kind == segment_kind::raw) {
+      ++m_stats.raw_segments;
+      copy_from_host(slab, payload, raw);
+      return;
+    }
+    if (!m_codecs) m_codecs.emplace(m_exec, head);
+    auto& codec = m_codecs->of(k);
+    std::size_t consumed = 0;
+    if constexpr (staging<ExecSpace>::in_place) {
+      consumed = codec.decompress_raw(payload, seg.payload_bytes, slab);
+    } else {
+      Kokkos::View<std::byte*, memory_space> stream(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi stream"), seg.payload_bytes);
+      copy_from_host(stream.data(), payload, seg.payload_bytes);
+      consumed = codec.decompress_raw(stream.data(), seg.payload_bytes, slab);
+    }
+    if (consumed != seg.payload_bytes)
+      throw stream_error("ndzip::mpi: segment " + std::to_string(k) +
+                         " of the received message is damaged: its stream ends after " +
+                         std::to_string(consumed) + " of its " + std::to_string(seg.payload_bytes) +
+                         " bytes");
+  }
+
+  template <class Target>
+  void copy_from_host(Target* to, const std::byte* from, std::size_t bytes) {
+    if constexpr (staging<ExecSpace>::in_place) {
+      std::memcpy(static_cast<void*>(to), from, bytes);
+    } else {
+      Kokkos::View<std::byte*, memory_space, Kokkos::MemoryUnmanaged> device(
+          reinterpret_cast<std::byte*>(to), bytes);
+      Kokkos::View<const std::byte*, typename staging<ExecSpace>::space, Kokkos::MemoryUnmanaged>
+          host(from, bytes);
+      Kokkos::deep_copy(m_exec, device, host);
+      m_exec.fence();
+    }
+  }
+
+  // Completes the receives still posted, so that MPI writes into no freed buffer and no
+  // message of this transfer is left to match another receive.
+  void drain() noexcept {
+    for (auto& request : m_requests)
+      if (request != MPI_REQUEST_NULL) MPI_Wait(&request, MPI_STATUS_IGNORE);
+  }
+
+  ExecSpace m_exec;
+  T* m_values;
+  std::function<void()> m_finish;
+  std::string m_label;
+  int m_source, m_tag;
+  MPI_Comm m_comm;
+  transfer_head m_expected;
+  std::optional<transfer_head> m_head;
+  std::optional<slab_codecs<T, Dims, ExecSpace>> m_codecs;
+  bytes_view m_first;
+  std::vector<bytes_view> m_messages;
+  std::vector<MPI_Request> m_requests;
+  std::uint64_t m_next = 0;
+  bool m_done = false;
+};
+
+}  // namespace detail
+}  // namespace ndzip::mpi

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+// The bytes ndzip::mpi puts on the wire (docs/FORMAT.md "MPI messages"), and the checks a
+// receiver makes before it trusts them. Not part of the API.
+//
+// A transfer of one View is one or more MPI messages on the caller's (communicator, tag), sent
+// in order, so that MPI's non-overtaking rule keeps them in order:
+//   message 0   transfer head (64 bytes), then segment 0 (if the View has any element)
+//   message k   segment k, for k = 1 .. segments - 1
+// A segment is a slab of whole rows of the slowest dimension: a segment head (32 bytes), then
+// either the segment's bare ndzip stream or, where that would not be smaller, its raw values.
+
+#include <mpi.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+
+#include "ndzip/error.hpp"
+#include "ndzip/export.hpp"
+
+namespace ndzip::mpi {
+
+// An MPI call failed with an error code (possible only where the communicator's error handler
+// returns errors rather than aborting, as MPI_ERRORS_RETURN does).
+class NDZIP_EXPORT error : public ndzip::error {
+ public:
+  using ndzip::error::error;
+};
+
+// A received message holds another element type or other extents than the View it was received
+// into. The message has been consumed (every segment of it), and nothing was written.
+class NDZIP_EXPORT mismatch_error : public error {
+ public:
+  using error::error;
+};
+
+namespace detail {
+
+inline constexpr std::size_t transfer_head_bytes = 64;
+inline constexpr std::size_t segment_head_bytes = 32;
+
+enum class element_code : std::uint32_t { float32 = 0, float64 = 1 };
+
+template <class T>
+constexpr element_code element_code_of() {
+  return sizeof(T) == 4 ? element_code::float32 : element_code::float64;
+}
+
+struct transfer_head {
+  element_code type = element_code::float32;
+  std::uint32_t dims = 1;
+  bool checksummed = false;
+  std::array<std::uint64_t, 3> extents = {0, 1, 1};  // View extents; 1 past `dims`
+  std::uint64_t segment_rows = 1;                    // rows of the slowest dimension per segment
+
+  std::size_t element_bytes() const { return type == element_code::float64 ? 8 : 4; }
+  // Bytes of one row of the slowest dimension.
+  std::uint64_t row_bytes() const { return element_bytes() * extents[1] * extents[2]; }
+  // Number of segments: 0 for a View without elements.
+  std::uint64_t segments() const;
+  // Rows of segment `k` (the last one may be shorter).
+  std::uint64_t rows_of(std::uint64_t k) const;
+  // "float 64x96x3" (type and extents, for messages).
+  std::string describe() const;
+};
+
+// Writes `head` into 64 bytes at `out`, with a checksum of its own.
+NDZIP_EXPORT void write_transfer_head(const transfer_head& head, std::byte* out);
+// The transfer head of a received message 0 of `message_bytes` bytes. Throws
+// ndzip::stream_error if the message is shorter than a head, or the head is damaged (magic,
+// version, checksum) or inconsistent (type, rank, rows).
+NDZIP_EXPORT transfer_head read_transfer_head(const std::byte* message, std::size_t message_bytes);
+
+enum class segment_kind : std::uint32_t { stream = 0, raw = 1 };
+
+struct segment_head {
+  segment_kind kind = segment_kind::stream;
+  std::uint64_t index = 0;
+  std::uint64_t payload_bytes = 0;
+};
+
+// Writes the head of a segment whose payload is already in place after it (at out + 32); with
+// `checksum`, the XXH3-64 of the head's first 24 bytes and the payload (host memory).
+NDZIP_EXPORT void write_segment_head(const segment_head& head, bool checksum, std::byte* out);
+// Checks a received segment of `bytes` bytes (head and payload, host memory): magic, kind,
+// index `index`, a payload of exactly the bytes that arrived, at most `raw_bytes` (exactly that
+// for raw values), and the checksum where the transfer has one. Throws ndzip::stream_error
+// naming the segment.
+NDZIP_EXPORT segment_head read_segment_head(const std::byte* segment, std::size_t bytes,
+                                            std::uint64_t index, std::uint64_t raw_bytes,
+                                            bool checksummed);
+
+// Throws std::logic_error unless MPI is initialised (and not finalised) with a thread level
+// that allows this call from this thread: MPI_THREAD_FUNNELED or more, from the main thread
+// below MPI_THREAD_SERIALIZED.
+NDZIP_EXPORT void require_mpi_ready(const char* call);
+// Throws ndzip::mpi::error with MPI's message unless `rc` is MPI_SUCCESS.
+NDZIP_EXPORT void check(int rc, const char* what);
+// Held while a receive matches its message 0 and posts the receives of its other segments, and
+// while a send posts its messages: with MPI_THREAD_MULTIPLE, another ndzip::mpi call on the same
+// (communicator, peer, tag) could otherwise take one of them.
+NDZIP_EXPORT std::mutex& matching_mutex();
+
+}  // namespace detail
+}  // namespace ndzip::mpi

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "ndzip/mpi/wire_format.hpp"
+
+#include <cstring>
+#include <stdexcept>
+
+// XXH3-64 compiled into this file only (header-only mode), as in core/frame.cpp.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+namespace ndzip::mpi::detail {
+
+namespace {
+
+// "ndzmpi" and the format version, little-endian.
+constexpr std::byte transfer_magic[6] = {std::byte{'n'}, std::byte{'d'}, std::byte{'z'},
+                                         std::byte{'m'}, std::byte{'p'}, std::byte{'i'}};
+constexpr std::uint16_t wire_version = 1;
+constexpr std::uint32_t segment_magic = 0x6773'7a6e;  // "nzsg"
+constexpr std::uint32_t flag_checksummed = 1;
+
+void put(std::byte* out, std::uint64_t value, int bytes) {
+  for (int b = 0; b < bytes; ++b) out[b] = static_cast<std::byte>(value >> (8 * b) & 0xff);
+}
+
+std::uint64_t get(const std::byte* in, int bytes) {
+  std::uint64_t value = 0;
+  for (int b = 0; b < bytes; ++b) value |= std::to_integer<std::uint64_t>(in[b]) << (8 * b);
+  return value;
+}
+
+std::uint64_t xxh3(const std::byte* data, std::size_t bytes) { return XXH3_64bits(data, bytes); }
+
+}  // namespace
+
+std::uint64_t transfer_head::segments() const {
+  if (extents[0] == 0 || extents[1] == 0 || extents[2] == 0) return 0;
+  return (extents[0] + segment_rows - 1) / segment_rows;
+}
+
+std::uint64_t transfer_head::rows_of(std::uint64_t k) const {
+  const std::uint64_t first = k * segment_rows;
+  return std::min(segment_rows, extents[0] - first);
+}
+
+std::string transfer_head::describe() const {
+  std::string s = type == element_code::float64 ? "double " : "float ";
+  for (std::uint32_t a = 0; a < dims; ++a) {
+    if (a) s += 'x';
+    s += std::to_string(extents[a]);
+  }
+  return s;
+}
+
+// Layout: magic (6), version (2), type (4), dims (4), flags (4), reserved (4), extents (3 x 8),
+// segment rows (8), XXH3-64 of the 56 bytes before it (8).
+void write_transfer_head(const transfer_head& head, std::byte* out) {
+  std::memset(out, 0, transfer_head_bytes);
+  std::memcpy(out, transfer_magic, sizeof transfer_magic);
+  put(out + 6, wire_version, 2);
+  put(out + 8, static_cast<std::uint32_t>(head.type), 4);
+  put(out + 12, head.dims, 4);
+  put(out + 16, head.checksummed ? flag_checksummed : 0, 4);
+  for (int a = 0; a < 3; ++a) put(out + 24 + 8 * a, head.extents[a], 8);
+  put(out + 48, head.segment_rows, 8);
+  put(out + 56, xxh3(out, 56), 8);
+}
+
+transfer_head read_transfer_head(const std::byte* message, std::size_t message_bytes) {
+  const auto damaged = [](const std::string& what) {
+    return stream_error(
+        "ndzip::mpi: the received message is not an ndzip::mpi transfer or is "
+        "damaged: " +
+        what);
+  };
+  if (message_bytes < transfer_head_bytes)
+    throw damaged(std::to_string(message_bytes) + " bytes, fewer than its " +
+                  std::to_string(transfer_head_bytes) + "-byte head");
+  if (std::memcmp(message, transfer_magic, sizeof transfer_magic) != 0)
+    throw damaged("no \"ndzmpi\" magic");
+  if (const auto version = get(message + 6, 2); version != wire_version)
+    throw damaged("wire format version " + std::to_string(version) + ", this library reads " +
+                  std::to_string(wire_version));
+  if (get(message + 56, 8) != xxh3(message, 56)) throw damaged("the head's checksum differs");
+  transfer_head head;
+  const auto type = get(message + 8, 4);
+  head.dims = static_cast<std::uint32_t>(get(message + 12, 4));
+  const auto flags = get(message + 16, 4);
+  for (int a = 0; a < 3; ++a) head.extents[a] = get(message + 24 + 8 * a, 8);
+  head.segment_rows = get(message + 48, 8);
+  if (type > 1) throw damaged("element type code " + std::to_string(type));
+  head.type = static_cast<element_code>(type);
+  if (head.dims < 1 || head.dims > 3) throw damaged("rank " + std::to_string(head.dims));
+  if ((flags & ~std::uint64_t{flag_checksummed}) != 0)
+    throw damaged("unknown flags " + std::to_string(flags));
+  head.checksummed = (flags & flag_checksummed) != 0;
+  for (std::uint32_t a = head.dims; a < 3; ++a)
+    if (head.extents[a] != 1) throw damaged("an extent past its rank");
+  if (head.segments() > 0 && (head.segment_rows == 0 || head.segment_rows > head.extents[0]))
+    throw damaged(std::to_string(head.segment_rows) + " rows per segment of " +
+                  std::to_string(head.extents[0]));
+  return head;
+}
+
+// Layout: magic (4), kind (4), index (8), payload bytes (8), XXH3-64 of the 24 bytes before it
+// and the payload, or 0 (8).
+void write_segment_head(const segment_head& head, bool checksum, std::byte* out) {
+  put(out, segment_magic, 4);
+  put(out + 4, static_cast<std::uint32_t>(head.kind), 4);
+  put(out + 8, head.index, 8);
+  put(out + 16, head.payload_bytes, 8);
+  std::uint64_t sum = 0;
+  if (checksum) {
+    XXH3_state_t state;
+    XXH3_INITSTATE(&state);
+    XXH3_64bits_reset(&state);
+    XXH3_64bits_update(&state, out, 24);
+    XXH3_64bits_update(&state, out + segment_head_bytes, head.payload_bytes);
+    sum = XXH3_64bits_digest(&state);
+  }
+  put(out + 24, sum, 8);
+}
+
+segment_head read_segment_head(const std::byte* segment, std::size_t bytes, std::uint64_t index,
+                               std::uint64_t raw_bytes, bool checksummed) {
+  const auto damaged = [&](const std::string& what) {
+    return stream_error("ndzip::mpi: segment " + std::to_string(index) +
+                        " of the received message is damaged: " + what);
+  };
+  if (bytes < segment_head_bytes)
+    throw damaged(std::to_string(bytes) + " bytes, fewer than its head");
+  if (get(segment, 4) != segment_magic) throw damaged("no segment magic");
+  segment_head head;
+  const auto kind = get(segment + 4, 4);
+  head.index = get(segment + 8, 8);
+  head.payload_bytes = get(segment + 16, 8);
+  if (kind > 1) throw damaged("segment kind " + std::to_string(kind));
+  head.kind = static_cast<segment_kind>(kind);
+  if (head.index != index) throw damaged("it says it is segment " + std::to_string(head.index));
+  if (head.payload_bytes != bytes - segment_head_bytes)
+    throw damaged("its head announces " + std::to_string(head.payload_bytes) +
+                  " payload bytes, the message holds " +
+                  std::to_string(bytes - segment_head_bytes) + " (truncated?)");
+  if (head.kind == segment_kind::raw ? head.payload_bytes != raw_bytes
+                                     : head.payload_bytes >= raw_bytes)
+    throw damaged(std::to_string(head.payload_bytes) + " payload bytes of " +
+                  (head.kind == segment_kind::raw ? "raw values" : "ndzip stream") +
+                  " for a slab of " + std::to_string(raw_bytes) + " bytes");
+  if (checksummed) {
+    XXH3_state_t state;
+    XXH3_INITSTATE(&state);
+    XXH3_64bits_reset(&state);
+    XXH3_64bits_update(&state, segment, 24);
+    XXH3_64bits_update(&state, segment + segment_head_bytes, head.payload_bytes);
+    if (XXH3_64bits_digest(&state) != get(segment + 24, 8))
+      throw damaged("checksum mismatch (XXH3-64)");
+  }
+  return head;
+}
+
+void require_mpi_ready(const char* call) {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  const std::string who = std::string("ndzip::mpi::") + call + ": ";
+  if (!initialized || finalized)
+    throw std::logic_error(who + (finalized ? "MPI is already finalised"
+                                            : "MPI is not initialised (call MPI_Init_thread)"));
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&provided);
+  if (provided < MPI_THREAD_FUNNELED)
+    throw std::logic_error(who +
+                           "MPI was initialised with MPI_THREAD_SINGLE; ndzip::mpi needs "
+                           "MPI_THREAD_FUNNELED or more (MPI_Init_thread), since Kokkos' host "
+                           "backends run threads beside the one that calls MPI");
+  if (provided < MPI_THREAD_SERIALIZED) {
+    int is_main = 0;
+    MPI_Is_thread_main(&is_main);
+    if (!is_main)
+      throw std::logic_error(who +
+                             "called from a thread other than the one that initialised MPI, "
+                             "which MPI_THREAD_FUNNELED forbids");
+  }
+}
+
+void check(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int length = 0;
+  MPI_Error_string(rc, text, &length);
+  throw error(std::string("ndzip::mpi: ") + what + " failed: " + std::string(text, length));
+}
+
+std::mutex& matching_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+}  // namespace ndzip::mpi::detail

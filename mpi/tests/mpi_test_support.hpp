@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+// What the ndzip::mpi tests share: the pairing of ranks, deterministic values that both ranks
+// of a pair can generate, and bit-exact comparison of Views.
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+namespace mpi_test {
+
+inline int rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+// Even ranks send, odd ranks receive; rank r talks to rank r ^ 1.
+inline bool is_sender() { return rank() % 2 == 0; }
+inline int peer() { return rank() ^ 1; }
+
+// Element i of a field that ndzip compresses (smooth, with low-order noise), or of random bits
+// (`random`), the same on every rank for the same seed.
+template <class T>
+T value_at(std::uint64_t i, std::uint64_t seed, bool random) {
+  std::uint64_t x = (i + 1) * 0x9e3779b97f4a7c15ull ^ seed * 0xbf58476d1ce4e5b9ull;
+  x ^= x >> 31;
+  x *= 0x94d049bb133111ebull;
+  x ^= x >> 29;
+  using bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  if (random) {
+    bits b = static_cast<bits>(x);
+    T v;
+    std::memcpy(&v, &b, sizeof v);
+    return v;
+  }
+  const double smooth = std::sin(static_cast<double>(i) * 0.001) * 100.0;
+  return static_cast<T>(smooth + static_cast<double>(x % 1024) * 1e-6);
+}
+
+// Fills `v` (any layout, host or device) with value_at of its elements in C order.
+template <class View>
+void fill(const View& v, std::uint64_t seed, bool random = false) {
+  using T = typename View::value_type;
+  auto host = Kokkos::create_mirror_view(v);
+  std::uint64_t i = 0;
+  if constexpr (View::rank == 1) {
+    for (std::size_t a = 0; a < v.extent(0); ++a) host(a) = value_at<T>(i++, seed, random);
+  } else if constexpr (View::rank == 2) {
+    for (std::size_t a = 0; a < v.extent(0); ++a)
+      for (std::size_t b = 0; b < v.extent(1); ++b) host(a, b) = value_at<T>(i++, seed, random);
+  } else {
+    for (std::size_t a = 0; a < v.extent(0); ++a)
+      for (std::size_t b = 0; b < v.extent(1); ++b)
+        for (std::size_t c = 0; c < v.extent(2); ++c)
+          host(a, b, c) = value_at<T>(i++, seed, random);
+  }
+  Kokkos::deep_copy(v, host);
+}
+
+// Number of elements of `v` whose bits differ from value_at (C order).
+template <class View>
+std::size_t differences(const View& v, std::uint64_t seed, bool random = false) {
+  using T = std::remove_const_t<typename View::value_type>;
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  std::size_t wrong = 0;
+  std::uint64_t i = 0;
+  const auto same = [](T a, T b) { return std::memcmp(&a, &b, sizeof a) == 0; };
+  if constexpr (View::rank == 1) {
+    for (std::size_t a = 0; a < v.extent(0); ++a)
+      wrong += !same(host(a), value_at<T>(i++, seed, random));
+  } else if constexpr (View::rank == 2) {
+    for (std::size_t a = 0; a < v.extent(0); ++a)
+      for (std::size_t b = 0; b < v.extent(1); ++b)
+        wrong += !same(host(a, b), value_at<T>(i++, seed, random));
+  } else {
+    for (std::size_t a = 0; a < v.extent(0); ++a)
+      for (std::size_t b = 0; b < v.extent(1); ++b)
+        for (std::size_t c = 0; c < v.extent(2); ++c)
+          wrong += !same(host(a, b, c), value_at<T>(i++, seed, random));
+  }
+  return wrong;
+}
+
+}  // namespace mpi_test

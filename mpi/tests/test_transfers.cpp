@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// ndzip::mpi between pairs of ranks: bit-exact round trips, strided Views, empty Views,
+// incompressible data, mismatched receives, and many requests in flight.
+#include <doctest/doctest.h>
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <array>
+#include <ndzip/mpi.hpp>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "mpi_test_support.hpp"
+
+using namespace mpi_test;
+
+namespace {
+
+using exec_space = Kokkos::DefaultExecutionSpace;
+
+template <class T, int Dims>
+auto make_view(const std::string& label, const std::array<std::size_t, 3>& e) {
+  if constexpr (Dims == 1)
+    return Kokkos::View<T*>(label, e[0]);
+  else if constexpr (Dims == 2)
+    return Kokkos::View<T**>(label, e[0], e[1]);
+  else
+    return Kokkos::View<T***>(label, e[0], e[1], e[2]);
+}
+
+// One message from each sender to its receiver; the receiver checks every bit.
+template <class T, int Dims>
+void round_trip(const std::array<std::size_t, 3>& e, std::size_t segment_bytes, int tag,
+                bool random = false) {
+  CAPTURE(Dims);
+  CAPTURE(sizeof(T));
+  CAPTURE(e[0]);
+  CAPTURE(e[1]);
+  CAPTURE(e[2]);
+  CAPTURE(segment_bytes);
+  const exec_space exec;
+  const std::uint64_t seed = static_cast<std::uint64_t>(tag) * 7 + Dims;
+  auto values = make_view<T, Dims>("values", e);
+  ndzip::mpi::options opts;
+  opts.segment_bytes = segment_bytes;
+  if (is_sender()) {
+    fill(values, seed, random);
+    const auto stats = ndzip::mpi::send(exec, values, peer(), tag, MPI_COMM_WORLD, opts);
+    CHECK(stats.raw_bytes == values.size() * sizeof(T));
+    // Never more than the values plus the heads (64 bytes, 32 per segment).
+    CHECK(stats.wire_bytes <=
+          stats.raw_bytes + 64 + 32 * std::max<std::uint64_t>(stats.segments, 1));
+    if (!random && values.size() >= 4096 && segment_bytes >= (1 << 20))
+      CHECK(stats.wire_bytes < stats.raw_bytes);
+    if (random) CHECK(stats.raw_segments == stats.segments);
+  } else {
+    const auto stats = ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD);
+    CHECK(differences(values, seed, random) == 0);
+    CHECK(stats.raw_bytes == values.size() * sizeof(T));
+  }
+}
+
+}  // namespace
+
+TEST_CASE(
+    "ndzip::mpi round trips are bit-exact: float and double, rank 1-3, one or many segments") {
+  for (const std::size_t segment : {std::size_t{16} << 20, std::size_t{5000}}) {
+    round_trip<float, 1>({100003, 1, 1}, segment, 1);
+    round_trip<double, 1>({70001, 1, 1}, segment, 2);
+    round_trip<float, 2>({301, 199, 1}, segment, 3);
+    round_trip<double, 2>({64, 640, 1}, segment, 4);
+    round_trip<float, 3>({17, 33, 65}, segment, 5);
+    round_trip<double, 3>({40, 20, 33}, segment, 6);
+    round_trip<float, 1>({5, 1, 1}, segment, 7);
+  }
+}
+
+TEST_CASE("ndzip::mpi: Views without elements send only the transfer head") {
+  round_trip<float, 1>({0, 1, 1}, 1 << 20, 8);
+  round_trip<double, 2>({5, 0, 1}, 1 << 20, 9);
+  round_trip<float, 3>({0, 3, 4}, 1 << 20, 10);
+  round_trip<double, 3>({3, 4, 0}, 1 << 20, 11);
+  const exec_space exec;
+  Kokkos::View<float**> empty("empty", 0, 7);
+  if (is_sender())
+    CHECK(ndzip::mpi::send(exec, empty, peer(), 12, MPI_COMM_WORLD).wire_bytes == 64);
+  else
+    CHECK(ndzip::mpi::recv(exec, empty, peer(), 12, MPI_COMM_WORLD).wire_bytes == 64);
+}
+
+TEST_CASE("ndzip::mpi: incompressible values go raw, never more than the values plus heads") {
+  round_trip<double, 1>({100000, 1, 1}, 64 << 10, 13, true);
+  round_trip<float, 3>({30, 40, 50}, 20 << 10, 14, true);
+  round_trip<float, 2>({3, 5, 1}, 1 << 20, 15, true);
+}
+
+TEST_CASE("ndzip::mpi: strided faces and sub-boxes, received into strided Views") {
+  const exec_space exec;
+  Kokkos::View<double***> block("block", 24, 20, 16);
+  using Kokkos::ALL;
+  using range = std::pair<int, int>;
+  const auto faces = [](const Kokkos::View<double***>& b) {
+    return std::make_tuple(Kokkos::subview(b, 0, ALL, ALL), Kokkos::subview(b, ALL, 3, ALL),
+                           Kokkos::subview(b, ALL, ALL, 15),
+                           Kokkos::subview(b, range(2, 10), range(1, 19), range(3, 9)),
+                           Kokkos::subview(b, 7, 2, ALL), Kokkos::subview(b, ALL, 19, 0));
+  };
+  const double sentinel = -7.25;
+  if (!is_sender()) Kokkos::deep_copy(block, sentinel);
+  const auto [i0, j3, k15, box, line, column] = faces(block);
+  ndzip::mpi::options small;
+  small.segment_bytes = 512;  // several segments per face
+  // The pieces overlap: each is sent right after it is filled, and checked right after it is
+  // received.
+  int tag = 30;
+  const auto exchange = [&](const auto& piece, const ndzip::mpi::options& opts) {
+    CAPTURE(tag);
+    if (is_sender()) {
+      fill(piece, tag);
+      ndzip::mpi::send(exec, piece, peer(), tag, MPI_COMM_WORLD, opts);
+    } else {
+      ndzip::mpi::recv(exec, piece, peer(), tag, MPI_COMM_WORLD);
+      CHECK(differences(piece, tag) == 0);
+    }
+    ++tag;
+  };
+  exchange(i0, small);
+  exchange(j3, small);
+  exchange(k15, small);
+  exchange(box, small);
+  exchange(line, {});
+  exchange(column, {});
+  if (!is_sender()) {
+    // Nothing outside the received Views was written.
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), block);
+    std::size_t touched = 0;
+    for (int a = 0; a < 24; ++a)
+      for (int b = 0; b < 20; ++b)
+        for (int c = 0; c < 16; ++c) {
+          const bool inside = a == 0 || b == 3 || c == 15 ||
+                              (a >= 2 && a < 10 && b >= 1 && b < 19 && c >= 3 && c < 9) ||
+                              (a == 7 && b == 2) || (b == 19 && c == 0);
+          if (!inside && host(a, b, c) != sentinel) ++touched;
+        }
+    CHECK(touched == 0);
+  }
+}
+
+TEST_CASE("ndzip::mpi: a LayoutLeft View receives the same elements as a LayoutRight one sent") {
+  const exec_space exec;
+  Kokkos::View<float***, Kokkos::LayoutRight> right("right", 9, 31, 70);
+  Kokkos::View<float***, Kokkos::LayoutLeft> left("left", 9, 31, 70);
+  if (is_sender()) {
+    fill(left, 40);
+    ndzip::mpi::send(exec, left, peer(), 40, MPI_COMM_WORLD);
+    fill(right, 41);
+    ndzip::mpi::send(exec, right, peer(), 41, MPI_COMM_WORLD);
+  } else {
+    ndzip::mpi::recv(exec, right, peer(), 40, MPI_COMM_WORLD);
+    CHECK(differences(right, 40) == 0);
+    ndzip::mpi::recv(exec, left, peer(), 41, MPI_COMM_WORLD);
+    CHECK(differences(left, 41) == 0);
+  }
+}
+
+TEST_CASE(
+    "ndzip::mpi: a receive into another type or other extents throws, names both, "
+    "consumes the message") {
+  const exec_space exec;
+  Kokkos::View<float**> sent("sent", 10, 10);
+  Kokkos::View<float**> many("many segments", 1000, 100);
+  Kokkos::View<float*> line("line", 100);
+  ndzip::mpi::options small;
+  small.segment_bytes = 4096;
+  if (is_sender()) {
+    fill(sent, 50);
+    fill(many, 51);
+    // Each mismatched message is followed by one the receiver takes correctly: the mismatch
+    // left nothing of its message behind.
+    ndzip::mpi::send(exec, sent, peer(), 50, MPI_COMM_WORLD);
+    ndzip::mpi::send(exec, sent, peer(), 50, MPI_COMM_WORLD);
+    ndzip::mpi::send(exec, many, peer(), 51, MPI_COMM_WORLD, small);
+    ndzip::mpi::send(exec, many, peer(), 51, MPI_COMM_WORLD, small);
+    ndzip::mpi::send(exec, sent, peer(), 52, MPI_COMM_WORLD);
+    ndzip::mpi::send(exec, sent, peer(), 52, MPI_COMM_WORLD);
+  } else {
+    Kokkos::View<double**> as_double("as double", 10, 10);
+    Kokkos::deep_copy(as_double, 3.0);
+    try {
+      ndzip::mpi::recv(exec, as_double, peer(), 50, MPI_COMM_WORLD);
+      FAIL("a float message was received into a double View");
+    } catch (const ndzip::mpi::mismatch_error& e) {
+      const std::string what = e.what();
+      CHECK(what.find("float 10x10") != std::string::npos);
+      CHECK(what.find("double 10x10") != std::string::npos);
+      CHECK(what.find("as double") != std::string::npos);
+      CHECK(what.find("rank " + std::to_string(peer())) != std::string::npos);
+    }
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), as_double);
+    CHECK(std::all_of(host.data(), host.data() + host.size(), [](double v) { return v == 3.0; }));
+    ndzip::mpi::recv(exec, sent, peer(), 50, MPI_COMM_WORLD);
+    CHECK(differences(sent, 50) == 0);
+
+    Kokkos::View<float**> narrower("narrower", 1000, 99);
+    CHECK_THROWS_WITH_AS(ndzip::mpi::recv(exec, narrower, peer(), 51, MPI_COMM_WORLD),
+                         doctest::Contains("float 1000x100"), ndzip::mpi::mismatch_error);
+    ndzip::mpi::recv(exec, many, peer(), 51, MPI_COMM_WORLD);
+    CHECK(differences(many, 51) == 0);
+
+    CHECK_THROWS_WITH_AS(ndzip::mpi::recv(exec, line, peer(), 52, MPI_COMM_WORLD),
+                         doctest::Contains("float 100"), ndzip::mpi::mismatch_error);
+    ndzip::mpi::recv(exec, sent, peer(), 52, MPI_COMM_WORLD);
+    CHECK(differences(sent, 50) == 0);
+  }
+}
+
+TEST_CASE("ndzip::mpi: many requests in flight, completed in any order") {
+  const exec_space exec;
+  constexpr int count = 12;
+  std::vector<Kokkos::View<double**>> views;
+  for (int i = 0; i < count; ++i)
+    views.emplace_back("message " + std::to_string(i), 50 + 13 * i, 40 + 7 * (i % 5));
+  std::vector<ndzip::mpi::request> requests;
+  std::mt19937 shuffle(1234);
+  ndzip::mpi::options small;
+  small.segment_bytes = 8192;
+  if (is_sender()) {
+    for (int i = 0; i < count; ++i) {
+      fill(views[i], 60 + i);
+      requests.push_back(ndzip::mpi::isend(exec, views[i], peer(), 60 + i, MPI_COMM_WORLD, small));
+    }
+    std::shuffle(requests.begin(), requests.end(), shuffle);
+    for (auto& r : requests) r.wait();
+  } else {
+    // Posted in reverse order, completed by polling in a random order.
+    for (int i = count - 1; i >= 0; --i)
+      requests.push_back(ndzip::mpi::irecv(exec, views[i], peer(), 60 + i, MPI_COMM_WORLD));
+    std::vector<int> order(count);
+    for (int i = 0; i < count; ++i) order[i] = i;
+    int left = count;
+    while (left > 0) {
+      std::shuffle(order.begin(), order.end(), shuffle);
+      for (const int i : order)
+        if (!requests[i].done() && requests[i].test()) --left;
+    }
+    for (int i = 0; i < count; ++i) CHECK(differences(views[i], 60 + i) == 0);
+  }
+}
+
+TEST_CASE("ndzip::mpi: MPI_ANY_SOURCE and MPI_ANY_TAG match like MPI_Recv") {
+  const exec_space exec;
+  Kokkos::View<float*> values("values", 3000);
+  if (is_sender()) {
+    fill(values, 70);
+    ndzip::mpi::send(exec, values, peer(), 70, MPI_COMM_WORLD);
+  } else {
+    ndzip::mpi::recv(exec, values, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD);
+    CHECK(differences(values, 70) == 0);
+  }
+}
+
+TEST_CASE("ndzip::mpi under MPI_THREAD_FUNNELED refuses calls from other threads") {
+  int provided = 0;
+  MPI_Query_thread(&provided);
+  if (provided != MPI_THREAD_FUNNELED) return;
+  Kokkos::View<float*> values("values", 10);
+  std::string error;
+  std::thread other([&] {
+    try {
+      ndzip::mpi::send(exec_space(), values, peer(), 80, MPI_COMM_WORLD);
+    } catch (const std::logic_error& e) {
+      error = e.what();
+    }
+  });
+  other.join();
+  CHECK(error.find("MPI_THREAD_FUNNELED") != std::string::npos);
+}

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Damaged and truncated messages, made byte by byte with the wire format's own writers and sent
+// with plain MPI: every one must give ndzip::stream_error on the receiving rank, and leave no
+// message behind (a correct message on the same tag is received correctly afterwards).
+#include <doctest/doctest.h>
+
+#include <Kokkos_Core.hpp>
+#include <cstring>
+#include <functional>
+#include <ndzip/mpi.hpp>
+#include <vector>
+
+#include "mpi_test_support.hpp"
+
+using namespace mpi_test;
+namespace wire = ndzip::mpi::detail;
+
+namespace {
+
+constexpr int tag = 90;
+constexpr std::size_t elements = 100;  // float values per message
+constexpr std::uint64_t seed = 90;
+
+wire::transfer_head head_for(std::uint64_t rows, bool checksummed) {
+  wire::transfer_head head;
+  head.type = wire::element_code::float32;
+  head.dims = 1;
+  head.checksummed = checksummed;
+  head.extents = {elements, 1, 1};
+  head.segment_rows = rows;
+  return head;
+}
+
+// A segment of raw values: elements [first, first + count) of the test field.
+std::vector<std::byte> raw_segment(std::uint64_t index, std::size_t first, std::size_t count,
+                                   bool checksum) {
+  std::vector<std::byte> bytes(wire::segment_head_bytes + count * sizeof(float));
+  for (std::size_t i = 0; i < count; ++i) {
+    const float v = value_at<float>(first + i, seed, false);
+    std::memcpy(bytes.data() + wire::segment_head_bytes + i * sizeof(float), &v, sizeof v);
+  }
+  wire::write_segment_head({wire::segment_kind::raw, index, count * sizeof(float)}, checksum,
+                           bytes.data());
+  return bytes;
+}
+
+std::vector<std::byte> with_head(const wire::transfer_head& head, std::vector<std::byte> segment) {
+  std::vector<std::byte> message(wire::transfer_head_bytes);
+  wire::write_transfer_head(head, message.data());
+  message.insert(message.end(), segment.begin(), segment.end());
+  return message;
+}
+
+void send_bytes(const std::vector<std::byte>& message) {
+  MPI_Send(message.data(), static_cast<int>(message.size()), MPI_BYTE, peer(), tag, MPI_COMM_WORLD);
+}
+
+// The damaged transfers, each as the list of its messages.
+std::vector<std::vector<std::vector<std::byte>>> damaged_transfers() {
+  std::vector<std::vector<std::vector<std::byte>>> all;
+  // Truncated: the segment's head announces 400 payload bytes, 300 arrive.
+  {
+    auto message = with_head(head_for(elements, true), raw_segment(0, 0, elements, true));
+    message.resize(message.size() - 100);
+    all.push_back({message});
+  }
+  // One bit flipped in the values of a checksummed segment.
+  {
+    auto message = with_head(head_for(elements, true), raw_segment(0, 0, elements, true));
+    message[wire::transfer_head_bytes + wire::segment_head_bytes + 17] ^= std::byte{0x04};
+    all.push_back({message});
+  }
+  // One bit flipped in the transfer head (its own checksum catches it).
+  {
+    auto message = with_head(head_for(elements, true), raw_segment(0, 0, elements, true));
+    message[30] ^= std::byte{0x01};
+    all.push_back({message});
+  }
+  // Two segments, the second one claiming to be segment 5: the error comes after both are
+  // consumed.
+  {
+    auto first = with_head(head_for(50, false), raw_segment(0, 0, 50, false));
+    auto second = raw_segment(5, 50, 50, false);
+    all.push_back({first, second});
+  }
+  // A segment that says it holds an ndzip stream, but holds bytes no stream of 100 floats is
+  // made of (no checksum, so the decoder itself must refuse them).
+  {
+    std::vector<std::byte> segment(wire::segment_head_bytes + 40, std::byte{0xff});
+    wire::write_segment_head({wire::segment_kind::stream, 0, 40}, false, segment.data());
+    all.push_back({with_head(head_for(elements, false), segment)});
+  }
+  // A message 0 shorter than the transfer head.
+  all.push_back({std::vector<std::byte>(20, std::byte{0x6e})});
+  return all;
+}
+
+}  // namespace
+
+TEST_CASE("ndzip::mpi: damaged or truncated messages throw ndzip::stream_error") {
+  const Kokkos::DefaultExecutionSpace exec;
+  Kokkos::View<float*> values("values", elements);
+  const auto transfers = damaged_transfers();
+  if (is_sender()) {
+    for (const auto& transfer : transfers) {
+      for (const auto& message : transfer) send_bytes(message);
+      // A correct transfer after each damaged one.
+      send_bytes(with_head(head_for(elements, true), raw_segment(0, 0, elements, true)));
+    }
+  } else {
+    for (std::size_t t = 0; t < transfers.size(); ++t) {
+      CAPTURE(t);
+      Kokkos::deep_copy(values, 0.0f);
+      CHECK_THROWS_AS(ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD),
+                      ndzip::stream_error);
+      Kokkos::deep_copy(values, 0.0f);
+      ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD);
+      CHECK(differences(values, seed) == 0);
+    }
+  }
+}
