@@ -60,6 +60,43 @@ extent<Dims> slab_grid(const transfer_head& head, std::uint64_t rows) {
   return grid;
 }
 
+// Copies `bytes` bytes from `from` (the execution space's memory) to `to` (its staging space),
+// or back (copy_from_staging); queued on `exec` where the spaces differ (fenced with `fence`),
+// a plain copy where they are the same.
+template <class ExecSpace>
+void copy_to_staging(const ExecSpace& exec, std::byte* to, const std::byte* from, std::size_t bytes,
+                     bool fence) {
+  if constexpr (staging<ExecSpace>::in_place) {
+    (void)exec;
+    (void)fence;
+    if (bytes > 0) std::memcpy(to, from, bytes);
+  } else {
+    Kokkos::View<std::byte*, typename staging<ExecSpace>::space, Kokkos::MemoryUnmanaged> host(
+        to, bytes);
+    Kokkos::View<const std::byte*, typename ExecSpace::memory_space, Kokkos::MemoryUnmanaged>
+        device(from, bytes);
+    Kokkos::deep_copy(exec, host, device);
+    if (fence) exec.fence();
+  }
+}
+
+template <class ExecSpace>
+void copy_from_staging(const ExecSpace& exec, std::byte* to, const std::byte* from,
+                       std::size_t bytes, bool fence) {
+  if constexpr (staging<ExecSpace>::in_place) {
+    (void)exec;
+    (void)fence;
+    if (bytes > 0) std::memcpy(to, from, bytes);
+  } else {
+    Kokkos::View<std::byte*, typename ExecSpace::memory_space, Kokkos::MemoryUnmanaged> device(
+        to, bytes);
+    Kokkos::View<const std::byte*, typename staging<ExecSpace>::space, Kokkos::MemoryUnmanaged>
+        host(from, bytes);
+    Kokkos::deep_copy(exec, device, host);
+    if (fence) exec.fence();
+  }
+}
+
 // A send or a receive in progress.
 class transfer {
  public:
@@ -147,7 +184,7 @@ class send_transfer final : public transfer {
         if (segment.payload_bytes >= raw) {
           segment.kind = segment_kind::raw;
           segment.payload_bytes = raw;
-          copy_to_host(exec, payload, slab, raw);
+          copy_to_staging(exec, payload, reinterpret_cast<const std::byte*>(slab), raw, true);
           ++m_stats.raw_segments;
         }
         write_segment_head(segment, checksum, buffer.data() + offset);
@@ -202,24 +239,8 @@ class send_transfer final : public transfer {
       Kokkos::View<std::byte*, memory_space> stream(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi stream"), bound);
       const std::size_t size = codec.compress_raw(slab, stream.data(), bound);
-      copy_to_host(exec, payload, stream.data(), size);
+      copy_to_staging(exec, payload, stream.data(), size, true);
       return size;
-    }
-  }
-
-  template <class Source>
-  static void copy_to_host(const ExecSpace& exec, std::byte* to, const Source* from,
-                           std::size_t bytes) {
-    if constexpr (staging<ExecSpace>::in_place) {
-      (void)exec;
-      std::memcpy(to, from, bytes);
-    } else {
-      Kokkos::View<std::byte*, typename staging<ExecSpace>::space, Kokkos::MemoryUnmanaged> host(
-          to, bytes);
-      Kokkos::View<const std::byte*, memory_space, Kokkos::MemoryUnmanaged> device(
-          reinterpret_cast<const std::byte*>(from), bytes);
-      Kokkos::deep_copy(exec, host, device);
-      exec.fence();
     }
   }
 
@@ -366,7 +387,7 @@ class recv_transfer final : public transfer {
     T* slab = m_values + k * head.segment_rows * head.extents[1] * head.extents[2];
     if (seg.kind == segment_kind::raw) {
       ++m_stats.raw_segments;
-      copy_from_host(slab, payload, raw);
+      copy_from_staging(m_exec, reinterpret_cast<std::byte*>(slab), payload, raw, true);
       return;
     }
     if (!m_codecs) m_codecs.emplace(m_exec, head);
@@ -377,7 +398,7 @@ class recv_transfer final : public transfer {
     } else {
       Kokkos::View<std::byte*, memory_space> stream(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi stream"), seg.payload_bytes);
-      copy_from_host(stream.data(), payload, seg.payload_bytes);
+      copy_from_staging(m_exec, stream.data(), payload, seg.payload_bytes, true);
       consumed = codec.decompress_raw(stream.data(), seg.payload_bytes, slab);
     }
     if (consumed != seg.payload_bytes)
@@ -385,20 +406,6 @@ class recv_transfer final : public transfer {
                          " of the received message is damaged: its stream ends after " +
                          std::to_string(consumed) + " of its " + std::to_string(seg.payload_bytes) +
                          " bytes");
-  }
-
-  template <class Target>
-  void copy_from_host(Target* to, const std::byte* from, std::size_t bytes) {
-    if constexpr (staging<ExecSpace>::in_place) {
-      std::memcpy(static_cast<void*>(to), from, bytes);
-    } else {
-      Kokkos::View<std::byte*, memory_space, Kokkos::MemoryUnmanaged> device(
-          reinterpret_cast<std::byte*>(to), bytes);
-      Kokkos::View<const std::byte*, typename staging<ExecSpace>::space, Kokkos::MemoryUnmanaged>
-          host(from, bytes);
-      Kokkos::deep_copy(m_exec, device, host);
-      m_exec.fence();
-    }
   }
 
   // Completes the receives still posted, so that MPI writes into no freed buffer and no

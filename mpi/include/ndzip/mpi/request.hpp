@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+// ndzip::mpi::options and ndzip::mpi::request (ndzip/mpi.hpp).
+
+#include <cstddef>
+#include <cstdio>
+#include <exception>
+#include <memory>
+
+#include "ndzip/mpi/transfer.hpp"
+
+namespace ndzip::mpi {
+
+struct options {
+  // Values per segment, in bytes (rounded down to whole rows of the slowest dimension; one row
+  // at least). Smaller segments overlap compression and transfer more finely; each costs a
+  // message and a kernel launch.
+  std::size_t segment_bytes = std::size_t{16} << 20;
+  // XXH3-64 of every segment, written by the sender and checked by the receiver (the sender's
+  // setting is the one that counts).
+  bool checksum = true;
+};
+
+// A send or receive in flight.
+class request {
+ public:
+  request() = default;
+  explicit request(std::unique_ptr<detail::transfer> transfer) : m_transfer(std::move(transfer)) {}
+  request(request&&) noexcept = default;
+  request& operator=(request&& other) noexcept {
+    if (this != &other) {
+      complete_quietly();
+      m_transfer = std::move(other.m_transfer);
+      m_done = other.m_done;
+      m_stats = other.m_stats;
+    }
+    return *this;
+  }
+  ~request() { complete_quietly(); }
+
+  // Blocks until the transfer is complete. Throws what went wrong (see ndzip/mpi.hpp).
+  void wait() { advance(true); }
+  // Advances the transfer without blocking; true once it is complete.
+  bool test() { return advance(false); }
+  bool done() const { return m_done; }
+  // The raw and wire bytes of the transfer (complete once done()).
+  const transfer_stats& stats() const { return m_transfer ? m_transfer->stats() : m_stats; }
+
+ private:
+  bool advance(bool block) {
+    if (m_done || !m_transfer) return true;
+    try {
+      if (!m_transfer->progress(block)) return false;
+    } catch (...) {
+      release();
+      throw;
+    }
+    release();
+    return true;
+  }
+  void release() {
+    m_stats = m_transfer->stats();
+    m_transfer.reset();
+    m_done = true;
+  }
+  void complete_quietly() noexcept {
+    try {
+      wait();
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ndzip::mpi: a request destroyed before it completed failed: %s\n",
+                   e.what());
+    }
+  }
+
+  std::unique_ptr<detail::transfer> m_transfer;
+  transfer_stats m_stats;
+  bool m_done = false;
+};
+
+}  // namespace ndzip::mpi
