@@ -225,6 +225,7 @@ NVCC_WRAPPER = "/opt/kokkos-nvcc-wrapper/bin/nvcc_wrapper"
 HIPCC = "/opt/rocm/bin/hipcc"
 PREFIX = "/opt/ndzip-kokkos"
 HDF5_PREFIX = "/opt/hdf5"
+MPICXX = "/opt/openmpi/bin/mpicxx"
 
 
 def make_spec(**overrides):
@@ -239,6 +240,7 @@ def make_spec(**overrides):
         "tests": False,
         "perf_tests": False,
         "hdf5": False,
+        "mpi": False,
         "cuda_arch": "none",
         "amdgpu_target": "none",
     }
@@ -264,6 +266,10 @@ def make_spec(**overrides):
     own_deps = [kokkos, cmake]
     if variants["hdf5"]:
         own_deps.append(FakeSpec("hdf5", HDF5_PREFIX, {}))
+    if variants["mpi"]:
+        mpi = FakeSpec("mpi", "/opt/openmpi", {})
+        mpi.mpicxx = MPICXX  # the mpi provider's setup_dependent_package sets spec.mpicxx
+        own_deps.append(mpi)
     return FakeSpec("ndzip-kokkos", PREFIX, variants, own_deps)
 
 
@@ -471,6 +477,7 @@ class RecipeTest(unittest.TestCase):
             "tests": False,
             "perf_tests": False,
             "hdf5": False,
+            "mpi": False,
         }
         for name, default in expected.items():
             self.assertIn(name, variants, f"variant {name} missing")
@@ -492,6 +499,7 @@ class RecipeTest(unittest.TestCase):
             ("kokkos+shared", "+shared"),
             ("hdf5", "+hdf5"),
             ("kokkos+shared", "+hdf5"),
+            ("mpi", "+mpi"),
             ("xxhash", None),
             ("cli11@2.1:", "+cli"),
             ("cli11@2.1:", "+perf_tests"),
@@ -601,7 +609,7 @@ class RecipeTest(unittest.TestCase):
 
     def test_build_option_variants_reach_cmake_options(self):
         """Each other variant changes a CMake definition in cmake_args(), and at least one of
-        those is an option() of the project's CMake (or BUILD_SHARED_LIBS, declared by the top
+        those is an option() or cache variable of the project's CMake (or BUILD_SHARED_LIBS, declared by the top
         CMakeLists.txt); every name it passes is read by the project's CMake."""
         top = os.path.join(PROJECT_ROOT, "CMakeLists.txt")
         if not os.path.exists(top):
@@ -609,6 +617,8 @@ class RecipeTest(unittest.TestCase):
         sources = {path: read(path) for path in project_cmake_files(PROJECT_ROOT)}
         text = "\n".join(sources.values())
         options = set(re.findall(r"^\s*option\s*\(\s*(\w+)", text, re.M | re.I))
+        # Cache variables a user sets (set(NAME value CACHE ...)) are options too.
+        options |= set(re.findall(r"^\s*set\s*\(\s*(\w+)\s[^)]*\bCACHE\b", text, re.M | re.I))
         if re.search(r"\bBUILD_SHARED_LIBS\b", read(top)):
             options.add("BUILD_SHARED_LIBS")
         offered = offered_variants(self.cls, self.directives)
@@ -662,6 +672,14 @@ class RecipeTest(unittest.TestCase):
         # the application loading it) constrain how Kokkos was built.
         kokkos_link = [(s, w) for s, w in self.depends() if re.search(r"[+~](shared|pic)\b", s)]
         self.assertEqual(kokkos_link, [("kokkos+shared", "+shared"), ("kokkos+shared", "+hdf5")])
+
+    def test_cmake_args_mpi(self):
+        d = defines(self.instance().cmake_args())
+        self.assertEqual(d["NDZIP_ENABLE_MPI"], "OFF", "off unless asked for, never AUTO")
+        self.assertNotIn("MPI_CXX_COMPILER", d)
+        d = defines(self.instance(mpi=True).cmake_args())
+        self.assertEqual(d["NDZIP_ENABLE_MPI"], "ON")
+        self.assertEqual(d["MPI_CXX_COMPILER"], MPICXX, "ndzip::mpi links Spack's MPI")
 
     def test_cmake_args_hdf5(self):
         d = defines(self.instance().cmake_args())

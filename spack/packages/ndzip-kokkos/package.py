@@ -48,6 +48,11 @@ class NdzipKokkos(CMakePackage, CudaPackage, ROCmPackage):
         default=False,
         description="Build the HDF5 filter plugin (NDZIP_BUILD_HDF5_PLUGIN; plugins/hdf5)",
     )
+    variant(
+        "mpi",
+        default=False,
+        description="Build ndzip::mpi, compressed MPI transfers of Views (NDZIP_ENABLE_MPI; mpi/)",
+    )
 
     # Spack 1.0 and newer only provide a compiler to packages that declare the language.
     depends_on("cxx", type="build")
@@ -105,6 +110,8 @@ class NdzipKokkos(CMakePackage, CudaPackage, ROCmPackage):
     # them: a static Kokkos would put a second copy into the plugin.
     depends_on("hdf5", when="+hdf5")
     depends_on("kokkos+shared", when="+hdf5")
+    # ndzip::mpi links the MPI the application uses (any provider of the mpi virtual).
+    depends_on("mpi", when="+mpi")
 
     # The library computes the frame checksum (XXH3) from xxhash.h alone: a build dependency.
     depends_on("xxhash", type="build")
@@ -136,9 +143,13 @@ class NdzipKokkos(CMakePackage, CudaPackage, ROCmPackage):
             self.define_from_variant("NDZIP_BUILD_TESTS", "tests"),
             self.define_from_variant("NDZIP_BUILD_PERF_TESTS", "perf_tests"),
             self.define_from_variant("NDZIP_BUILD_HDF5_PLUGIN", "hdf5"),
+            # ON or OFF, never AUTO: an MPI that happens to be on the build host stays out.
+            self.define("NDZIP_ENABLE_MPI", "ON" if self.spec.satisfies("+mpi") else "OFF"),
         ]
         if self.spec.satisfies("+hdf5"):
             args.append(self.define("HDF5_ROOT", self.spec["hdf5"].prefix))
+        if self.spec.satisfies("+mpi"):
+            args.append(self.define("MPI_CXX_COMPILER", self.spec["mpi"].mpicxx))
         cxx = self._kokkos_cxx_compiler()
         if cxx:
             args.append(self.define("CMAKE_CXX_COMPILER", cxx))
