@@ -227,17 +227,19 @@ TEST_CASE("ndzip::mpi: many requests in flight, completed in any order") {
   std::mt19937 shuffle(1234);
   ndzip::mpi::options small;
   small.segment_bytes = 8192;
+  // One communicator: its buffers and codecs are shared by all requests in flight.
+  const ndzip::mpi::communicator<exec_space> channel(exec, MPI_COMM_WORLD, small);
   if (is_sender()) {
     for (int i = 0; i < count; ++i) {
       fill(views[i], 60 + i);
-      requests.push_back(ndzip::mpi::isend(exec, views[i], peer(), 60 + i, MPI_COMM_WORLD, small));
+      requests.push_back(channel.isend(views[i], peer(), 60 + i));
     }
     std::shuffle(requests.begin(), requests.end(), shuffle);
     for (auto& r : requests) r.wait();
   } else {
     // Posted in reverse order, completed by polling in a random order.
     for (int i = count - 1; i >= 0; --i)
-      requests.push_back(ndzip::mpi::irecv(exec, views[i], peer(), 60 + i, MPI_COMM_WORLD));
+      requests.push_back(channel.irecv(views[i], peer(), 60 + i));
     std::vector<int> order(count);
     for (int i = 0; i < count; ++i) order[i] = i;
     int left = count;
@@ -277,4 +279,24 @@ TEST_CASE("ndzip::mpi under MPI_THREAD_FUNNELED refuses calls from other threads
   });
   other.join();
   CHECK(error.find("MPI_THREAD_FUNNELED") != std::string::npos);
+}
+
+TEST_CASE("ndzip::mpi::communicator: repeated transfers of changing sizes reuse its memory") {
+  const exec_space exec;
+  ndzip::mpi::options opts;
+  opts.segment_bytes = 20000;
+  const ndzip::mpi::communicator<exec_space> channel(exec, MPI_COMM_WORLD, opts);
+  for (int round = 0; round < 6; ++round) {
+    // Sizes that go up and down, so that buffers of several sizes are taken and given back.
+    const std::size_t n = 3000 + static_cast<std::size_t>((round * 7919) % 5) * 4000;
+    Kokkos::View<float**> values("values", n / 100, 100);
+    const int tag = 110 + round;
+    if (is_sender()) {
+      fill(values, static_cast<std::uint64_t>(tag));
+      channel.send(values, peer(), tag);
+    } else {
+      channel.recv(values, peer(), tag);
+      CHECK(differences(values, static_cast<std::uint64_t>(tag)) == 0);
+    }
+  }
 }

@@ -60,6 +60,7 @@ class neighbor_exchange {
       : m_exec(exec),
         m_comm(comm),
         m_opts(opts),
+        m_channel(exec, comm, opts),
         m_sends(std::move(sends)),
         m_receives(std::move(receives)) {
     detail::check_view_type<View, ExecSpace>();
@@ -111,8 +112,7 @@ class neighbor_exchange {
     detail::require_mpi_ready("neighbor_exchange::exchange");
     exchange_stats stats;
     std::vector<request> receives;
-    for (const auto& p : m_receives)
-      receives.push_back(irecv(m_exec, p.values, p.peer, p.tag, m_comm));
+    for (const auto& p : m_receives) receives.push_back(m_channel.irecv(p.values, p.peer, p.tag));
     std::vector<MPI_Request> sends(m_sends.size(), MPI_REQUEST_NULL);
     std::exception_ptr failure;
     try {
@@ -200,6 +200,7 @@ class neighbor_exchange {
   ExecSpace m_exec;
   MPI_Comm m_comm;
   options m_opts;
+  communicator<ExecSpace> m_channel;  // the receives, with their memory kept between exchanges
   std::vector<piece<View>> m_sends, m_receives;
   std::optional<batch_compressor<value_type, dims, ExecSpace>> m_batch;
   std::vector<std::size_t> m_packed_offsets, m_stream_offsets;

@@ -10,78 +10,124 @@
 #include <type_traits>
 
 #include "ndzip/mpi/request.hpp"
+#include "ndzip/mpi/scratch.hpp"
 #include "ndzip/mpi/transfer.hpp"
 #include "ndzip/mpi/view_support.hpp"
 #include "ndzip/mpi/wire_format.hpp"
 
 namespace ndzip::mpi {
 
-// Starts sending `values` to rank `dest` of `comm` with `tag`; returns once every segment is
-// compressed and posted (the values may then change). The request completes when MPI has sent
-// every message.
+// Compressed transfers on one communicator and one execution-space instance, with the memory
+// they need kept between transfers (host staging, device stream buffers, the codecs of the slab
+// shapes seen): after the first transfers of each size and shape, a transfer allocates nothing
+// but the packed copy of a strided View. Code that sends or receives repeatedly keeps one; the
+// free functions below make a temporary one per call.
+//
+// Threads: its calls may come from several threads (as MPI's thread level allows; ndzip/mpi.hpp),
+// the kept memory is locked. Copyable: copies share the kept memory.
+template <class ExecSpace = Kokkos::DefaultExecutionSpace>
+class communicator {
+ public:
+  communicator(const ExecSpace& exec, MPI_Comm comm, const options& opts = {})
+      : m_comm(comm), m_opts(opts), m_memory(std::make_shared<detail::scratch<ExecSpace>>(exec)) {}
+
+  MPI_Comm comm() const { return m_comm; }
+  const ExecSpace& execution_space_instance() const { return m_memory->exec(); }
+  const options& transfer_options() const { return m_opts; }
+
+  // Starts sending `values` to rank `dest` with `tag`; returns once every segment is compressed
+  // and posted (the values may then change). The request completes when MPI has sent every
+  // message.
+  template <class View>
+  request isend(const View& values, int dest, int tag) const {
+    detail::check_view_type<View, ExecSpace>();
+    detail::require_mpi_ready("isend");
+    using T = std::remove_const_t<typename View::value_type>;
+    using memory_space = typename ExecSpace::memory_space;
+    const ExecSpace& exec = m_memory->exec();
+    Kokkos::View<T*, memory_space> packed;
+    const T* data = values.data();
+    if (!detail::is_c_contiguous(values)) {
+      packed = Kokkos::View<T*, memory_space>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi packed"), values.size());
+      Kokkos::deep_copy(exec, detail::c_order_over(packed.data(), values), values);
+      data = packed.data();
+    }
+    return request(
+        std::make_unique<detail::send_transfer<T, static_cast<int>(View::rank), ExecSpace>>(
+            m_memory, data, detail::extents_of(values), std::move(packed), dest, tag, m_comm,
+            m_opts.segment_bytes, m_opts.checksum));
+  }
+
+  // Starts receiving into `values` from rank `source` (or MPI_ANY_SOURCE) with `tag` (or
+  // MPI_ANY_TAG). Nothing is received until the request is tested or waited for; its wait()
+  // throws ndzip::mpi::mismatch_error or ndzip::stream_error as ndzip/mpi.hpp says.
+  template <class View>
+  request irecv(const View& values, int source, int tag) const {
+    detail::check_view_type<View, ExecSpace>();
+    static_assert(!std::is_const_v<typename View::value_type>,
+                  "ndzip::mpi::irecv needs a writable View");
+    detail::require_mpi_ready("irecv");
+    using T = typename View::value_type;
+    using memory_space = typename ExecSpace::memory_space;
+    T* target = values.data();
+    std::function<void()> finish;
+    if (!detail::is_c_contiguous(values)) {
+      Kokkos::View<T*, memory_space> packed(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi packed"), values.size());
+      target = packed.data();
+      finish = [exec = m_memory->exec(), values, packed] {
+        Kokkos::deep_copy(exec, values, detail::c_order_over(packed.data(), values));
+        exec.fence();
+      };
+    }
+    return request(
+        std::make_unique<detail::recv_transfer<T, static_cast<int>(View::rank), ExecSpace>>(
+            m_memory, target, detail::extents_of(values), std::move(finish),
+            detail::label_of(values.label()), source, tag, m_comm));
+  }
+
+  // Blocking forms: isend(...).wait() and irecv(...).wait().
+  template <class View>
+  transfer_stats send(const View& values, int dest, int tag) const {
+    request r = isend(values, dest, tag);
+    r.wait();
+    return r.stats();
+  }
+  template <class View>
+  transfer_stats recv(const View& values, int source, int tag) const {
+    request r = irecv(values, source, tag);
+    r.wait();
+    return r.stats();
+  }
+
+ private:
+  MPI_Comm m_comm;
+  options m_opts;
+  std::shared_ptr<detail::scratch<ExecSpace>> m_memory;
+};
+
+// One-call forms, each with a temporary communicator (which allocates its memory per call).
 template <class ExecSpace, class View>
 request isend(const ExecSpace& exec, const View& values, int dest, int tag, MPI_Comm comm,
               const options& opts = {}) {
-  detail::check_view_type<View, ExecSpace>();
-  detail::require_mpi_ready("isend");
-  using T = std::remove_const_t<typename View::value_type>;
-  using memory_space = typename ExecSpace::memory_space;
-  constexpr int dims = static_cast<int>(View::rank);
-  Kokkos::View<T*, memory_space> packed;
-  const T* data = values.data();
-  if (!detail::is_c_contiguous(values)) {
-    packed = Kokkos::View<T*, memory_space>(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi packed"), values.size());
-    Kokkos::deep_copy(exec, detail::c_order_over(packed.data(), values), values);
-    data = packed.data();
-  }
-  return request(std::make_unique<detail::send_transfer<T, dims, ExecSpace>>(
-      exec, data, detail::extents_of(values), std::move(packed), dest, tag, comm,
-      opts.segment_bytes, opts.checksum));
+  return communicator<ExecSpace>(exec, comm, opts).isend(values, dest, tag);
 }
 
-// Starts receiving into `values` from rank `source` (or MPI_ANY_SOURCE) of `comm` with `tag`
-// (or MPI_ANY_TAG). Nothing happens until the request is tested or waited for; its wait()
-// throws ndzip::mpi::mismatch_error or ndzip::stream_error as described above.
 template <class ExecSpace, class View>
 request irecv(const ExecSpace& exec, const View& values, int source, int tag, MPI_Comm comm) {
-  detail::check_view_type<View, ExecSpace>();
-  static_assert(!std::is_const_v<typename View::value_type>,
-                "ndzip::mpi::irecv needs a writable View");
-  detail::require_mpi_ready("irecv");
-  using T = typename View::value_type;
-  using memory_space = typename ExecSpace::memory_space;
-  constexpr int dims = static_cast<int>(View::rank);
-  T* target = values.data();
-  std::function<void()> finish;
-  if (!detail::is_c_contiguous(values)) {
-    Kokkos::View<T*, memory_space> packed(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi packed"), values.size());
-    target = packed.data();
-    finish = [exec, values, packed] {
-      Kokkos::deep_copy(exec, values, detail::c_order_over(packed.data(), values));
-      exec.fence();
-    };
-  }
-  return request(std::make_unique<detail::recv_transfer<T, dims, ExecSpace>>(
-      exec, target, detail::extents_of(values), std::move(finish), detail::label_of(values.label()),
-      source, tag, comm));
+  return communicator<ExecSpace>(exec, comm).irecv(values, source, tag);
 }
 
-// Blocking forms: isend(...).wait() and irecv(...).wait().
 template <class ExecSpace, class View>
 transfer_stats send(const ExecSpace& exec, const View& values, int dest, int tag, MPI_Comm comm,
                     const options& opts = {}) {
-  request r = isend(exec, values, dest, tag, comm, opts);
-  r.wait();
-  return r.stats();
+  return communicator<ExecSpace>(exec, comm, opts).send(values, dest, tag);
 }
 
 template <class ExecSpace, class View>
 transfer_stats recv(const ExecSpace& exec, const View& values, int source, int tag, MPI_Comm comm) {
-  request r = irecv(exec, values, source, tag, comm);
-  r.wait();
-  return r.stats();
+  return communicator<ExecSpace>(exec, comm).recv(values, source, tag);
 }
 
 }  // namespace ndzip::mpi

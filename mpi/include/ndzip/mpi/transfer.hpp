@@ -20,6 +20,7 @@
 
 #include "ndzip/compressor.hpp"
 #include "ndzip/error.hpp"
+#include "ndzip/mpi/scratch.hpp"
 #include "ndzip/mpi/wire_format.hpp"
 
 namespace ndzip::mpi {
@@ -33,21 +34,6 @@ struct transfer_stats {
 };
 
 namespace detail {
-
-// Host memory for the bytes MPI sends and receives: the execution space's own memory where the
-// host can access it, else host-pinned memory (Kokkos 4; pageable host memory with Kokkos 3).
-template <class ExecSpace>
-struct staging {
-  using memory_space = typename ExecSpace::memory_space;
-  static constexpr bool in_place =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
-#if KOKKOS_VERSION >= 40000
-  using space = std::conditional_t<in_place, memory_space, Kokkos::SharedHostPinnedSpace>;
-#else
-  using space = std::conditional_t<in_place, memory_space, Kokkos::HostSpace>;
-#endif
-  using bytes = Kokkos::View<std::byte*, space>;
-};
 
 // The largest message this library sends: MPI counts are int.
 inline constexpr std::uint64_t largest_message = std::uint64_t{1} << 30;
@@ -110,26 +96,6 @@ class transfer {
   transfer_stats m_stats;
 };
 
-// The codecs of a transfer's two slab shapes (all segments but the last, and the last), made
-// when first needed.
-template <class T, int Dims, class ExecSpace>
-class slab_codecs {
- public:
-  slab_codecs(const ExecSpace& exec, const transfer_head& head) : m_exec(exec), m_head(head) {}
-
-  compressor<T, Dims, ExecSpace>& of(std::uint64_t k) {
-    const std::uint64_t rows = m_head.rows_of(k);
-    auto& slot = rows == m_head.segment_rows ? m_full : m_last;
-    if (!slot) slot.emplace(m_exec, slab_grid<Dims>(m_head, rows));
-    return *slot;
-  }
-
- private:
-  ExecSpace m_exec;
-  transfer_head m_head;
-  std::optional<compressor<T, Dims, ExecSpace>> m_full, m_last;
-};
-
 template <class T, int Dims, class ExecSpace>
 class send_transfer final : public transfer {
  public:
@@ -138,10 +104,11 @@ class send_transfer final : public transfer {
   // Compresses and posts every message before it returns (so that the messages of two
   // transfers to one peer on one tag never interleave); `values` (C order, `extents`) must stay
   // valid until then only: `keep` holds a packed copy where there is one.
-  send_transfer(const ExecSpace& exec, const T* values, const std::array<std::uint64_t, 3>& extents,
-                Kokkos::View<T*, memory_space> keep, int dest, int tag, MPI_Comm comm,
-                std::size_t segment_bytes, bool checksum)
+  send_transfer(std::shared_ptr<scratch<ExecSpace>> memory, const T* values,
+                const std::array<std::uint64_t, 3>& extents, Kokkos::View<T*, memory_space> keep,
+                int dest, int tag, MPI_Comm comm, std::size_t segment_bytes, bool checksum)
       : m_keep(std::move(keep)) {
+    const ExecSpace& exec = memory->exec();
     transfer_head head;
     head.type = element_code_of<T>();
     head.dims = Dims;
@@ -160,41 +127,38 @@ class send_transfer final : public transfer {
     m_stats.raw_bytes = head.extents[0] * head.row_bytes();
     m_stats.segments = segments;
 
-    slab_codecs<T, Dims, ExecSpace> codecs(exec, head);
     const std::size_t row_elements = head.extents[1] * head.extents[2];
     std::lock_guard<std::mutex> lock(matching_mutex());
     for (std::uint64_t k = 0; k == 0 || k < segments; ++k) {
       const std::size_t offset = k == 0 ? transfer_head_bytes : 0;
-      auto& buffer = m_messages.emplace_back();
       std::size_t message_bytes = offset;
       if (segments == 0) {
-        buffer = typename staging<ExecSpace>::bytes(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi send"), offset);
+        m_messages.push_back(memory->staging_buffer(offset));
       } else {
         const std::uint64_t raw = head.rows_of(k) * head.row_bytes();
         const T* slab = values + k * head.segment_rows * row_elements;
-        auto& codec = codecs.of(k);
-        const std::size_t bound = codec.size_bound();
-        buffer = typename staging<ExecSpace>::bytes(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi send"),
-            offset + segment_head_bytes + std::max<std::size_t>(bound, raw));
-        std::byte* payload = buffer.data() + offset + segment_head_bytes;
+        const auto codec = memory->template codec<T, Dims>(slab_grid<Dims>(head, head.rows_of(k)));
+        const std::size_t bound = codec->size_bound();
+        m_messages.push_back(memory->staging_buffer(offset + segment_head_bytes +
+                                                    std::max<std::size_t>(bound, raw)));
+        std::byte* payload = m_messages.back().data() + offset + segment_head_bytes;
         segment_head segment{segment_kind::stream, k, 0};
-        segment.payload_bytes = compress_slab(exec, codec, slab, payload, bound);
+        segment.payload_bytes = compress_slab(*memory, *codec, slab, payload, bound);
         if (segment.payload_bytes >= raw) {
           segment.kind = segment_kind::raw;
           segment.payload_bytes = raw;
           copy_to_staging(exec, payload, reinterpret_cast<const std::byte*>(slab), raw, true);
           ++m_stats.raw_segments;
         }
-        write_segment_head(segment, checksum, buffer.data() + offset);
+        write_segment_head(segment, checksum, m_messages.back().data() + offset);
         message_bytes += segment_head_bytes + segment.payload_bytes;
       }
-      if (k == 0) write_transfer_head(head, buffer.data());
+      std::byte* message = m_messages.back().data();
+      if (k == 0) write_transfer_head(head, message);
       MPI_Request request;
-      check(MPI_Isend(buffer.data(), static_cast<int>(message_bytes), MPI_BYTE, dest, tag, comm,
-                      &request),
-            "MPI_Isend");
+      check(
+          MPI_Isend(message, static_cast<int>(message_bytes), MPI_BYTE, dest, tag, comm, &request),
+          "MPI_Isend");
       m_requests.push_back(request);
       m_stats.wire_bytes += message_bytes;
     }
@@ -230,22 +194,23 @@ class send_transfer final : public transfer {
  private:
   // Compresses a slab into `payload` (host staging); returns the stream size, or `bound` or more
   // where the stream is not needed (it would not be smaller than the raw values).
-  static std::size_t compress_slab(const ExecSpace& exec, compressor<T, Dims, ExecSpace>& codec,
-                                   const T* slab, std::byte* payload, std::size_t bound) {
+  static std::size_t compress_slab(scratch<ExecSpace>& memory,
+                                   compressor<T, Dims, ExecSpace>& codec, const T* slab,
+                                   std::byte* payload, std::size_t bound) {
     if constexpr (staging<ExecSpace>::in_place) {
-      (void)exec;
+      (void)memory;
       return codec.compress_raw(slab, payload, bound);
     } else {
-      Kokkos::View<std::byte*, memory_space> stream(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi stream"), bound);
+      const auto stream = memory.device_buffer(bound);
       const std::size_t size = codec.compress_raw(slab, stream.data(), bound);
-      copy_to_staging(exec, payload, stream.data(), size, true);
+      copy_to_staging(memory.exec(), payload, stream.data(), size, true);
       return size;
     }
   }
 
   Kokkos::View<T*, memory_space> m_keep;
-  std::vector<typename staging<ExecSpace>::bytes> m_messages;
+  std::vector<typename scratch<ExecSpace>::template lease<typename staging<ExecSpace>::bytes>>
+      m_messages;
   std::vector<MPI_Request> m_requests;
 };
 
@@ -257,9 +222,11 @@ class recv_transfer final : public transfer {
   // Receives into `values` (C order, `extents`, in memory_space); `finish` runs once every
   // segment is decoded (copies a packed result into a strided View, say). `label` names the
   // View in errors.
-  recv_transfer(const ExecSpace& exec, T* values, const std::array<std::uint64_t, 3>& extents,
-                std::function<void()> finish, std::string label, int source, int tag, MPI_Comm comm)
-      : m_exec(exec),
+  recv_transfer(std::shared_ptr<scratch<ExecSpace>> memory, T* values,
+                const std::array<std::uint64_t, 3>& extents, std::function<void()> finish,
+                std::string label, int source, int tag, MPI_Comm comm)
+      : m_memory(std::move(memory)),
+        m_exec(m_memory->exec()),
         m_values(values),
         m_finish(std::move(finish)),
         m_label(std::move(label)),
@@ -307,7 +274,8 @@ class recv_transfer final : public transfer {
   }
 
  private:
-  using bytes_view = typename staging<ExecSpace>::bytes;
+  using staging_lease =
+      typename scratch<ExecSpace>::template lease<typename staging<ExecSpace>::bytes>;
 
   // Takes message 0 (blocking or not), checks its head against the View, and posts the receives
   // of the other segments; returns false if no message has arrived yet.
@@ -334,7 +302,7 @@ class recv_transfer final : public transfer {
       // receive; the View is not written.
       for (std::uint64_t k = 1; k < head.segments(); ++k) {
         check(MPI_Mprobe(m_source, m_tag, m_comm, &message, &status), "MPI_Mprobe");
-        bytes_view discard;
+        staging_lease discard;
         receive_matched(message, status, discard);
       }
       throw mismatch_error("ndzip::mpi: the message from rank " + std::to_string(m_source) +
@@ -350,8 +318,7 @@ class recv_transfer final : public transfer {
     m_messages.resize(head.segments());
     for (std::uint64_t k = 1; k < head.segments(); ++k) {
       const std::size_t capacity = segment_head_bytes + head.rows_of(k) * head.row_bytes();
-      m_messages[k] = bytes_view(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi receive"), capacity);
+      m_messages[k] = m_memory->staging_buffer(capacity);
       check(MPI_Irecv(m_messages[k].data(), static_cast<int>(capacity), MPI_BYTE, m_source, m_tag,
                       m_comm, &m_requests[k]),
             "MPI_Irecv");
@@ -368,12 +335,11 @@ class recv_transfer final : public transfer {
     return true;
   }
 
-  std::size_t receive_matched(MPI_Message& message, MPI_Status& status, bytes_view& into) {
+  std::size_t receive_matched(MPI_Message& message, MPI_Status& status, staging_lease& into) {
     int count = 0;
     check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
     if (count == MPI_UNDEFINED) count = 0;
-    into = bytes_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi receive"),
-                      static_cast<std::size_t>(count));
+    into = m_memory->staging_buffer(static_cast<std::size_t>(count));
     check(MPI_Mrecv(into.data(), count, MPI_BYTE, &message, &status), "MPI_Mrecv");
     return static_cast<std::size_t>(count);
   }
@@ -390,16 +356,14 @@ class recv_transfer final : public transfer {
       copy_from_staging(m_exec, reinterpret_cast<std::byte*>(slab), payload, raw, true);
       return;
     }
-    if (!m_codecs) m_codecs.emplace(m_exec, head);
-    auto& codec = m_codecs->of(k);
+    const auto codec = m_memory->template codec<T, Dims>(slab_grid<Dims>(head, head.rows_of(k)));
     std::size_t consumed = 0;
     if constexpr (staging<ExecSpace>::in_place) {
-      consumed = codec.decompress_raw(payload, seg.payload_bytes, slab);
+      consumed = codec->decompress_raw(payload, seg.payload_bytes, slab);
     } else {
-      Kokkos::View<std::byte*, memory_space> stream(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi stream"), seg.payload_bytes);
+      const auto stream = m_memory->device_buffer(seg.payload_bytes);
       copy_from_staging(m_exec, stream.data(), payload, seg.payload_bytes, true);
-      consumed = codec.decompress_raw(stream.data(), seg.payload_bytes, slab);
+      consumed = codec->decompress_raw(stream.data(), seg.payload_bytes, slab);
     }
     if (consumed != seg.payload_bytes)
       throw stream_error("ndzip::mpi: segment " + std::to_string(k) +
@@ -415,6 +379,7 @@ class recv_transfer final : public transfer {
       if (request != MPI_REQUEST_NULL) MPI_Wait(&request, MPI_STATUS_IGNORE);
   }
 
+  std::shared_ptr<scratch<ExecSpace>> m_memory;
   ExecSpace m_exec;
   T* m_values;
   std::function<void()> m_finish;
@@ -423,9 +388,8 @@ class recv_transfer final : public transfer {
   MPI_Comm m_comm;
   transfer_head m_expected;
   std::optional<transfer_head> m_head;
-  std::optional<slab_codecs<T, Dims, ExecSpace>> m_codecs;
-  bytes_view m_first;
-  std::vector<bytes_view> m_messages;
+  staging_lease m_first;
+  std::vector<staging_lease> m_messages;
   std::vector<MPI_Request> m_requests;
   std::uint64_t m_next = 0;
   bool m_done = false;
