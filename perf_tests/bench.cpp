@@ -26,6 +26,7 @@
 #include <Kokkos_Core.hpp>
 #include <ndzip/ndzip.hpp>
 
+#include "bench_inputs.hpp"
 #include "bench_report.hpp"
 #include "peers.hpp"
 #include "positive_decimal.hpp"
@@ -33,51 +34,7 @@
 
 namespace {
 
-struct shape {
-  bool is_double;
-  std::vector<std::size_t> extents;  // slowest first
-};
-
-const std::vector<shape> synthetic_shapes = {
-    {false, {512, 512, 512}},
-    {false, {8192, 8192}},
-    {false, {std::size_t{1} << 27}},
-    {true, {std::size_t{1} << 27}},
-    {true, {256, 256, 256}},
-};
-
-// SplitMix64 output k for a fixed seed: the noise source.
-KOKKOS_INLINE_FUNCTION std::uint64_t noise(std::uint64_t k) {
-  std::uint64_t z = 0x5eed + (k + 1) * 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
-// A smooth field over the unit cube plus `noise_bits` random low mantissa bits, generated on
-// the backend (element k of a C-order grid with the given extents).
-template <class T, int Dims, class ExecSpace, class View>
-void fill_synthetic(const ExecSpace& exec, const View& values, const ndzip::extent<Dims>& grid) {
-  using bits = typename ndzip::profile<T, Dims>::bits_type;
-  constexpr int noise_bits = sizeof(T) == 4 ? 8 : 24;
-  auto* data = reinterpret_cast<bits*>(values.data());
-  Kokkos::parallel_for(
-      "ndzip-bench::fill", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
-                               exec, 0, static_cast<std::int64_t>(grid.size())),
-      KOKKOS_LAMBDA(std::int64_t k) {
-        std::int64_t rest = k;
-        double q = 0;
-        for (int a = Dims - 1; a >= 0; --a) {
-          const double u = double(rest % static_cast<std::int64_t>(grid[a])) / double(grid[a]);
-          rest /= static_cast<std::int64_t>(grid[a]);
-          q += (a + 1) * u + 0.5 * u * u;
-        }
-        const T value = static_cast<T>(1.0 + q + 0.25 * q * q);
-        bits b;
-        std::memcpy(&b, &value, sizeof b);
-        data[k] = b ^ static_cast<bits>(noise(k) & ((bits{1} << noise_bits) - 1));
-      });
-}
+using namespace ndzip::perf::inputs;
 
 // The first backend's stream of the current input, which every other backend must reproduce.
 struct reference_stream {
@@ -225,51 +182,6 @@ void with_shape(bool is_double, const std::vector<std::size_t>& e, F&& f) {
     with_type(double{});
   else
     with_type(float{});
-}
-
-struct dataset {
-  std::string name;
-  std::string path;
-  bool is_double;
-  std::vector<std::size_t> extents;
-};
-
-// Reads a manifest in the ndzip benchmark form: `file;float|double;dims slowest first`, paths
-// relative to the manifest.
-std::vector<dataset> read_manifest(const std::string& manifest) {
-  std::ifstream in(manifest);
-  if (!in) throw std::runtime_error("cannot read manifest '" + manifest + "'");
-  const auto slash = manifest.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : manifest.substr(0, slash);
-  std::vector<dataset> sets;
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    if (line.empty() || line[0] == '#') continue;
-    std::stringstream fields(line);
-    std::string file, type, dims;
-    std::getline(fields, file, ';');
-    std::getline(fields, type, ';');
-    std::getline(fields, dims, ';');
-    dataset d{file, dir + "/" + file, type == "double", {}};
-    std::stringstream extents(dims);
-    for (std::size_t x; extents >> x;) d.extents.push_back(x);
-    if ((type != "float" && type != "double") || d.extents.empty() || d.extents.size() > 3)
-      throw std::runtime_error(manifest + ":" + std::to_string(number) + ": expected " +
-                               "`file;float|double;N0 [N1 [N2]]`, got `" + line + "`");
-    sets.push_back(std::move(d));
-  }
-  return sets;
-}
-
-template <class T>
-std::vector<T> read_values(const dataset& d, std::size_t count) {
-  std::ifstream in(d.path, std::ios::binary);
-  std::vector<T> values(count);
-  in.read(reinterpret_cast<char*>(values.data()), static_cast<std::streamsize>(count * sizeof(T)));
-  if (!in || in.peek() != std::char_traits<char>::eof())
-    throw std::runtime_error("'" + d.path + "' does not hold exactly " + std::to_string(count) +
-                             " values of its type");
-  return values;
 }
 
 struct options {

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -116,7 +117,10 @@ class neighbor_exchange {
     std::vector<MPI_Request> sends(m_sends.size(), MPI_REQUEST_NULL);
     std::exception_ptr failure;
     try {
+      const auto started = std::chrono::steady_clock::now();
       compress_sends(stats.sent);
+      stats.sent.codec_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       post_sends(sends, stats.sent);
     } catch (...) {
       failure = std::current_exception();
@@ -132,6 +136,7 @@ class neighbor_exchange {
       stats.received.wire_bytes += s.wire_bytes;
       stats.received.segments += s.segments;
       stats.received.raw_segments += s.raw_segments;
+      stats.received.codec_seconds += s.codec_seconds;
     }
     const int rc = MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
     if (failure) std::rethrow_exception(failure);

@@ -7,6 +7,7 @@
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <chrono>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
@@ -31,6 +32,9 @@ struct transfer_stats {
   std::uint64_t wire_bytes = 0;    // all messages, heads included
   std::uint64_t segments = 0;      // segments of the transfer
   std::uint64_t raw_segments = 0;  // of which sent as raw values (their stream would not shrink)
+  // Host wall time spent compressing and staging (sender), or checking, copying and decoding
+  // (receiver): the rest of a transfer's time is spent on the wire or waiting for it.
+  double codec_seconds = 0;
 };
 
 namespace detail {
@@ -143,6 +147,7 @@ class send_transfer final : public transfer {
                                                     std::max<std::size_t>(bound, raw)));
         std::byte* payload = m_messages.back().data() + offset + segment_head_bytes;
         segment_head segment{segment_kind::stream, k, 0};
+        const auto started = std::chrono::steady_clock::now();
         segment.payload_bytes = compress_slab(*memory, *codec, slab, payload, bound);
         if (segment.payload_bytes >= raw) {
           segment.kind = segment_kind::raw;
@@ -151,6 +156,8 @@ class send_transfer final : public transfer {
           ++m_stats.raw_segments;
         }
         write_segment_head(segment, checksum, m_messages.back().data() + offset);
+        m_stats.codec_seconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         message_bytes += segment_head_bytes + segment.payload_bytes;
       }
       std::byte* message = m_messages.back().data();
@@ -346,6 +353,15 @@ class recv_transfer final : public transfer {
 
   void decode(std::uint64_t k, const std::byte* segment, std::size_t bytes) {
     if (k > 0) m_stats.wire_bytes += bytes;
+    const auto started = std::chrono::steady_clock::now();
+    struct timed {
+      std::chrono::steady_clock::time_point started;
+      double& seconds;
+      ~timed() {
+        seconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      }
+    } timing{started, m_stats.codec_seconds};
     const transfer_head& head = *m_head;
     const std::uint64_t raw = head.rows_of(k) * head.row_bytes();
     const segment_head seg = read_segment_head(segment, bytes, k, raw, head.checksummed);

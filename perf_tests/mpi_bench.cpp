@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// ndzip-mpi-bench: effective bandwidth of ndzip::mpi against plain MPI between two ranks, on
+// Views in the default execution space's memory (device-resident on a GPU build).
+//
+//   ping-pong  rank 0 sends a message, rank 1 sends it back; one-way time = round trip / 2
+//   exchange   both ranks send a message to each other at once (the two faces of a halo)
+//
+// Plain MPI moves the raw values (through a host staging buffer for device memory: copy to the
+// host, MPI, copy to the device); ndzip::mpi compresses segments and stages the compressed
+// bytes. A message is the first rows of a field (synthetic, or a dataset of a manifest) of about
+// the requested size. Effective GB/s = uncompressed bytes / one-way time (median of the
+// repetitions). Every received message is compared bit for bit with what was sent.
+// --link-gbps adds, from the measured codec times and ratio, the bandwidth a pipeline of
+// compression, a link of that speed and decompression would reach (a model, labelled so).
+
+#include <mpi.h>
+
+#include <CLI/CLI.hpp>
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ndzip/mpi.hpp>
+#include <string>
+#include <vector>
+
+#include "bench_inputs.hpp"
+
+using namespace ndzip::perf::inputs;
+
+namespace {
+
+using exec_space = Kokkos::DefaultExecutionSpace;
+using memory_space = exec_space::memory_space;
+using clock_type = std::chrono::steady_clock;
+
+struct config {
+  bool synthetic = false;
+  std::string manifest;
+  std::vector<double> sizes_mib = {0.0625, 1, 4, 16, 64, 256, 1024};
+  double max_mib = 1024;
+  std::vector<double> link_gbps;
+  bool csv = false;
+  int repetitions = 0;  // 0: by size
+  double segment_mib = 16;
+  std::size_t scale = 1;  // the synthetic fields' slowest extent divided by this
+};
+
+struct measurement {
+  double seconds = 0;        // median one-way time
+  double codec_seconds = 0;  // median codec time per direction (sender + receiver), ndzip only
+  std::uint64_t wire_bytes = 0;
+  bool verified = true;
+};
+
+int rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Rank 0's value for both ranks.
+double agreed(double v) {
+  MPI_Bcast(&v, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  return v;
+}
+
+// Plain MPI of a contiguous View: raw bytes, staged through host memory where the View is not
+// host-accessible.
+template <class View>
+struct raw_channel {
+  using T = typename View::value_type;
+  View values;
+  Kokkos::View<T*, Kokkos::HostSpace> staging;
+  static constexpr bool in_place =
+      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename View::memory_space>::accessible;
+
+  explicit raw_channel(const View& v) : values(v) {
+    if (!in_place) staging = Kokkos::View<T*, Kokkos::HostSpace>("staging", v.size());
+  }
+  T* wire() const { return in_place ? values.data() : staging.data(); }
+  int count() const { return static_cast<int>(values.size() * sizeof(T)); }
+  Kokkos::View<T*, typename View::memory_space, Kokkos::MemoryUnmanaged> flat() const {
+    return Kokkos::View<T*, typename View::memory_space, Kokkos::MemoryUnmanaged>(values.data(),
+                                                                                  values.size());
+  }
+  void before_send(const exec_space& exec) {
+    if (!in_place) {
+      Kokkos::deep_copy(exec, staging, flat());
+      exec.fence();
+    }
+  }
+  void after_receive(const exec_space& exec) {
+    if (!in_place) {
+      Kokkos::deep_copy(exec, flat(), staging);
+      exec.fence();
+    }
+  }
+};
+
+// Times `reps` rounds of `round` (both ranks), returning rank 0's median.
+template <class F>
+double timed_rounds(int reps, F&& round) {
+  round();  // warm-up: first-touch, codecs, staging buffers
+  std::vector<double> seconds;
+  for (int r = 0; r < reps; ++r) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const auto start = clock_type::now();
+    round();
+    seconds.push_back(std::chrono::duration<double>(clock_type::now() - start).count());
+  }
+  return agreed(median(seconds));
+}
+
+template <class A, class B>
+bool same_bits(const exec_space& exec, const A& a, const B& b) {
+  using bits =
+      std::conditional_t<sizeof(typename A::value_type) == 4, std::uint32_t, std::uint64_t>;
+  const auto* x = reinterpret_cast<const bits*>(a.data());
+  const auto* y = reinterpret_cast<const bits*>(b.data());
+  std::size_t bad = 0;
+  Kokkos::parallel_reduce(
+      "ndzip-mpi-bench::verify", Kokkos::RangePolicy<exec_space>(exec, 0, a.size()),
+      KOKKOS_LAMBDA(std::size_t k, std::size_t & n) { n += x[k] != y[k]; }, bad);
+  exec.fence();
+  int ok = bad == 0, all = 0;
+  MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  return all != 0;
+}
+
+// One message (the View `sent`, identical on both ranks) in one mode, raw and compressed.
+template <class View>
+std::pair<measurement, measurement> run_message(
+    const exec_space& exec, const View& sent, bool exchange, int reps,
+    const ndzip::mpi::communicator<exec_space>& channel) {
+  const int me = rank(), peer = 1 - me;
+  using managed = Kokkos::View<typename View::data_type, Kokkos::LayoutRight, memory_space>;
+  managed received(Kokkos::view_alloc(Kokkos::WithoutInitializing, "received"), sent.layout());
+  managed spare(Kokkos::view_alloc(Kokkos::WithoutInitializing, "spare"), sent.layout());
+  measurement raw, packed;
+
+  // Plain MPI.
+  {
+    raw_channel<View> out(sent);
+    raw_channel<managed> in(received), back(spare);
+    Kokkos::deep_copy(exec, received, 0);
+    exec.fence();
+    const double round = timed_rounds(reps, [&] {
+      if (exchange) {
+        MPI_Request requests[2];
+        out.before_send(exec);
+        MPI_Irecv(in.wire(), in.count(), MPI_BYTE, peer, 1, MPI_COMM_WORLD, &requests[0]);
+        MPI_Isend(out.wire(), out.count(), MPI_BYTE, peer, 1, MPI_COMM_WORLD, &requests[1]);
+        MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+        in.after_receive(exec);
+      } else if (me == 0) {
+        out.before_send(exec);
+        MPI_Send(out.wire(), out.count(), MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+        MPI_Recv(back.wire(), back.count(), MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        back.after_receive(exec);
+      } else {
+        MPI_Recv(in.wire(), in.count(), MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        in.after_receive(exec);
+        in.before_send(exec);
+        MPI_Send(in.wire(), in.count(), MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+      }
+    });
+    raw.seconds = exchange ? round : round / 2;
+    raw.wire_bytes = sent.size() * sizeof(typename View::value_type);
+    raw.verified = same_bits(exec, exchange || me == 1 ? received : spare, sent);
+    Kokkos::deep_copy(exec, spare, 0);
+  }
+
+  // ndzip::mpi.
+  {
+    Kokkos::deep_copy(exec, received, 0);
+    exec.fence();
+    std::vector<double> codec;
+    std::uint64_t wire = 0;
+    const double round = timed_rounds(reps, [&] {
+      double c = 0;
+      if (exchange) {
+        auto r = channel.irecv(received, peer, 2);
+        auto s = channel.isend(sent, peer, 2);
+        r.wait();
+        s.wait();
+        c = r.stats().codec_seconds + s.stats().codec_seconds;
+        wire = s.stats().wire_bytes;
+      } else if (me == 0) {
+        const auto s = channel.send(sent, peer, 2);
+        const auto r = channel.recv(spare, peer, 2);
+        c = (s.codec_seconds + r.codec_seconds);
+        wire = s.wire_bytes;
+      } else {
+        const auto r = channel.recv(received, peer, 2);
+        const auto s = channel.send(received, peer, 2);
+        c = (r.codec_seconds + s.codec_seconds);
+      }
+      codec.push_back(c);
+    });
+    packed.seconds = exchange ? round : round / 2;
+    packed.codec_seconds = agreed(median(codec));
+    packed.wire_bytes = static_cast<std::uint64_t>(agreed(static_cast<double>(wire)));
+    packed.verified = same_bits(exec, exchange || me == 1 ? received : spare, sent);
+  }
+  return {raw, packed};
+}
+
+void print_header(const config& cfg) {
+  if (rank() != 0) return;
+  if (cfg.csv) {
+    std::printf(
+        "mode,dataset,type,shape,bytes,raw_gbps,ndzip_gbps,speedup,wire_bytes,ratio,"
+        "codec_s,wire_s,verified");
+    for (const double l : cfg.link_gbps) std::printf(",model_gbps_at_%g", l);
+    std::printf("\n");
+  } else {
+    std::printf("%-9s %-28s %-6s %-16s %10s %9s %9s %7s %12s %6s %9s %9s\n", "mode", "dataset",
+                "type", "shape", "MiB", "raw GB/s", "ndzip", "x", "wire bytes", "ratio", "codec ms",
+                "wire ms");
+  }
+}
+
+template <class T>
+void report(const config& cfg, const char* mode, const std::string& dataset,
+            const std::vector<std::size_t>& shape, std::size_t bytes, const measurement& raw,
+            const measurement& packed) {
+  if (rank() != 0) return;
+  std::string dims;
+  for (const auto e : shape) dims += (dims.empty() ? "" : "x") + std::to_string(e);
+  const double raw_gbps = bytes / raw.seconds / 1e9, ndzip_gbps = bytes / packed.seconds / 1e9;
+  const double ratio = double(bytes) / double(packed.wire_bytes);
+  const double codec = packed.codec_seconds / 2;  // per direction
+  const double wire = std::max(0.0, packed.seconds - codec);
+  const bool ok = raw.verified && packed.verified;
+  const char* type = sizeof(T) == 4 ? "float" : "double";
+  if (cfg.csv) {
+    std::printf("%s,%s,%s,%s,%zu,%.3f,%.3f,%.3f,%llu,%.3f,%.6f,%.6f,%s", mode, dataset.c_str(),
+                type, dims.c_str(), bytes, raw_gbps, ndzip_gbps, ndzip_gbps / raw_gbps,
+                static_cast<unsigned long long>(packed.wire_bytes), ratio, codec, wire,
+                ok ? "yes" : "NO");
+    // Model: compression, the link and decompression pipelined over segments, so the slowest
+    // stage bounds the rate: min(codec rate, link x ratio).
+    for (const double link : cfg.link_gbps)
+      std::printf(",%.3f", std::min(bytes / std::max(codec, 1e-12) / 1e9, link * ratio));
+    std::printf("\n");
+  } else {
+    std::printf("%-9s %-28s %-6s %-16s %10.3f %9.2f %9.2f %7.2f %12llu %6.2f %9.3f %9.3f%s\n", mode,
+                dataset.substr(0, 28).c_str(), type, dims.c_str(), bytes / 1048576.0, raw_gbps,
+                ndzip_gbps, ndzip_gbps / raw_gbps,
+                static_cast<unsigned long long>(packed.wire_bytes), ratio, codec * 1e3, wire * 1e3,
+                ok ? "" : "  VERIFICATION FAILED");
+    if (!cfg.link_gbps.empty()) {
+      std::printf("%-9s model (pipelined: min(codec rate, link x ratio)):", "");
+      for (const double link : cfg.link_gbps)
+        std::printf("  %g GB/s link -> %.2f", link,
+                    std::min(bytes / std::max(codec, 1e-12) / 1e9, link * ratio));
+      std::printf("\n");
+    }
+  }
+  std::fflush(stdout);
+}
+
+// Every message size of the configuration cut from one field (its first rows).
+template <class T, int Dims>
+bool run_field(const exec_space& exec, const config& cfg, const std::string& name,
+               const Kokkos::View<T*, memory_space>& field, const std::vector<std::size_t>& shape,
+               const ndzip::mpi::communicator<exec_space>& channel) {
+  std::size_t row = 1;
+  for (int a = 1; a < Dims; ++a) row *= shape[a];
+  bool ok = true;
+  for (const double mib : cfg.sizes_mib) {
+    if (mib > cfg.max_mib) continue;
+    const std::size_t want = static_cast<std::size_t>(mib * 1048576.0);
+    const std::size_t rows = std::min(shape[0], std::max<std::size_t>(1, want / (row * sizeof(T))));
+    std::vector<std::size_t> message_shape = shape;
+    message_shape[0] = rows;
+    std::size_t bytes = rows * row * sizeof(T);
+    using view_type = Kokkos::View<
+        typename std::conditional_t<Dims == 1, T*, std::conditional_t<Dims == 2, T**, T***>>,
+        memory_space, Kokkos::MemoryUnmanaged>;
+    Kokkos::LayoutRight layout(rows, Dims > 1 ? shape[1] : KOKKOS_INVALID_INDEX,
+                               Dims > 2 ? shape[2] : KOKKOS_INVALID_INDEX);
+    const view_type message(field.data(), layout);
+    const int reps =
+        cfg.repetitions > 0
+            ? cfg.repetitions
+            : static_cast<int>(std::clamp<std::size_t>((std::size_t{512} << 20) / bytes, 5, 50));
+    for (const bool exchange : {false, true}) {
+      const auto [raw, packed] = run_message(exec, message, exchange, reps, channel);
+      report<T>(cfg, exchange ? "exchange" : "ping-pong", name, message_shape, bytes, raw, packed);
+      ok = ok && raw.verified && packed.verified;
+    }
+    if (rows == shape[0]) break;  // the whole field: larger sizes would repeat it
+  }
+  return ok;
+}
+
+template <class T>
+bool run_shape(const exec_space& exec, const config& cfg, const std::string& name,
+               const std::vector<std::size_t>& shape, const std::vector<T>* host_values,
+               const ndzip::mpi::communicator<exec_space>& channel) {
+  std::size_t n = 1;
+  for (const auto e : shape) n *= e;
+  Kokkos::View<T*, memory_space> field(Kokkos::view_alloc(Kokkos::WithoutInitializing, name), n);
+  const auto dispatch = [&](auto dims) -> bool {
+    constexpr int Dims = decltype(dims)::value;
+    ndzip::extent<Dims> grid;
+    for (int a = 0; a < Dims; ++a) grid[a] = shape[a];
+    if (host_values) {
+      Kokkos::deep_copy(field, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                                   host_values->data(), n));
+    } else {
+      fill_synthetic<T, Dims>(exec, field, grid);
+    }
+    exec.fence();
+    return run_field<T, Dims>(exec, cfg, name, field, shape, channel);
+  };
+  if (shape.size() == 1) return dispatch(std::integral_constant<int, 1>{});
+  if (shape.size() == 2) return dispatch(std::integral_constant<int, 2>{});
+  return dispatch(std::integral_constant<int, 3>{});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int provided = 0;
+  MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  config cfg;
+  CLI::App app{"ndzip-mpi-bench: ndzip::mpi against plain MPI between two ranks"};
+  app.add_flag("--synthetic", cfg.synthetic, "the synthetic fields (bench_inputs.hpp)");
+  app.add_option("--manifest", cfg.manifest, "datasets: `file;float|double;dims slowest first`");
+  app.add_option("--sizes-mib", cfg.sizes_mib, "message sizes in MiB (default 1/16 .. 1024)")
+      ->delimiter(',');
+  app.add_option("--max-mib", cfg.max_mib, "skip message sizes above this");
+  app.add_option("--link-gbps", cfg.link_gbps, "model links of these GB/s (e.g. 12.5,25,50,100)")
+      ->delimiter(',');
+  app.add_option("--repetitions", cfg.repetitions,
+                 "timed rounds per measurement (default by size)");
+  app.add_option("--segment-mib", cfg.segment_mib, "ndzip::mpi segment size");
+  app.add_option("--scale", cfg.scale, "divide the synthetic fields' slowest extent by K")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--csv", cfg.csv, "CSV output");
+  int status = 0;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    status = rank() == 0 ? app.exit(e) : 1;
+    MPI_Finalize();
+    return status;
+  }
+  if (size != 2) {
+    if (rank() == 0) std::fprintf(stderr, "ndzip-mpi-bench: run on exactly 2 ranks\n");
+    MPI_Finalize();
+    return 2;
+  }
+  if (!cfg.synthetic && cfg.manifest.empty()) cfg.synthetic = true;
+  {
+    Kokkos::ScopeGuard kokkos(argc, argv);
+    const exec_space exec;
+    ndzip::mpi::options opts;
+    opts.segment_bytes = static_cast<std::size_t>(cfg.segment_mib * 1048576.0);
+    const ndzip::mpi::communicator<exec_space> channel(exec, MPI_COMM_WORLD, opts);
+    if (rank() == 0 && !cfg.csv)
+      std::printf("# %s, 2 ranks; one-way effective GB/s = uncompressed bytes / time (median)\n",
+                  exec_space::name());
+    print_header(cfg);
+    bool ok = true;
+    try {
+      if (cfg.synthetic)
+        for (auto s : synthetic_shapes) {
+          s.extents[0] = std::max<std::size_t>(1, s.extents[0] / cfg.scale);
+          ok = (s.is_double
+                    ? run_shape<double>(exec, cfg, "synthetic", s.extents, nullptr, channel)
+                    : run_shape<float>(exec, cfg, "synthetic", s.extents, nullptr, channel)) &&
+               ok;
+        }
+      if (!cfg.manifest.empty())
+        for (const auto& d : read_manifest(cfg.manifest)) {
+          std::size_t n = 1;
+          for (const auto e : d.extents) n *= e;
+          if (d.is_double) {
+            const auto values = read_values<double>(d, n);
+            ok = run_shape<double>(exec, cfg, d.name, d.extents, &values, channel) && ok;
+          } else {
+            const auto values = read_values<float>(d, n);
+            ok = run_shape<float>(exec, cfg, d.name, d.extents, &values, channel) && ok;
+          }
+        }
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ndzip-mpi-bench: rank %d: %s\n", rank(), e.what());
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    status = ok ? 0 : 1;
+  }
+  MPI_Finalize();
+  return status;
+}
