@@ -31,6 +31,16 @@ std::uint64_t get(const std::byte* in, int bytes) {
 
 std::uint64_t xxh3(const std::byte* data, std::size_t bytes) { return XXH3_64bits(data, bytes); }
 
+// The checksum of a segment: XXH3-64 of its head's first 24 bytes and its payload.
+std::uint64_t segment_checksum(const std::byte* segment, std::uint64_t payload_bytes) {
+  XXH3_state_t state;
+  XXH3_INITSTATE(&state);
+  XXH3_64bits_reset(&state);
+  XXH3_64bits_update(&state, segment, 24);
+  XXH3_64bits_update(&state, segment + segment_head_bytes, payload_bytes);
+  return XXH3_64bits_digest(&state);
+}
+
 }  // namespace
 
 std::uint64_t transfer_head::segments() const {
@@ -109,15 +119,7 @@ void write_segment_head(const segment_head& head, bool checksum, std::byte* out)
   put(out + 4, static_cast<std::uint32_t>(head.kind), 4);
   put(out + 8, head.index, 8);
   put(out + 16, head.payload_bytes, 8);
-  std::uint64_t sum = 0;
-  if (checksum) {
-    XXH3_state_t state;
-    XXH3_INITSTATE(&state);
-    XXH3_64bits_reset(&state);
-    XXH3_64bits_update(&state, out, 24);
-    XXH3_64bits_update(&state, out + segment_head_bytes, head.payload_bytes);
-    sum = XXH3_64bits_digest(&state);
-  }
+  const std::uint64_t sum = checksum ? segment_checksum(out, head.payload_bytes) : 0;
   put(out + 24, sum, 8);
 }
 
@@ -146,15 +148,8 @@ segment_head read_segment_head(const std::byte* segment, std::size_t bytes, std:
     throw damaged(std::to_string(head.payload_bytes) + " payload bytes of " +
                   (head.kind == segment_kind::raw ? "raw values" : "ndzip stream") +
                   " for a slab of " + std::to_string(raw_bytes) + " bytes");
-  if (checksummed) {
-    XXH3_state_t state;
-    XXH3_INITSTATE(&state);
-    XXH3_64bits_reset(&state);
-    XXH3_64bits_update(&state, segment, 24);
-    XXH3_64bits_update(&state, segment + segment_head_bytes, head.payload_bytes);
-    if (XXH3_64bits_digest(&state) != get(segment + 24, 8))
-      throw damaged("checksum mismatch (XXH3-64)");
-  }
+  if (checksummed && segment_checksum(segment, head.payload_bytes) != get(segment + 24, 8))
+    throw damaged("checksum mismatch (XXH3-64)");
   return head;
 }
 
