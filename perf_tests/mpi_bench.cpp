@@ -285,7 +285,7 @@ bool run_field(const exec_space& exec, const config& cfg, const std::string& nam
     std::size_t bytes = rows * row * sizeof(T);
     using view_type = Kokkos::View<
         typename std::conditional_t<Dims == 1, T*, std::conditional_t<Dims == 2, T**, T***>>,
-        memory_space, Kokkos::MemoryUnmanaged>;
+        Kokkos::LayoutRight, memory_space, Kokkos::MemoryUnmanaged>;
     Kokkos::LayoutRight layout(rows, Dims > 1 ? shape[1] : KOKKOS_INVALID_INDEX,
                                Dims > 2 ? shape[2] : KOKKOS_INVALID_INDEX);
     const view_type message(field.data(), layout);
