@@ -84,7 +84,7 @@ class communicator {
     return request(
         std::make_unique<detail::recv_transfer<T, static_cast<int>(View::rank), ExecSpace>>(
             m_memory, target, detail::extents_of(values), std::move(finish),
-            detail::label_of(values.label()), source, tag, m_comm));
+            ndzip::detail::view_label(values), source, tag, m_comm));
   }
 
   // Blocking forms: isend(...).wait() and irecv(...).wait().

@@ -10,6 +10,8 @@
 #include <string>
 #include <type_traits>
 
+#include "ndzip/view_checks.hpp"
+
 namespace ndzip::mpi {
 
 namespace detail {
@@ -57,10 +59,6 @@ auto c_order_over(T* data, const View& like) {
   else
     return Kokkos::View<T***, Kokkos::LayoutRight, memory_space, unmanaged>(
         data, like.extent(0), like.extent(1), like.extent(2));
-}
-
-inline std::string label_of(const std::string& label) {
-  return label.empty() ? std::string("View") : "View \"" + label + "\"";
 }
 
 }  // namespace detail
