@@ -129,6 +129,10 @@ segment_head read_segment_head(const std::byte* segment, std::size_t bytes, std:
     return stream_error("ndzip::mpi: segment " + std::to_string(index) +
                         " of the received message is damaged: " + what);
   };
+  if (bytes == 0)
+    throw stream_error("ndzip::mpi: segment " + std::to_string(index) +
+                       " of the received message is empty: the sending rank gave the transfer "
+                       "up after an error there");
   if (bytes < segment_head_bytes)
     throw damaged(std::to_string(bytes) + " bytes, fewer than its head");
   if (get(segment, 4) != segment_magic) throw damaged("no segment magic");

@@ -300,3 +300,29 @@ TEST_CASE("ndzip::mpi::communicator: repeated transfers of changing sizes reuse 
     }
   }
 }
+
+TEST_CASE("ndzip::mpi: a send that fails part way leaves the receiver an error, not a hang") {
+  // Segment 2 of 4 fails on the sender after segments 0 and 1 are on the wire: the receiver,
+  // which waits for all four, must get ndzip::stream_error saying the sender gave up, and a
+  // later transfer on the same tag must arrive intact (nothing left over on either side).
+  const exec_space exec;
+  ndzip::mpi::options opts;
+  opts.segment_bytes = 100 * 100 * sizeof(double);
+  Kokkos::View<double**> values("values", 400, 100);
+  constexpr int tag = 120;
+  if (is_sender()) {
+    fill(values, tag);
+    ndzip::mpi::detail::send_fault_at() = 2;
+    CHECK_THROWS_WITH_AS(ndzip::mpi::send(exec, values, peer(), tag, MPI_COMM_WORLD, opts),
+                         doctest::Contains("fault injected before segment 2"), std::runtime_error);
+    CHECK(ndzip::mpi::detail::send_fault_at() == -1);
+    ndzip::mpi::send(exec, values, peer(), tag, MPI_COMM_WORLD, opts);
+  } else {
+    CHECK_THROWS_WITH_AS(ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD),
+                         doctest::Contains("segment 2 of the received message is empty"),
+                         ndzip::stream_error);
+    Kokkos::deep_copy(values, 0.0);
+    ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD);
+    CHECK(differences(values, tag) == 0);
+  }
+}

@@ -119,3 +119,13 @@ TEST_CASE("ndzip::mpi: damaged or truncated messages throw ndzip::stream_error")
     }
   }
 }
+
+TEST_CASE("ndzip::mpi: a one-segment message takes the larger of stream and values, not both") {
+  // neighbor_exchange refused pieces of more than about half a message (0.5 GiB) by adding the
+  // values to a room that already held them.
+  constexpr std::uint64_t raw = 600ull << 20;
+  CHECK(wire::one_segment_message_bytes(raw, raw + 4096) == 96 + raw + 4096);
+  CHECK(wire::one_segment_message_bytes(raw, 1000) == 96 + raw);
+  CHECK(wire::one_segment_message_bytes(raw, raw + 4096) <= wire::largest_message);
+  CHECK(wire::one_segment_message_bytes(wire::largest_message, 0) > wire::largest_message);
+}

@@ -72,6 +72,14 @@ class neighbor_exchange {
     for (const auto& p : m_sends) {
       extent<dims> grid;
       for (int a = 0; a < dims; ++a) grid[a] = p.values.extent(a);
+      // Checked before anything is allocated: each piece is one message.
+      const std::uint64_t bytes = detail::one_segment_message_bytes(
+          grid.size() * sizeof(value_type), compressed_size_bound<value_type>(grid));
+      if (bytes > detail::largest_message)
+        throw std::invalid_argument(
+            "ndzip::mpi::neighbor_exchange: send piece " + std::to_string(grids.size()) +
+            " may take " + std::to_string(bytes) + " bytes, more than one message carries (" +
+            std::to_string(detail::largest_message) + "); send it with ndzip::mpi::isend");
       grids.push_back(grid);
       m_packed_offsets.push_back(packed);
       packed += grid.size();
@@ -91,14 +99,10 @@ class neighbor_exchange {
     auto items = Kokkos::create_mirror_view(m_items);
     for (std::size_t i = 0; i < m_sends.size(); ++i) {
       items(i) = {m_packed.data() + m_packed_offsets[i], m_streams.data() + m_stream_offsets[i], 0};
-      const std::uint64_t raw = grids[i].size() * sizeof(value_type);
-      const std::size_t room = std::max<std::size_t>(m_batch->size_bound(i), raw);
+      const std::uint64_t bytes = detail::one_segment_message_bytes(
+          grids[i].size() * sizeof(value_type), m_batch->size_bound(i));
       m_messages.emplace_back(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi send"),
-                              detail::transfer_head_bytes + detail::segment_head_bytes + room);
-      if (raw + detail::transfer_head_bytes + detail::segment_head_bytes + room >
-          detail::largest_message)
-        throw std::invalid_argument("ndzip::mpi::neighbor_exchange: send piece " +
-                                    std::to_string(i) + " is larger than one message carries");
+                              bytes);
     }
     Kokkos::deep_copy(m_items, items);
   }

@@ -7,6 +7,7 @@
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cstddef>
@@ -15,6 +16,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -38,9 +40,6 @@ struct transfer_stats {
 };
 
 namespace detail {
-
-// The largest message this library sends: MPI counts are int.
-inline constexpr std::uint64_t largest_message = std::uint64_t{1} << 30;
 
 template <int Dims>
 extent<Dims> slab_grid(const transfer_head& head, std::uint64_t rows) {
@@ -86,6 +85,16 @@ void copy_from_staging(const ExecSpace& exec, std::byte* to, const std::byte* fr
     if (fence) exec.fence();
   }
 }
+
+#ifdef NDZIP_MPI_FAULT_INJECTION
+// Tests only (mpi/tests define this for the whole test binary): the next send fails, as an
+// allocation or the codec could, just before it compresses segment `send_fault_at()` (-1: no
+// fault), and clears the fault.
+inline std::atomic<long long>& send_fault_at() {
+  static std::atomic<long long> segment{-1};
+  return segment;
+}
+#endif
 
 // A send or a receive in progress.
 class transfer {
@@ -133,41 +142,54 @@ class send_transfer final : public transfer {
 
     const std::size_t row_elements = head.extents[1] * head.extents[2];
     std::lock_guard<std::mutex> lock(matching_mutex());
-    for (std::uint64_t k = 0; k == 0 || k < segments; ++k) {
-      const std::size_t offset = k == 0 ? transfer_head_bytes : 0;
-      std::size_t message_bytes = offset;
-      if (segments == 0) {
-        m_messages.push_back(memory->staging_buffer(offset));
-      } else {
-        const std::uint64_t raw = head.rows_of(k) * head.row_bytes();
-        const T* slab = values + k * head.segment_rows * row_elements;
-        const auto codec = memory->template codec<T, Dims>(slab_grid<Dims>(head, head.rows_of(k)));
-        const std::size_t bound = codec->size_bound();
-        m_messages.push_back(memory->staging_buffer(offset + segment_head_bytes +
-                                                    std::max<std::size_t>(bound, raw)));
-        std::byte* payload = m_messages.back().data() + offset + segment_head_bytes;
-        segment_head segment{segment_kind::stream, k, 0};
-        const auto started = std::chrono::steady_clock::now();
-        segment.payload_bytes = compress_slab(*memory, *codec, slab, payload, bound);
-        if (segment.payload_bytes >= raw) {
-          segment.kind = segment_kind::raw;
-          segment.payload_bytes = raw;
-          copy_to_staging(exec, payload, reinterpret_cast<const std::byte*>(slab), raw, true);
-          ++m_stats.raw_segments;
+    try {
+      for (std::uint64_t k = 0; k == 0 || k < segments; ++k) {
+        const std::size_t offset = k == 0 ? transfer_head_bytes : 0;
+        std::size_t message_bytes = offset;
+        if (segments == 0) {
+          m_messages.push_back(memory->staging_buffer(offset));
+        } else {
+#ifdef NDZIP_MPI_FAULT_INJECTION
+          if (send_fault_at().load() == static_cast<long long>(k)) {
+            send_fault_at() = -1;
+            throw std::runtime_error("ndzip::mpi: fault injected before segment " +
+                                     std::to_string(k));
+          }
+#endif
+          const std::uint64_t raw = head.rows_of(k) * head.row_bytes();
+          const T* slab = values + k * head.segment_rows * row_elements;
+          const auto codec =
+              memory->template codec<T, Dims>(slab_grid<Dims>(head, head.rows_of(k)));
+          const std::size_t bound = codec->size_bound();
+          m_messages.push_back(memory->staging_buffer(offset + segment_head_bytes +
+                                                      std::max<std::size_t>(bound, raw)));
+          std::byte* payload = m_messages.back().data() + offset + segment_head_bytes;
+          segment_head segment{segment_kind::stream, k, 0};
+          const auto started = std::chrono::steady_clock::now();
+          segment.payload_bytes = compress_slab(*memory, *codec, slab, payload, bound);
+          if (segment.payload_bytes >= raw) {
+            segment.kind = segment_kind::raw;
+            segment.payload_bytes = raw;
+            copy_to_staging(exec, payload, reinterpret_cast<const std::byte*>(slab), raw, true);
+            ++m_stats.raw_segments;
+          }
+          write_segment_head(segment, checksum, m_messages.back().data() + offset);
+          m_stats.codec_seconds +=
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+          message_bytes += segment_head_bytes + segment.payload_bytes;
         }
-        write_segment_head(segment, checksum, m_messages.back().data() + offset);
-        m_stats.codec_seconds +=
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        message_bytes += segment_head_bytes + segment.payload_bytes;
+        std::byte* message = m_messages.back().data();
+        if (k == 0) write_transfer_head(head, message);
+        MPI_Request request;
+        check(MPI_Isend(message, static_cast<int>(message_bytes), MPI_BYTE, dest, tag, comm,
+                        &request),
+              "MPI_Isend");
+        m_requests.push_back(request);
+        m_stats.wire_bytes += message_bytes;
       }
-      std::byte* message = m_messages.back().data();
-      if (k == 0) write_transfer_head(head, message);
-      MPI_Request request;
-      check(
-          MPI_Isend(message, static_cast<int>(message_bytes), MPI_BYTE, dest, tag, comm, &request),
-          "MPI_Isend");
-      m_requests.push_back(request);
-      m_stats.wire_bytes += message_bytes;
+    } catch (...) {
+      give_up(segments, dest, tag, comm);
+      throw;
     }
   }
 
@@ -199,6 +221,23 @@ class send_transfer final : public transfer {
   }
 
  private:
+  // After a failure (an allocation, the codec, MPI) part way through the constructor: once
+  // message 0 is posted, the receiver waits for every segment it announces, so each one not
+  // yet posted goes out empty (the receiver reports it as given up by the sender: no segment is
+  // shorter than its head) instead of leaving the receiver hanging; then every posted message
+  // completes before its buffer is freed.
+  void give_up(std::uint64_t segments, int dest, int tag, MPI_Comm comm) noexcept {
+    static const std::byte nothing{};
+    for (std::uint64_t k = m_requests.size(); k > 0 && k < segments; ++k) {
+      MPI_Request request;
+      if (MPI_Isend(&nothing, 0, MPI_BYTE, dest, tag, comm, &request) != MPI_SUCCESS) break;
+      m_requests.push_back(request);
+    }
+    if (!m_requests.empty())
+      MPI_Waitall(static_cast<int>(m_requests.size()), m_requests.data(), MPI_STATUSES_IGNORE);
+    m_requests.clear();
+  }
+
   // Compresses a slab into `payload` (host staging); returns the stream size, or `bound` or more
   // where the stream is not needed (it would not be smaller than the raw values).
   static std::size_t compress_slab(scratch<ExecSpace>& memory,

@@ -41,6 +41,16 @@ namespace detail {
 
 inline constexpr std::size_t transfer_head_bytes = 64;
 inline constexpr std::size_t segment_head_bytes = 32;
+// The largest message this library sends: MPI counts are int.
+inline constexpr std::uint64_t largest_message = std::uint64_t{1} << 30;
+
+// The room a transfer of one segment takes in its one message: both heads, then the stream or,
+// where the stream would not be smaller, the raw values; so at most the larger of the two.
+constexpr std::uint64_t one_segment_message_bytes(std::uint64_t raw_bytes,
+                                                  std::uint64_t stream_bound) {
+  return transfer_head_bytes + segment_head_bytes +
+         (raw_bytes > stream_bound ? raw_bytes : stream_bound);
+}
 
 enum class element_code : std::uint32_t { float32 = 0, float64 = 1 };
 
