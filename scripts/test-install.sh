@@ -13,7 +13,9 @@
 #  4. the library is the kind asked for; a shared one exports the API (namespace ndzip) and
 #     none of the kernels or of the Kokkos code instantiated for them;
 #  5. where the build found HDF5, the installed HDF5 filter plugin loads from its folder alone
-#     (its RPATH finds libndzip and Kokkos) and h5py round-trips a dataset through it.
+#     (its RPATH finds libndzip and Kokkos) and h5py round-trips a dataset through it;
+#  6. (shared) where MPI is installed, ndzip::mpi is in the package and the installed
+#     examples/mpi_halo builds against it and runs bit-exact on 4 ranks.
 # Once (shared): find_package(ndzip-kokkos) refuses, with its message, a Kokkos whose backends
 # differ from the ones the library was built for (a stand-in KokkosConfig.cmake with other
 # devices).
@@ -44,6 +46,34 @@ with h5py.File(sys.argv[1], "r") as f:
 PY
     fail "$name: the installed HDF5 plugin ($plugin_dir) does not load or round-trip"
   echo "test-install: $name: the installed HDF5 plugin round-trips through h5py"
+}
+
+# check_mpi_example NAME PREFIX_PATH: where MPI is installed, the installed package must have
+# ndzip::mpi, and examples/mpi_halo (as installed) builds against it with
+# find_package(ndzip-kokkos COMPONENTS mpi) and runs on 4 ranks (2x2x1): a bit-exact diffusion
+# whose compressed halos take fewer bytes than the raw ones.
+check_mpi_example() {
+  local name=$1 prefix_path=$2 dir="$work/$1"
+  command -v mpiexec >/dev/null || { echo "test-install: $name: no mpiexec, ndzip::mpi not checked"; return; }
+  local example="$dir/prefix/share/ndzip-kokkos/examples/mpi_halo"
+  [ -f "$dir/prefix/lib/cmake/ndzip-kokkos/ndzip-kokkos-mpiTargets.cmake" ] ||
+    fail "$name: MPI is installed, but the package has no ndzip::mpi"
+  [ -f "$example/CMakeLists.txt" ] || fail "$name: examples/mpi_halo is not installed"
+  cmake -S "$example" -B "$dir/mpi_halo" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$prefix_path" >"$dir/mpi_halo-configure.log" 2>&1 ||
+    { cat "$dir/mpi_halo-configure.log"; fail "$name: examples/mpi_halo does not configure"; }
+  cmake --build "$dir/mpi_halo" >"$dir/mpi_halo-build.log" 2>&1 ||
+    { cat "$dir/mpi_halo-build.log"; fail "$name: examples/mpi_halo does not build"; }
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 OMP_PROC_BIND=false \
+    OMPI_MCA_btl_vader_single_copy_mechanism=none \
+    mpiexec -n 4 --oversubscribe "$dir/mpi_halo/ndzip-mpi-halo-example" --n 64 --steps 3 \
+    2>"$dir/mpi_halo-run.err" | tee "$dir/mpi_halo-run.log" ||
+    { cat "$dir/mpi_halo-run.err"; fail "$name: examples/mpi_halo failed on 4 ranks"; }
+  grep -q "bit-exact" "$dir/mpi_halo-run.log" || fail "$name: examples/mpi_halo did not report bit-exact"
+  local saved
+  saved=$(sed -nE 's/.*; (-?[0-9]+) bytes saved on the wire per step/\1/p' "$dir/mpi_halo-run.log")
+  [ -n "$saved" ] && [ "$saved" -gt 0 ] ||
+    fail "$name: examples/mpi_halo saved no bytes on the wire (${saved:-none})"
 }
 
 # check_install NAME EXPECTED_SPACE KIND [CMAKE_ARGS...]: steps 1-4 in $work/NAME; KIND is
@@ -106,6 +136,7 @@ check_install() {
 }
 
 check_install shared OpenMP shared
+check_mpi_example shared "$(cat "$work/shared/prefix_path")"
 "$root/scripts/install-deps.sh" --threads
 Kokkos_ROOT="$root/.deps/kokkos-threads" check_install static-threads Threads static \
   -DBUILD_SHARED_LIBS=OFF

@@ -9,7 +9,7 @@
 //   auto q = ndzip::mpi::irecv(exec, values, source, tag, comm);
 //   q.wait(); r.wait();                                        // or test(), in any order
 //   ndzip::mpi::neighbor_exchange halo(exec, comm, sends, receives);  // once: (View, peer, tag)
-//   halo.exchange();                                           // every step: one batch launch
+//   halo.exchange();                                           // every step: batched sends
 //
 // On the wire (docs/FORMAT.md "MPI messages"). A View is cut into segments of whole rows of its
 // slowest dimension (options::segment_bytes); each is compressed on `exec` and sent as soon as it

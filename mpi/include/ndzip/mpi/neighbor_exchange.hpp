@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // ndzip::mpi::neighbor_exchange: a fixed set of (View, peer, tag) sends and receives, completed
-// together, its sends compressed in one batch_compressor launch (ndzip/mpi.hpp).
+// together, its sends compressed in batch_compressor launches (ndzip/mpi.hpp).
 
 #include <mpi.h>
 
@@ -14,12 +14,14 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
 #include "ndzip/batch_compressor.hpp"
 #include "ndzip/mpi/point_to_point.hpp"
 #include "ndzip/mpi/request.hpp"
+#include "ndzip/mpi/slab_codec.hpp"
 #include "ndzip/mpi/transfer.hpp"
 #include "ndzip/mpi/view_support.hpp"
 #include "ndzip/mpi/wire_format.hpp"
@@ -44,11 +46,14 @@ struct exchange_stats {
 // Made once for the pieces of a halo (up to 26 neighbours of a 3-D block: faces, edges and
 // corners, as rank-3 subviews of one type), like a persistent MPI request; exchange() then
 // moves the current values of every piece. It owns the scratch (packed values, streams, host
-// staging, the batch's scratch), so that an exchange allocates nothing on the device.
+// staging, the batches' scratch), so that an exchange allocates nothing on the device.
 //
 // Each send piece travels as an ndzip::mpi message of one segment (docs/FORMAT.md), so a piece
 // can also be received by ndzip::mpi::recv, and a receive piece can take what
-// ndzip::mpi::send sent. Pieces without elements are allowed.
+// ndzip::mpi::send sent. A piece is compressed as the grid of its extents other than 1 (a face
+// one cell thick as a 2-D grid); the pieces whose grids hold a whole ndzip hypercube are
+// compressed in one batch_compressor launch per rank of those grids, the others (edges and
+// corners of a thin halo, too small to shrink) travel raw. Pieces without elements are allowed.
 template <class ExecSpace, class View>
 class neighbor_exchange {
  public:
@@ -67,44 +72,37 @@ class neighbor_exchange {
     detail::check_view_type<View, ExecSpace>();
     static_assert(!std::is_const_v<typename View::value_type>,
                   "ndzip::mpi::neighbor_exchange receives into its pieces: use non-const Views");
-    std::vector<extent<dims>> grids;
+    // Sizes first, checked before anything is allocated: each piece is one message.
+    std::vector<detail::slab_shape> shapes;
+    std::vector<std::size_t> bounds;  // 0: the piece travels raw
     std::size_t packed = 0, streams = 0;
-    for (const auto& p : m_sends) {
-      extent<dims> grid;
-      for (int a = 0; a < dims; ++a) grid[a] = p.values.extent(a);
-      // Checked before anything is allocated: each piece is one message.
-      const std::uint64_t bytes = detail::one_segment_message_bytes(
-          grid.size() * sizeof(value_type), compressed_size_bound<value_type>(grid));
+    for (std::size_t i = 0; i < m_sends.size(); ++i) {
+      const auto& values = m_sends[i].values;
+      shapes.push_back(detail::squeeze(dims, detail::extents_of(values)));
+      bounds.push_back(detail::holds_hypercube<value_type>(shapes.back())
+                           ? detail::stream_bound<value_type>(shapes.back())
+                           : 0);
+      const std::uint64_t bytes =
+          detail::one_segment_message_bytes(values.size() * sizeof(value_type), bounds.back());
       if (bytes > detail::largest_message)
         throw std::invalid_argument(
-            "ndzip::mpi::neighbor_exchange: send piece " + std::to_string(grids.size()) +
-            " may take " + std::to_string(bytes) + " bytes, more than one message carries (" +
+            "ndzip::mpi::neighbor_exchange: send piece " + std::to_string(i) + " may take " +
+            std::to_string(bytes) + " bytes, more than one message carries (" +
             std::to_string(detail::largest_message) + "); send it with ndzip::mpi::isend");
-      grids.push_back(grid);
       m_packed_offsets.push_back(packed);
-      packed += grid.size();
+      packed += values.size();
       m_stream_offsets.push_back(streams);
-      streams += (compressed_size_bound<value_type>(grid) + 7) / 8 * 8;
+      streams += (bounds.back() + 7) / 8 * 8;
     }
-    if (!m_sends.empty()) m_batch.emplace(exec, grids);
     m_packed = Kokkos::View<value_type*, memory_space>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi exchange values"), packed);
     m_streams = Kokkos::View<std::byte*, memory_space>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi exchange streams"), streams);
-    m_items = Kokkos::View<batch_item<value_type>*, memory_space>("ndzip::mpi exchange items",
-                                                                  m_sends.size());
-    m_sizes =
-        Kokkos::View<std::uint64_t*, memory_space>("ndzip::mpi exchange sizes", m_sends.size());
-    m_sizes_host = Kokkos::create_mirror_view(m_sizes);
-    auto items = Kokkos::create_mirror_view(m_items);
-    for (std::size_t i = 0; i < m_sends.size(); ++i) {
-      items(i) = {m_packed.data() + m_packed_offsets[i], m_streams.data() + m_stream_offsets[i], 0};
-      const std::uint64_t bytes = detail::one_segment_message_bytes(
-          grids[i].size() * sizeof(value_type), m_batch->size_bound(i));
+    for_each_batch([&](auto& batch) { make_batch(batch, shapes, bounds); });
+    for (std::size_t i = 0; i < m_sends.size(); ++i)
       m_messages.emplace_back(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi send"),
-                              bytes);
-    }
-    Kokkos::deep_copy(m_items, items);
+                              detail::one_segment_message_bytes(
+                                  m_sends[i].values.size() * sizeof(value_type), bounds[i]));
   }
 
   std::size_t send_count() const { return m_sends.size(); }
@@ -149,20 +147,68 @@ class neighbor_exchange {
   }
 
  private:
-  // Packs every send piece in C order, compresses all of them in one launch, and stages each
-  // stream (or, where it would not be smaller, the values) after its message's heads.
+  // The send pieces whose grids (of rank Rank) hold a hypercube, compressed in one launch.
+  template <int Rank>
+  struct batch {
+    std::vector<std::size_t> pieces;  // indices of m_sends
+    std::optional<batch_compressor<value_type, Rank, ExecSpace>> codec;
+    Kokkos::View<batch_item<value_type>*, memory_space> items;
+    Kokkos::View<std::uint64_t*, memory_space> sizes;
+    typename Kokkos::View<std::uint64_t*, memory_space>::HostMirror sizes_host;
+  };
+
+  template <class F>
+  void for_each_batch(F&& f) {
+    std::apply([&](auto&... batches) { (f(batches), ...); }, m_batches);
+  }
+
+  template <int Rank>
+  void make_batch(batch<Rank>& b, const std::vector<detail::slab_shape>& shapes,
+                  const std::vector<std::size_t>& bounds) {
+    std::vector<extent<Rank>> grids;
+    for (std::size_t i = 0; i < shapes.size(); ++i)
+      if (bounds[i] > 0 && shapes[i].dims == Rank) {
+        b.pieces.push_back(i);
+        grids.push_back(detail::grid_of<Rank>(shapes[i]));
+      }
+    if (b.pieces.empty()) return;
+    b.codec.emplace(m_exec, grids);
+    b.items = Kokkos::View<batch_item<value_type>*, memory_space>("ndzip::mpi exchange items",
+                                                                  b.pieces.size());
+    b.sizes =
+        Kokkos::View<std::uint64_t*, memory_space>("ndzip::mpi exchange sizes", b.pieces.size());
+    b.sizes_host = Kokkos::create_mirror_view(b.sizes);
+    auto items = Kokkos::create_mirror_view(b.items);
+    for (std::size_t j = 0; j < b.pieces.size(); ++j) {
+      const std::size_t i = b.pieces[j];
+      items(j) = {m_packed.data() + m_packed_offsets[i], m_streams.data() + m_stream_offsets[i], 0};
+    }
+    Kokkos::deep_copy(b.items, items);
+  }
+
+  // Packs every send piece in C order, compresses those that can shrink (one launch per
+  // batch), and stages each stream (or, where it would not be smaller, the values) after its
+  // message's heads.
   void compress_sends(transfer_stats& stats) {
     if (m_sends.empty()) return;
     for (std::size_t i = 0; i < m_sends.size(); ++i) {
       const View& v = m_sends[i].values;
       Kokkos::deep_copy(m_exec, detail::c_order_over(m_packed.data() + m_packed_offsets[i], v), v);
     }
-    m_batch->compress_async(m_items, m_sizes);
-    Kokkos::deep_copy(m_exec, m_sizes_host, m_sizes);
+    for_each_batch([&](auto& b) {
+      if (b.pieces.empty()) return;
+      b.codec->compress_async(b.items, b.sizes);
+      Kokkos::deep_copy(m_exec, b.sizes_host, b.sizes);
+    });
     m_exec.fence();
+    // Raw values unless a stream was made and is smaller.
+    std::vector<std::uint64_t> stream_bytes(m_sends.size(), ~std::uint64_t{0});
+    for_each_batch([&](auto& b) {
+      for (std::size_t j = 0; j < b.pieces.size(); ++j) stream_bytes[b.pieces[j]] = b.sizes_host(j);
+    });
     for (std::size_t i = 0; i < m_sends.size(); ++i) {
-      const std::uint64_t raw = m_batch->grid(i).size() * sizeof(value_type);
-      detail::segment_head segment{detail::segment_kind::stream, 0, m_sizes_host(i)};
+      const std::uint64_t raw = m_sends[i].values.size() * sizeof(value_type);
+      detail::segment_head segment{detail::segment_kind::stream, 0, stream_bytes[i]};
       const std::byte* from = m_streams.data() + m_stream_offsets[i];
       if (segment.payload_bytes >= raw) {
         segment = {detail::segment_kind::raw, 0, raw};
@@ -194,7 +240,7 @@ class neighbor_exchange {
         bytes = payload_offset + segment.payload_bytes;
         ++stats.segments;
       }
-      stats.raw_bytes += m_batch->grid(i).size() * sizeof(value_type);
+      stats.raw_bytes += m_sends[i].values.size() * sizeof(value_type);
       stats.wire_bytes += bytes;
       detail::check(MPI_Isend(message, static_cast<int>(bytes), MPI_BYTE, m_sends[i].peer,
                               m_sends[i].tag, m_comm, &sends[i]),
@@ -211,13 +257,10 @@ class neighbor_exchange {
   options m_opts;
   communicator<ExecSpace> m_channel;  // the receives, with their memory kept between exchanges
   std::vector<piece<View>> m_sends, m_receives;
-  std::optional<batch_compressor<value_type, dims, ExecSpace>> m_batch;
   std::vector<std::size_t> m_packed_offsets, m_stream_offsets;
   Kokkos::View<value_type*, memory_space> m_packed;
   Kokkos::View<std::byte*, memory_space> m_streams;
-  Kokkos::View<batch_item<value_type>*, memory_space> m_items;
-  Kokkos::View<std::uint64_t*, memory_space> m_sizes;
-  typename Kokkos::View<std::uint64_t*, memory_space>::HostMirror m_sizes_host;
+  std::tuple<batch<1>, batch<2>, batch<3>> m_batches;
   std::vector<typename detail::staging<ExecSpace>::bytes> m_messages;
   std::vector<detail::segment_head> m_segments;
 };

@@ -24,6 +24,7 @@
 #include "ndzip/compressor.hpp"
 #include "ndzip/error.hpp"
 #include "ndzip/mpi/scratch.hpp"
+#include "ndzip/mpi/slab_codec.hpp"
 #include "ndzip/mpi/wire_format.hpp"
 
 namespace ndzip::mpi {
@@ -41,12 +42,9 @@ struct transfer_stats {
 
 namespace detail {
 
-template <int Dims>
-extent<Dims> slab_grid(const transfer_head& head, std::uint64_t rows) {
-  extent<Dims> grid;
-  grid[0] = rows;
-  for (int a = 1; a < Dims; ++a) grid[a] = head.extents[a];
-  return grid;
+// The grid segment k's slab is compressed with (slab_codec.hpp).
+inline slab_shape slab_of(const transfer_head& head, std::uint64_t k) {
+  return squeeze(static_cast<int>(head.dims), {head.rows_of(k), head.extents[1], head.extents[2]});
 }
 
 // Copies `bytes` bytes from `from` (the execution space's memory) to `to` (its staging space),
@@ -158,15 +156,24 @@ class send_transfer final : public transfer {
 #endif
           const std::uint64_t raw = head.rows_of(k) * head.row_bytes();
           const T* slab = values + k * head.segment_rows * row_elements;
-          const auto codec =
-              memory->template codec<T, Dims>(slab_grid<Dims>(head, head.rows_of(k)));
-          const std::size_t bound = codec->size_bound();
+          const slab_shape shape = slab_of(head, k);
+          const bool compressible = holds_hypercube<T>(shape);
+          const std::size_t bound =
+              compressible ? with_slab_codec<T>(*memory, shape,
+                                                [](auto& codec) { return codec.size_bound(); })
+                           : 0;
           m_messages.push_back(memory->staging_buffer(offset + segment_head_bytes +
                                                       std::max<std::size_t>(bound, raw)));
           std::byte* payload = m_messages.back().data() + offset + segment_head_bytes;
           segment_head segment{segment_kind::stream, k, 0};
           const auto started = std::chrono::steady_clock::now();
-          segment.payload_bytes = compress_slab(*memory, *codec, slab, payload, bound);
+          segment.payload_bytes =
+              compressible
+                  ? with_slab_codec<T>(*memory, shape,
+                                       [&](auto& codec) {
+                                         return compress_slab(*memory, codec, slab, payload, bound);
+                                       })
+                  : raw;
           if (segment.payload_bytes >= raw) {
             segment.kind = segment_kind::raw;
             segment.payload_bytes = raw;
@@ -240,8 +247,8 @@ class send_transfer final : public transfer {
 
   // Compresses a slab into `payload` (host staging); returns the stream size, or `bound` or more
   // where the stream is not needed (it would not be smaller than the raw values).
-  static std::size_t compress_slab(scratch<ExecSpace>& memory,
-                                   compressor<T, Dims, ExecSpace>& codec, const T* slab,
+  template <class Codec>
+  static std::size_t compress_slab(scratch<ExecSpace>& memory, Codec& codec, const T* slab,
                                    std::byte* payload, std::size_t bound) {
     if constexpr (staging<ExecSpace>::in_place) {
       (void)memory;
@@ -411,14 +418,18 @@ class recv_transfer final : public transfer {
       copy_from_staging(m_exec, reinterpret_cast<std::byte*>(slab), payload, raw, true);
       return;
     }
-    const auto codec = m_memory->template codec<T, Dims>(slab_grid<Dims>(head, head.rows_of(k)));
+    const auto decode_from = [&](const std::byte* stream) {
+      return with_slab_codec<T>(*m_memory, slab_of(head, k), [&](auto& codec) {
+        return codec.decompress_raw(stream, seg.payload_bytes, slab);
+      });
+    };
     std::size_t consumed = 0;
     if constexpr (staging<ExecSpace>::in_place) {
-      consumed = codec->decompress_raw(payload, seg.payload_bytes, slab);
+      consumed = decode_from(payload);
     } else {
       const auto stream = m_memory->device_buffer(seg.payload_bytes);
       copy_from_staging(m_exec, stream.data(), payload, seg.payload_bytes, true);
-      consumed = codec->decompress_raw(stream.data(), seg.payload_bytes, slab);
+      consumed = decode_from(stream.data());
     }
     if (consumed != seg.payload_bytes)
       throw stream_error("ndzip::mpi: segment " + std::to_string(k) +
