@@ -49,7 +49,12 @@ class scratch : public std::enable_shared_from_this<scratch<ExecSpace>> {
     lease() = default;
     lease(View view, std::shared_ptr<scratch> owner, std::vector<View>* free)
         : m_view(std::move(view)), m_owner(std::move(owner)), m_free(free) {}
-    lease(lease&& other) noexcept = default;
+    // Written out: Kokkos 4's View move constructor is not noexcept, and nvcc (C++17) deletes
+    // a defaulted noexcept one then, leaving std::vector<lease> with the deleted copy.
+    lease(lease&& other) noexcept
+        : m_view(std::move(other.m_view)),
+          m_owner(std::move(other.m_owner)),
+          m_free(std::exchange(other.m_free, nullptr)) {}
     lease& operator=(lease&& other) noexcept {
       if (this != &other) {
         give_back();
