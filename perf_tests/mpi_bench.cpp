@@ -42,6 +42,7 @@ struct config {
   double max_mib = 1024;
   std::vector<double> link_gbps;
   bool csv = false;
+  bool incompressible = false;
   int repetitions = 0;  // 0: by size
   double segment_mib = 16;
   std::size_t scale = 1;  // the synthetic fields' slowest extent divided by this
@@ -311,10 +312,22 @@ bool run_field(const exec_space& exec, const config& cfg, const std::string& nam
   return ok;
 }
 
+// Random bits in every element: nothing shrinks, so every segment goes raw.
+template <class T>
+void fill_random(const exec_space& exec, const Kokkos::View<T*, memory_space>& field) {
+  using bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  auto* data = reinterpret_cast<bits*>(field.data());
+  Kokkos::parallel_for(
+      "ndzip-mpi-bench::random", Kokkos::RangePolicy<exec_space>(exec, 0, field.size()),
+      KOKKOS_LAMBDA(std::size_t k) { data[k] = static_cast<bits>(noise(k)); });
+}
+
+// The field `name` of `shape`: `host_values` where given, else random bits (`random`) or the
+// synthetic field.
 template <class T>
 bool run_shape(const exec_space& exec, const config& cfg, const std::string& name,
                const std::vector<std::size_t>& shape, const std::vector<T>* host_values,
-               const ndzip::mpi::communicator<exec_space>& channel) {
+               const ndzip::mpi::communicator<exec_space>& channel, bool random = false) {
   std::size_t n = 1;
   for (const auto e : shape) n *= e;
   Kokkos::View<T*, memory_space> field(Kokkos::view_alloc(Kokkos::WithoutInitializing, name), n);
@@ -325,6 +338,8 @@ bool run_shape(const exec_space& exec, const config& cfg, const std::string& nam
     if (host_values) {
       Kokkos::deep_copy(field, Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
                                    host_values->data(), n));
+    } else if (random) {
+      fill_random<T>(exec, field);
     } else {
       fill_synthetic<T, Dims>(exec, field, grid);
     }
@@ -347,6 +362,8 @@ int main(int argc, char** argv) {
   CLI::App app{"ndzip-mpi-bench: ndzip::mpi against plain MPI between two ranks"};
   app.add_flag("--synthetic", cfg.synthetic, "the synthetic fields (bench_inputs.hpp)");
   app.add_option("--manifest", cfg.manifest, "datasets: `file;float|double;dims slowest first`");
+  app.add_flag("--incompressible", cfg.incompressible,
+               "a float field of random bits (2^28 values / --scale), which no segment shrinks");
   app.add_option("--sizes-mib", cfg.sizes_mib, "message sizes in MiB (default 1/16 .. 1024)")
       ->delimiter(',');
   app.add_option("--max-mib", cfg.max_mib, "skip message sizes above this");
@@ -371,7 +388,7 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 2;
   }
-  if (!cfg.synthetic && cfg.manifest.empty()) cfg.synthetic = true;
+  if (!cfg.synthetic && cfg.manifest.empty() && !cfg.incompressible) cfg.synthetic = true;
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
     const exec_space exec;
@@ -392,6 +409,11 @@ int main(int argc, char** argv) {
                     : run_shape<float>(exec, cfg, "synthetic", s.extents, nullptr, channel)) &&
                ok;
         }
+      if (cfg.incompressible) {
+        const std::vector<std::size_t> extents = {
+            std::max<std::size_t>(1, (std::size_t{1} << 28) / cfg.scale)};
+        ok = run_shape<float>(exec, cfg, "random", extents, nullptr, channel, true) && ok;
+      }
       if (!cfg.manifest.empty())
         for (const auto& d : read_manifest(cfg.manifest)) {
           std::size_t n = 1;
