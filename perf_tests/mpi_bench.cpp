@@ -43,6 +43,7 @@ struct config {
   std::vector<double> link_gbps;
   bool csv = false;
   bool incompressible = false;
+  bool checksum = true;
   int repetitions = 0;  // 0: by size
   double segment_mib = 16;
   std::size_t scale = 1;  // the synthetic fields' slowest extent divided by this
@@ -372,6 +373,8 @@ int main(int argc, char** argv) {
   app.add_option("--repetitions", cfg.repetitions,
                  "timed rounds per measurement (default by size)");
   app.add_option("--segment-mib", cfg.segment_mib, "ndzip::mpi segment size");
+  app.add_flag("--no-checksum{false}", cfg.checksum,
+               "segments without their XXH3-64 (ndzip::mpi::options::checksum = false)");
   app.add_option("--scale", cfg.scale, "divide the synthetic fields' slowest extent by K")
       ->check(CLI::PositiveNumber);
   app.add_flag("--csv", cfg.csv, "CSV output");
@@ -394,6 +397,7 @@ int main(int argc, char** argv) {
     const exec_space exec;
     ndzip::mpi::options opts;
     opts.segment_bytes = static_cast<std::size_t>(cfg.segment_mib * 1048576.0);
+    opts.checksum = cfg.checksum;
     const ndzip::mpi::communicator<exec_space> channel(exec, MPI_COMM_WORLD, opts);
     if (rank() == 0 && !cfg.csv)
       std::printf("# %s, 2 ranks; one-way effective GB/s = uncompressed bytes / time (median)\n",

@@ -40,11 +40,29 @@ T value_at(std::uint64_t i, std::uint64_t seed, bool random) {
   return static_cast<T>(smooth + static_cast<double>(x % 1024) * 1e-6);
 }
 
+// A contiguous (LayoutRight) View in `v`'s memory space with `v`'s extents: Kokkos copies
+// between memory spaces only where both sides are contiguous, so a strided device View (the
+// face of a block) goes through one of these.
+template <class View>
+auto contiguous_like(const View& v) {
+  using T = std::remove_const_t<typename View::value_type>;
+  using space = typename View::memory_space;
+  const auto label = Kokkos::view_alloc(Kokkos::WithoutInitializing, "contiguous");
+  if constexpr (View::rank == 1)
+    return Kokkos::View<T*, Kokkos::LayoutRight, space>(label, v.extent(0));
+  else if constexpr (View::rank == 2)
+    return Kokkos::View<T**, Kokkos::LayoutRight, space>(label, v.extent(0), v.extent(1));
+  else
+    return Kokkos::View<T***, Kokkos::LayoutRight, space>(label, v.extent(0), v.extent(1),
+                                                          v.extent(2));
+}
+
 // Fills `v` (any layout, host or device) with value_at of its elements in C order.
 template <class View>
 void fill(const View& v, std::uint64_t seed, bool random = false) {
   using T = typename View::value_type;
-  auto host = Kokkos::create_mirror_view(v);
+  const auto packed = contiguous_like(v);
+  auto host = Kokkos::create_mirror_view(packed);
   std::uint64_t i = 0;
   if constexpr (View::rank == 1) {
     for (std::size_t a = 0; a < v.extent(0); ++a) host(a) = value_at<T>(i++, seed, random);
@@ -57,14 +75,17 @@ void fill(const View& v, std::uint64_t seed, bool random = false) {
         for (std::size_t c = 0; c < v.extent(2); ++c)
           host(a, b, c) = value_at<T>(i++, seed, random);
   }
-  Kokkos::deep_copy(v, host);
+  Kokkos::deep_copy(packed, host);
+  Kokkos::deep_copy(v, packed);
 }
 
 // Number of elements of `v` whose bits differ from value_at (C order).
 template <class View>
 std::size_t differences(const View& v, std::uint64_t seed, bool random = false) {
   using T = std::remove_const_t<typename View::value_type>;
-  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+  const auto packed = contiguous_like(v);
+  Kokkos::deep_copy(packed, v);
+  auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), packed);
   std::size_t wrong = 0;
   std::uint64_t i = 0;
   const auto same = [](T a, T b) { return std::memcmp(&a, &b, sizeof a) == 0; };

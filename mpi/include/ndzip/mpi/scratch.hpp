@@ -84,6 +84,11 @@ class scratch : public std::enable_shared_from_this<scratch<ExecSpace>> {
 
   explicit scratch(const ExecSpace& exec) : m_exec(exec) {}
   const ExecSpace& exec() const { return m_exec; }
+  // Buffers allocated so far (the rest were reused).
+  std::size_t allocations() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_allocations;
+  }
 
   // A host staging buffer, or a buffer in the execution space's memory, of `bytes` bytes at
   // least (8-byte aligned, as every Kokkos allocation).
@@ -112,9 +117,12 @@ class scratch : public std::enable_shared_from_this<scratch<ExecSpace>> {
   }
 
  private:
-  // Buffers kept per kind; codecs kept (the shapes of a halo exchange or of a few message sizes
-  // fit; a program sending ever new shapes starts over when the cache is full).
-  static constexpr std::size_t max_free = 32;
+  // Buffers kept per kind: enough for every segment of a 1 GiB transfer at 4 MiB a segment (a
+  // transfer holds all its segments' buffers at once; with fewer kept, each large transfer
+  // allocated pinned memory again, which took longer than the transfer); codecs kept (the
+  // shapes of a halo exchange or of a few message sizes fit; a program sending ever new shapes
+  // starts over when the cache is full).
+  static constexpr std::size_t max_free = 256;
   static constexpr std::size_t max_codecs = 64;
 
   template <class View>
@@ -131,10 +139,17 @@ class scratch : public std::enable_shared_from_this<scratch<ExecSpace>> {
         return found;
       }
     }
-    // Rounded up to a power of two (4 KiB at least), so that transfers of nearby sizes reuse
-    // buffers.
+    // Rounded up, so that transfers of nearby sizes reuse buffers: to a power of two up to
+    // 1 MiB (4 KiB at least), above that to whole MiB (a segment of 16 MiB plus its heads must
+    // not take 32).
+    constexpr std::size_t mib = std::size_t{1} << 20;
     std::size_t size = 4096;
-    while (size < bytes) size *= 2;
+    while (size < bytes && size < mib) size *= 2;
+    if (size < bytes) size = (bytes + mib - 1) / mib * mib;
+    {
+      std::lock_guard<std::mutex> lock(m_mutex);
+      ++m_allocations;
+    }
     return View(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), size);
   }
 
@@ -153,7 +168,8 @@ class scratch : public std::enable_shared_from_this<scratch<ExecSpace>> {
   }
 
   ExecSpace m_exec;
-  std::mutex m_mutex;
+  mutable std::mutex m_mutex;
+  std::size_t m_allocations = 0;
   std::vector<staging_bytes> m_free_staging;
   std::vector<device_bytes> m_free_device;
   std::map<std::array<std::uint64_t, 5>, std::shared_ptr<void>> m_codecs;
