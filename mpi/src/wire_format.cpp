@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "ndzip/mpi/wire_format.hpp"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
+#include <vector>
 
 // XXH3-64 compiled into this file only (header-only mode), as in core/frame.cpp.
 #define XXH_INLINE_ALL
@@ -31,14 +34,24 @@ std::uint64_t get(const std::byte* in, int bytes) {
 
 std::uint64_t xxh3(const std::byte* data, std::size_t bytes) { return XXH3_64bits(data, bytes); }
 
-// The checksum of a segment: XXH3-64 of its head's first 24 bytes and its payload.
+// The checksum of a segment: XXH3-64 of its head's first 24 bytes followed by the XXH3-64 (8
+// bytes, little-endian) of each 1 MiB piece of its payload, so that the pieces are hashed in
+// parallel: one thread hashing a whole 16 MiB segment on each side took longer than moving it
+// between two ranks of an H200 node.
 std::uint64_t segment_checksum(const std::byte* segment, std::uint64_t payload_bytes) {
-  XXH3_state_t state;
-  XXH3_INITSTATE(&state);
-  XXH3_64bits_reset(&state);
-  XXH3_64bits_update(&state, segment, 24);
-  XXH3_64bits_update(&state, segment + segment_head_bytes, payload_bytes);
-  return XXH3_64bits_digest(&state);
+  constexpr std::uint64_t piece = std::uint64_t{1} << 20;
+  const std::uint64_t pieces = (payload_bytes + piece - 1) / piece;
+  std::vector<std::byte> digest(24 + 8 * pieces);
+  std::memcpy(digest.data(), segment, 24);
+  const std::byte* payload = segment + segment_head_bytes;
+  const auto count = static_cast<std::int64_t>(pieces);
+#pragma omp parallel for schedule(static) if (count > 1)
+  for (std::int64_t p = 0; p < count; ++p) {
+    const std::uint64_t first = static_cast<std::uint64_t>(p) * piece;
+    put(digest.data() + 24 + 8 * p,
+        XXH3_64bits(payload + first, std::min(piece, payload_bytes - first)), 8);
+  }
+  return XXH3_64bits(digest.data(), digest.size());
 }
 
 }  // namespace

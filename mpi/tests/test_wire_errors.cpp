@@ -5,12 +5,17 @@
 #include <doctest/doctest.h>
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <ndzip/mpi.hpp>
 #include <vector>
 
 #include "mpi_test_support.hpp"
+
+// The checksum's definition, written out here independently of the library's.
+#define XXH_INLINE_ALL
+#include <xxhash.h>
 
 using namespace mpi_test;
 namespace wire = ndzip::mpi::detail;
@@ -128,4 +133,31 @@ TEST_CASE("ndzip::mpi: a one-segment message takes the larger of stream and valu
   CHECK(wire::one_segment_message_bytes(raw, 1000) == 96 + raw);
   CHECK(wire::one_segment_message_bytes(raw, raw + 4096) <= wire::largest_message);
   CHECK(wire::one_segment_message_bytes(wire::largest_message, 0) > wire::largest_message);
+}
+
+TEST_CASE("ndzip::mpi: the segment checksum hashes the head and each 1 MiB piece's XXH3-64") {
+  // docs/FORMAT.md: XXH3-64 of head bytes 0-23, then the little-endian XXH3-64 of each 1 MiB
+  // piece of the payload (the last one shorter). 2.5 MiB of payload: three pieces.
+  constexpr std::size_t payload = (5u << 20) / 2, piece = 1u << 20;
+  std::vector<std::byte> segment(wire::segment_head_bytes + payload);
+  for (std::size_t i = 0; i < payload; ++i)
+    segment[wire::segment_head_bytes + i] = static_cast<std::byte>((i * 2654435761u) >> 13);
+  wire::write_segment_head({wire::segment_kind::raw, 3, payload}, true, segment.data());
+  std::vector<unsigned char> digest(24);
+  std::memcpy(digest.data(), segment.data(), 24);
+  for (std::size_t first = 0; first < payload; first += piece) {
+    const std::uint64_t h = XXH3_64bits(segment.data() + wire::segment_head_bytes + first,
+                                        std::min(piece, payload - first));
+    for (int b = 0; b < 8; ++b) digest.push_back(static_cast<unsigned char>(h >> (8 * b)));
+  }
+  std::uint64_t stored = 0;
+  std::memcpy(&stored, segment.data() + 24, 8);  // little-endian host (x86, ARM)
+  CHECK(digest.size() == 24 + 3 * 8);
+  CHECK(stored == XXH3_64bits(digest.data(), digest.size()));
+  CHECK(wire::read_segment_head(segment.data(), segment.size(), 3, payload, true).payload_bytes ==
+        payload);
+  // A flipped bit in the last, shorter piece.
+  segment[segment.size() - 5] ^= std::byte{0x10};
+  CHECK_THROWS_WITH_AS(wire::read_segment_head(segment.data(), segment.size(), 3, payload, true),
+                       doctest::Contains("checksum mismatch"), ndzip::stream_error);
 }
