@@ -168,12 +168,12 @@ class send_transfer final : public transfer {
           segment_head segment{segment_kind::stream, k, 0};
           const auto started = std::chrono::steady_clock::now();
           segment.payload_bytes =
-              compressible
-                  ? with_slab_codec<T>(*memory, shape,
-                                       [&](auto& codec) {
-                                         return compress_slab(*memory, codec, slab, payload, bound);
-                                       })
-                  : raw;
+              compressible ? with_slab_codec<T>(*memory, shape,
+                                                [&](auto& codec) {
+                                                  return compress_slab(*memory, codec, slab,
+                                                                       payload, bound, raw);
+                                                })
+                           : raw;
           if (segment.payload_bytes >= raw) {
             segment.kind = segment_kind::raw;
             segment.payload_bytes = raw;
@@ -245,18 +245,22 @@ class send_transfer final : public transfer {
     m_requests.clear();
   }
 
-  // Compresses a slab into `payload` (host staging); returns the stream size, or `bound` or more
-  // where the stream is not needed (it would not be smaller than the raw values).
+  // Compresses a slab into `payload` (host staging) and returns the stream size; a stream of
+  // `raw` bytes or more (not smaller than the values, which travel instead) may be left out of
+  // `payload`.
   template <class Codec>
   static std::size_t compress_slab(scratch<ExecSpace>& memory, Codec& codec, const T* slab,
-                                   std::byte* payload, std::size_t bound) {
+                                   std::byte* payload, std::size_t bound, std::size_t raw) {
     if constexpr (staging<ExecSpace>::in_place) {
       (void)memory;
+      (void)raw;
       return codec.compress_raw(slab, payload, bound);
     } else {
       const auto stream = memory.device_buffer(bound);
       const std::size_t size = codec.compress_raw(slab, stream.data(), bound);
-      copy_to_staging(memory.exec(), payload, stream.data(), size, true);
+      // A stream that is not smaller is not staged: the values go instead (one copy of the
+      // slab over the host link, not two).
+      if (size < raw) copy_to_staging(memory.exec(), payload, stream.data(), size, true);
       return size;
     }
   }
