@@ -46,6 +46,7 @@ void round_trip(const std::array<std::size_t, 3>& e, std::size_t segment_bytes, 
   auto values = make_view<T, Dims>("values", e);
   ndzip::mpi::options opts;
   opts.segment_bytes = segment_bytes;
+  opts.checksum = tag % 2 == 0;  // half the transfers with segment checksums, half without
   if (is_sender()) {
     fill(values, seed, random);
     const auto stats = ndzip::mpi::send(exec, values, peer(), tag, MPI_COMM_WORLD, opts);

@@ -26,8 +26,9 @@
 // Checks on arrival. The head of every message says the element type and extents it holds: a
 // receive into a View of another type or other extents throws ndzip::mpi::mismatch_error
 // naming both, after consuming the whole message (no message is left to match later, no rank
-// hangs, nothing is written). Every segment is checked against its head (index, size) and, with
-// options::checksum (the default), against its XXH3-64: a damaged or truncated segment throws
+// hangs, nothing is written). Every segment is checked against its head (index, size), its
+// stream must decode to exactly its slab, and with options::checksum (off by default: MPI's
+// transports check their own frames) against its XXH3-64: a damaged or truncated segment throws
 // ndzip::stream_error, after the rest of the message is consumed. A message whose own head is
 // damaged throws ndzip::stream_error at once (its segments cannot be told apart then).
 //
