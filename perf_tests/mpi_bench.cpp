@@ -43,7 +43,7 @@ struct config {
   std::vector<double> link_gbps;
   bool csv = false;
   bool incompressible = false;
-  bool checksum = true;
+  bool checksum = false;
   int repetitions = 0;  // 0: by size
   double segment_mib = 16;
   std::size_t scale = 1;  // the synthetic fields' slowest extent divided by this
@@ -373,8 +373,8 @@ int main(int argc, char** argv) {
   app.add_option("--repetitions", cfg.repetitions,
                  "timed rounds per measurement (default by size)");
   app.add_option("--segment-mib", cfg.segment_mib, "ndzip::mpi segment size");
-  app.add_flag("--no-checksum{false}", cfg.checksum,
-               "segments without their XXH3-64 (ndzip::mpi::options::checksum = false)");
+  app.add_flag("--checksum", cfg.checksum,
+               "segments with their XXH3-64 (ndzip::mpi::options::checksum = true)");
   app.add_option("--scale", cfg.scale, "divide the synthetic fields' slowest extent by K")
       ->check(CLI::PositiveNumber);
   app.add_flag("--csv", cfg.csv, "CSV output");
