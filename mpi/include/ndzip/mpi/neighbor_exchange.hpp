@@ -190,6 +190,7 @@ class neighbor_exchange {
   // batch), and stages each stream (or, where it would not be smaller, the values) after its
   // message's heads.
   void compress_sends(transfer_stats& stats) {
+    m_segments.clear();  // an exchange that failed part way may have left some
     if (m_sends.empty()) return;
     for (std::size_t i = 0; i < m_sends.size(); ++i) {
       const View& v = m_sends[i].values;
