@@ -13,6 +13,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "ndzip/extent.hpp"
 #include "ndzip/format.hpp"
@@ -43,45 +44,42 @@ extent<Dims> grid_of(const slab_shape& shape) {
   return grid;
 }
 
+// f(grid) with the slab's grid as an extent of its rank; f returns the same type for every rank.
+template <class F>
+auto with_grid(const slab_shape& shape, F&& f) {
+  switch (shape.dims) {
+    case 1:
+      return f(grid_of<1>(shape));
+    case 2:
+      return f(grid_of<2>(shape));
+    default:
+      return f(grid_of<3>(shape));
+  }
+}
+
 // Whether the grid holds a whole hypercube of T, so that its stream can be smaller than its
 // values.
 template <class T>
 bool holds_hypercube(const slab_shape& shape) {
-  switch (shape.dims) {
-    case 1:
-      return stream_layout<T, 1>(grid_of<1>(shape)).hypercube_count > 0;
-    case 2:
-      return stream_layout<T, 2>(grid_of<2>(shape)).hypercube_count > 0;
-    default:
-      return stream_layout<T, 3>(grid_of<3>(shape)).hypercube_count > 0;
-  }
+  return with_grid(shape, [](const auto& grid) {
+    constexpr int dims = std::decay_t<decltype(grid)>::dimensions;
+    return stream_layout<T, dims>(grid).hypercube_count > 0;
+  });
 }
 
 // The most bytes a stream of the grid can take (compressed_size_bound).
 template <class T>
 std::size_t stream_bound(const slab_shape& shape) {
-  switch (shape.dims) {
-    case 1:
-      return compressed_size_bound<T>(grid_of<1>(shape));
-    case 2:
-      return compressed_size_bound<T>(grid_of<2>(shape));
-    default:
-      return compressed_size_bound<T>(grid_of<3>(shape));
-  }
+  return with_grid(shape, [](const auto& grid) { return compressed_size_bound<T>(grid); });
 }
 
-// f(codec) with the codec of the slab's grid (kept by `memory`), whatever its rank; f returns
-// the same type for every rank.
+// f(codec) with the codec of the slab's grid (kept by `memory`), whatever its rank.
 template <class T, class ExecSpace, class F>
 auto with_slab_codec(scratch<ExecSpace>& memory, const slab_shape& shape, F&& f) {
-  switch (shape.dims) {
-    case 1:
-      return f(*memory.template codec<T, 1>(grid_of<1>(shape)));
-    case 2:
-      return f(*memory.template codec<T, 2>(grid_of<2>(shape)));
-    default:
-      return f(*memory.template codec<T, 3>(grid_of<3>(shape)));
-  }
+  return with_grid(shape, [&](const auto& grid) {
+    constexpr int dims = std::decay_t<decltype(grid)>::dimensions;
+    return f(*memory.template codec<T, dims>(grid));
+  });
 }
 
 }  // namespace ndzip::mpi::detail
