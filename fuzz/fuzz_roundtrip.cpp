@@ -10,7 +10,8 @@
 using namespace ndzip_fuzz;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  const auto input = parse_shaped_input({reinterpret_cast<const std::byte*>(data), size});
+  const auto input = parse_shaped_input({reinterpret_cast<const std::byte*>(data), size},
+                                        roundtrip_max_elements);
   if (!input) return 0;
   const array_desc& array = input->array;
   const byte_buffer values = repeated(input->payload, ndzip_cli::byte_size(array));

@@ -19,7 +19,7 @@ std::unique_ptr<ndzip_cli::backend_session> session;
 
 std::string current_input;
 
-std::optional<shaped_input> parse_shaped_input(byte_span input) {
+std::optional<shaped_input> parse_shaped_input(byte_span input, std::size_t element_limit) {
   if (input.size < 1) return std::nullopt;
   const auto byte = [&](std::size_t i) { return std::to_integer<unsigned>(input.data[i]); };
   shaped_input out;
@@ -32,7 +32,7 @@ std::optional<shaped_input> parse_shaped_input(byte_span input) {
     out.array.extents[a] = byte(1 + 2 * a) | byte(2 + 2 * a) << 8;
     elements *= out.array.extents[a];
   }
-  if (elements > max_elements) return std::nullopt;
+  if (elements > element_limit) return std::nullopt;
   out.payload = input.from(prefix);
   return out;
 }
