@@ -49,6 +49,22 @@ std::vector<std::byte> raw_segment(std::uint64_t index, std::size_t first, std::
   return bytes;
 }
 
+// A segment holding the ndzip stream of elements [first, first + count) of the test field,
+// followed by `trailing` zero bytes that the payload size counts.
+std::vector<std::byte> stream_segment(std::uint64_t index, std::size_t first, std::size_t count,
+                                      std::size_t trailing) {
+  using host = Kokkos::DefaultHostExecutionSpace;
+  Kokkos::View<float*, host::memory_space> values("values", count);
+  for (std::size_t i = 0; i < count; ++i) values(i) = value_at<float>(first + i, seed, false);
+  ndzip::compressor<float, 1, host> codec(host(), ndzip::extent<1>{count});
+  Kokkos::View<std::byte*, host::memory_space> stream("stream", codec.size_bound());
+  const std::size_t size = codec.compress(values, stream) + trailing;
+  std::vector<std::byte> bytes(wire::segment_head_bytes + size);
+  std::memcpy(bytes.data() + wire::segment_head_bytes, stream.data(), size - trailing);
+  wire::write_segment_head({wire::segment_kind::stream, index, size}, false, bytes.data());
+  return bytes;
+}
+
 std::vector<std::byte> with_head(const wire::transfer_head& head, std::vector<std::byte> segment) {
   std::vector<std::byte> message(wire::transfer_head_bytes);
   wire::write_transfer_head(head, message.data());
@@ -95,6 +111,13 @@ std::vector<std::vector<std::vector<std::byte>>> damaged_transfers() {
     wire::write_segment_head({wire::segment_kind::stream, 0, 40}, false, segment.data());
     all.push_back({with_head(head_for(elements, false), segment)});
   }
+  // Two segments, the first a stream the decoder refuses, the second whole: on a device the
+  // first is decoded while the second arrives, so the error comes after both are consumed.
+  {
+    std::vector<std::byte> segment(wire::segment_head_bytes + 40, std::byte{0xff});
+    wire::write_segment_head({wire::segment_kind::stream, 0, 40}, false, segment.data());
+    all.push_back({with_head(head_for(50, false), segment), raw_segment(1, 50, 50, false)});
+  }
   // A message 0 shorter than the transfer head.
   all.push_back({std::vector<std::byte>(20, std::byte{0x6e})});
   return all;
@@ -118,6 +141,30 @@ TEST_CASE("ndzip::mpi: damaged or truncated messages throw ndzip::stream_error")
       Kokkos::deep_copy(values, 0.0f);
       CHECK_THROWS_AS(ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD),
                       ndzip::stream_error);
+      Kokkos::deep_copy(values, 0.0f);
+      ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD);
+      CHECK(differences(values, seed) == 0);
+    }
+  }
+}
+
+TEST_CASE("ndzip::mpi: a stream with bytes its decoder does not consume throws, in any segment") {
+  // Two segments of one hypercube each; segment `damaged` carries 8 bytes after its stream.
+  constexpr std::size_t cube = 4096;
+  const Kokkos::DefaultExecutionSpace exec;
+  Kokkos::View<float*> values("values", 2 * cube);
+  wire::transfer_head head = head_for(cube, false);
+  head.extents = {2 * cube, 1, 1};
+  for (std::uint64_t damaged = 0; damaged < 2; ++damaged) {
+    CAPTURE(damaged);
+    if (is_sender()) {
+      send_bytes(with_head(head, stream_segment(0, 0, cube, damaged == 0 ? 8 : 0)));
+      send_bytes(stream_segment(1, cube, cube, damaged == 1 ? 8 : 0));
+      send_bytes(with_head(head, stream_segment(0, 0, cube, 0)));
+      send_bytes(stream_segment(1, cube, cube, 0));
+    } else {
+      CHECK_THROWS_WITH_AS(ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD),
+                           doctest::Contains("its stream ends after"), ndzip::stream_error);
       Kokkos::deep_copy(values, 0.0f);
       ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD);
       CHECK(differences(values, seed) == 0);

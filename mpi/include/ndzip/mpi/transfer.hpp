@@ -84,6 +84,43 @@ void copy_from_staging(const ExecSpace& exec, std::byte* to, const std::byte* fr
   }
 }
 
+// Sets a flag in host memory from the device, after the work queued before it.
+struct raise_flag {
+  std::uint32_t* flag;
+  KOKKOS_FUNCTION void operator()(int) const {
+    *reinterpret_cast<volatile std::uint32_t*>(flag) = 1;
+  }
+};
+
+// Waits for the work queued on `exec` (the staging copies of a segment), calling MPI meanwhile
+// so that the segments already posted (`requests`) move: a transport that copies through shared
+// memory moves bytes only inside MPI calls, so a plain fence would stop the wire while the copy
+// engine works. Where the device cannot write to the staging memory (Kokkos 3), a plain fence.
+template <class ExecSpace>
+void fence_progressing(scratch<ExecSpace>& memory, std::vector<MPI_Request>& requests) {
+  const ExecSpace& exec = memory.exec();
+  using staging_space = typename staging<ExecSpace>::space;
+  int done = 1;
+  if (!requests.empty())
+    check(
+        MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE),
+        "MPI_Testall");
+  if constexpr (Kokkos::SpaceAccessibility<ExecSpace, staging_space>::accessible) {
+    if (!done) {
+      const auto flag_memory = memory.staging_buffer(sizeof(std::uint32_t));
+      auto* flag = reinterpret_cast<std::uint32_t*>(flag_memory.data());
+      *reinterpret_cast<volatile std::uint32_t*>(flag) = 0;
+      Kokkos::parallel_for("ndzip::mpi staged", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
+                           raise_flag{flag});
+      while (!done && *reinterpret_cast<volatile std::uint32_t*>(flag) == 0)
+        check(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done,
+                          MPI_STATUSES_IGNORE),
+              "MPI_Testall");
+    }
+  }
+  exec.fence();
+}
+
 #ifdef NDZIP_MPI_FAULT_INJECTION
 // Tests only (mpi/tests define this for the whole test binary): the next send fails, as an
 // allocation or the codec could, just before it compresses segment `send_fault_at()` (-1: no
@@ -167,19 +204,21 @@ class send_transfer final : public transfer {
           std::byte* payload = m_messages.back().data() + offset + segment_head_bytes;
           segment_head segment{segment_kind::stream, k, 0};
           const auto started = std::chrono::steady_clock::now();
+          device_lease stream;  // held until the copy queued from it is done
           segment.payload_bytes =
               compressible ? with_slab_codec<T>(*memory, shape,
                                                 [&](auto& codec) {
                                                   return compress_slab(*memory, codec, slab,
-                                                                       payload, bound, raw);
+                                                                       payload, bound, raw, stream);
                                                 })
                            : raw;
           if (segment.payload_bytes >= raw) {
             segment.kind = segment_kind::raw;
             segment.payload_bytes = raw;
-            copy_to_staging(exec, payload, reinterpret_cast<const std::byte*>(slab), raw, true);
+            copy_to_staging(exec, payload, reinterpret_cast<const std::byte*>(slab), raw, false);
             ++m_stats.raw_segments;
           }
+          if constexpr (!staging<ExecSpace>::in_place) fence_progressing(*memory, m_requests);
           write_segment_head(segment, checksum, m_messages.back().data() + offset);
           m_stats.codec_seconds +=
               std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -195,6 +234,7 @@ class send_transfer final : public transfer {
         m_stats.wire_bytes += message_bytes;
       }
     } catch (...) {
+      exec.fence();  // no copy may still write into a staging buffer that goes back now
       give_up(segments, dest, tag, comm);
       throw;
     }
@@ -245,22 +285,28 @@ class send_transfer final : public transfer {
     m_requests.clear();
   }
 
+  using device_lease =
+      typename scratch<ExecSpace>::template lease<typename scratch<ExecSpace>::device_bytes>;
+
   // Compresses a slab into `payload` (host staging) and returns the stream size; a stream of
   // `raw` bytes or more (not smaller than the values, which travel instead) may be left out of
-  // `payload`.
+  // `payload`. On a device the stream is written into `stream` and its copy to `payload` is
+  // queued on the instance: the caller fences before it reads `payload` or drops `stream`.
   template <class Codec>
   static std::size_t compress_slab(scratch<ExecSpace>& memory, Codec& codec, const T* slab,
-                                   std::byte* payload, std::size_t bound, std::size_t raw) {
+                                   std::byte* payload, std::size_t bound, std::size_t raw,
+                                   device_lease& stream) {
     if constexpr (staging<ExecSpace>::in_place) {
       (void)memory;
       (void)raw;
+      (void)stream;
       return codec.compress_raw(slab, payload, bound);
     } else {
-      const auto stream = memory.device_buffer(bound);
+      stream = memory.device_buffer(bound);
       const std::size_t size = codec.compress_raw(slab, stream.data(), bound);
       // A stream that is not smaller is not staged: the values go instead (one copy of the
-      // slab over the host link, not two).
-      if (size < raw) copy_to_staging(memory.exec(), payload, stream.data(), size, true);
+      // slab over the host link, not two). The copy is queued: the caller waits for it.
+      if (size < raw) copy_to_staging(memory.exec(), payload, stream.data(), size, false);
       return size;
     }
   }
@@ -317,9 +363,10 @@ class recv_transfer final : public transfer {
         int count = 0;
         MPI_Get_count(&status, MPI_BYTE, &count);
         decode(m_next, m_messages[m_next].data(), static_cast<std::size_t>(count));
-        m_messages[m_next] = {};
+        if constexpr (staging<ExecSpace>::in_place) m_messages[m_next] = {};
         ++m_next;
       }
+      settle();
       if (m_finish) m_finish();
       m_done = true;
       return true;
@@ -388,7 +435,7 @@ class recv_transfer final : public transfer {
       decode(0, m_first.data() + transfer_head_bytes, count - transfer_head_bytes);
       m_next = 1;
     }
-    m_first = {};
+    if constexpr (staging<ExecSpace>::in_place) m_first = {};
     return true;
   }
 
@@ -419,27 +466,72 @@ class recv_transfer final : public transfer {
     T* slab = m_values + k * head.segment_rows * head.extents[1] * head.extents[2];
     if (seg.kind == segment_kind::raw) {
       ++m_stats.raw_segments;
-      copy_from_staging(m_exec, reinterpret_cast<std::byte*>(slab), payload, raw, true);
+      copy_from_staging(m_exec, reinterpret_cast<std::byte*>(slab), payload, raw, false);
       return;
     }
-    const auto decode_from = [&](const std::byte* stream) {
-      return with_slab_codec<T>(*m_memory, slab_of(head, k), [&](auto& codec) {
-        return codec.decompress_raw(stream, seg.payload_bytes, slab);
-      });
-    };
-    std::size_t consumed = 0;
     if constexpr (staging<ExecSpace>::in_place) {
-      consumed = decode_from(payload);
+      const std::size_t consumed = with_slab_codec<T>(
+          *m_memory, slab_of(head, k),
+          [&](auto& codec) { return codec.decompress_raw(payload, seg.payload_bytes, slab); });
+      check_consumed(k, consumed, seg.payload_bytes);
     } else {
-      const auto stream = m_memory->device_buffer(seg.payload_bytes);
-      copy_from_staging(m_exec, stream.data(), payload, seg.payload_bytes, true);
-      consumed = decode_from(stream.data());
+      // Queued, not waited for: the host goes back to MPI for the next segment while the
+      // device copies and decodes this one. settle() checks the outcome.
+      auto stream = m_memory->device_buffer(seg.payload_bytes);
+      copy_from_staging(m_exec, stream.data(), payload, seg.payload_bytes, false);
+      if (m_outcomes.size() == 0)
+        m_outcomes = m_memory->device_buffer(head.segments() * sizeof(decompress_outcome));
+      auto* outcome = reinterpret_cast<decompress_outcome*>(m_outcomes.data()) + k;
+      with_grid(slab_of(head, k), [&](const auto& grid) {
+        constexpr int dims = std::decay_t<decltype(grid)>::dimensions;
+        auto codec = m_memory->template codec<T, dims>(grid);
+        codec->decompress_raw_async(stream.data(), seg.payload_bytes, slab, outcome);
+        m_checks.push_back({k, seg.payload_bytes, [codec](const decompress_outcome& o) {
+                              return codec->check_outcome(o);
+                            }});
+      });
+      m_streams.push_back(std::move(stream));
     }
-    if (consumed != seg.payload_bytes)
+  }
+
+  static void check_consumed(std::uint64_t k, std::size_t consumed, std::size_t payload_bytes) {
+    if (consumed != payload_bytes)
       throw stream_error("ndzip::mpi: segment " + std::to_string(k) +
                          " of the received message is damaged: its stream ends after " +
-                         std::to_string(consumed) + " of its " + std::to_string(seg.payload_bytes) +
+                         std::to_string(consumed) + " of its " + std::to_string(payload_bytes) +
                          " bytes");
+  }
+
+  // Device: waits for the copies and decoders queued by decode() and checks what the decoders
+  // found; then the buffers they read go back.
+  void settle() {
+    if constexpr (!staging<ExecSpace>::in_place) {
+      const auto started = std::chrono::steady_clock::now();
+      m_exec.fence();
+      if (!m_checks.empty()) {
+        std::vector<decompress_outcome> outcomes(m_head->segments());
+        Kokkos::View<std::byte*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(
+            reinterpret_cast<std::byte*>(outcomes.data()),
+            outcomes.size() * sizeof(decompress_outcome));
+        Kokkos::View<const std::byte*, memory_space, Kokkos::MemoryUnmanaged> device(
+            m_outcomes.data(), host.size());
+        Kokkos::deep_copy(m_exec, host, device);
+        m_exec.fence();
+        for (const auto& c : m_checks)
+          check_consumed(c.segment, c.check(outcomes[c.segment]), c.payload_bytes);
+      }
+      release_queued();
+      m_stats.codec_seconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    }
+  }
+
+  void release_queued() {
+    m_checks.clear();
+    m_streams.clear();
+    m_messages.clear();
+    m_first = {};
+    m_outcomes = {};
   }
 
   // Completes the receives still posted, so that MPI writes into no freed buffer and no
@@ -447,6 +539,16 @@ class recv_transfer final : public transfer {
   void drain() noexcept {
     for (auto& request : m_requests)
       if (request != MPI_REQUEST_NULL) MPI_Wait(&request, MPI_STATUS_IGNORE);
+    if constexpr (!staging<ExecSpace>::in_place) {
+      // Nor may a queued copy or decoder read a buffer that goes back.
+      if (!m_checks.empty() || !m_messages.empty()) {
+        try {
+          m_exec.fence();
+        } catch (...) {
+        }
+      }
+      m_checks.clear();
+    }
   }
 
   std::shared_ptr<scratch<ExecSpace>> m_memory;
@@ -463,6 +565,18 @@ class recv_transfer final : public transfer {
   std::vector<MPI_Request> m_requests;
   std::uint64_t m_next = 0;
   bool m_done = false;
+  // Device: what decode() queued and settle() waits for: the stream buffers the decoders read,
+  // where they write their outcomes (one per segment), and how to check each outcome.
+  struct pending_check {
+    std::uint64_t segment;
+    std::size_t payload_bytes;
+    std::function<std::size_t(const decompress_outcome&)> check;
+  };
+  using device_lease =
+      typename scratch<ExecSpace>::template lease<typename scratch<ExecSpace>::device_bytes>;
+  std::vector<device_lease> m_streams;
+  device_lease m_outcomes;
+  std::vector<pending_check> m_checks;
 };
 
 }  // namespace detail
