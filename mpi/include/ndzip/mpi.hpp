@@ -13,10 +13,13 @@
 //
 // On the wire (docs/FORMAT.md "MPI messages"). A View is cut into segments of whole rows of its
 // slowest dimension (options::segment_bytes); each is compressed on `exec` and sent as soon as it
-// is ready, so that compression overlaps the transfer of the segments before it. A segment whose
-// stream would not be smaller than its values is sent raw: the wire never carries more than the
-// values plus 96 bytes and 32 per further segment. Device data is staged through host-pinned
-// memory in compressed form.
+// is ready. A segment whose stream would not be smaller than its values is sent raw: the wire
+// never carries more than the values plus 96 bytes and 32 per further segment. Device data is
+// staged through host-pinned memory in compressed form. The work overlaps the wire even where
+// MPI moves bytes only while it is called (shared memory): while a segment is copied to the
+// host, the sender calls MPI for the segments before it; the receiver queues each segment's copy
+// and decoding on `exec` and goes back to MPI for the next one, and fences `exec` once, when the
+// last has arrived.
 //
 // Matching. A transfer is one or more MPI messages on the caller's (comm, tag); a receive
 // matches a send as MPI_Recv matches MPI_Send (MPI_ANY_SOURCE and MPI_ANY_TAG work). Do not
