@@ -79,6 +79,52 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("ndzip::mpi: device buffers handed to MPI directly carry the bytes staged ones do") {
+  if (!direct_path_testable()) return;
+  using path = ndzip::mpi::options::device_path;
+  const exec_space exec;
+  int tag = 600;
+  const std::pair<path, path> paths[] = {
+      {path::staged, path::direct}, {path::direct, path::staged}, {path::direct, path::direct}};
+  for (const bool checksum : {false, true}) {
+    for (const bool random : {false, true}) {
+      for (const auto& pair : paths) {
+        // Named copies, not a structured binding: CAPTURE takes them into a lambda.
+        const path send_path = pair.first, recv_path = pair.second;
+        CAPTURE(checksum);
+        CAPTURE(random);
+        CAPTURE(static_cast<int>(send_path));
+        CAPTURE(static_cast<int>(recv_path));
+        ++tag;
+        // Segments of 16, 16 and 8 rows: a hypercube thick, and too thin for one (raw values).
+        Kokkos::View<float***> values("values", 40, 33, 20);
+        ndzip::mpi::options opts;
+        opts.segment_bytes = 16 * 33 * 20 * sizeof(float);
+        opts.checksum = checksum;
+        const std::uint64_t seed = static_cast<std::uint64_t>(tag);
+        if (is_sender()) {
+          fill(values, seed, random);
+          opts.path = path::staged;
+          const auto staged = ndzip::mpi::send(exec, values, peer(), tag, MPI_COMM_WORLD, opts);
+          opts.path = send_path;
+          const auto sent = ndzip::mpi::send(exec, values, peer(), tag, MPI_COMM_WORLD, opts);
+          CHECK(sent.wire_bytes == staged.wire_bytes);
+          CHECK(sent.segments == 3);
+          CHECK(sent.raw_segments == (random ? 3 : 1));
+        } else {
+          opts.path = recv_path;
+          for (int pass = 0; pass < 2; ++pass) {
+            CAPTURE(pass);
+            Kokkos::deep_copy(values, 0.0f);
+            ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD, opts);
+            CHECK(differences(values, seed, random) == 0);
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("ndzip::mpi: Views without elements send only the transfer head") {
   round_trip<float, 1>({0, 1, 1}, 1 << 20, 8);
   round_trip<double, 2>({5, 0, 1}, 1 << 20, 9);

@@ -129,21 +129,30 @@ TEST_CASE("ndzip::mpi: damaged or truncated messages throw ndzip::stream_error")
   const Kokkos::DefaultExecutionSpace exec;
   Kokkos::View<float*> values("values", elements);
   const auto transfers = damaged_transfers();
-  if (is_sender()) {
-    for (const auto& transfer : transfers) {
-      for (const auto& message : transfer) send_bytes(message);
-      // A correct transfer after each damaged one.
-      send_bytes(with_head(head_for(elements, true), raw_segment(0, 0, elements, true)));
-    }
-  } else {
-    for (std::size_t t = 0; t < transfers.size(); ++t) {
-      CAPTURE(t);
-      Kokkos::deep_copy(values, 0.0f);
-      CHECK_THROWS_AS(ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD),
-                      ndzip::stream_error);
-      Kokkos::deep_copy(values, 0.0f);
-      ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD);
-      CHECK(differences(values, seed) == 0);
+  // Received through host staging and, where it can run here, into device buffers directly.
+  using path = ndzip::mpi::options::device_path;
+  std::vector<path> paths = {path::staged};
+  if (direct_path_testable()) paths.push_back(path::direct);
+  for (const path receive_path : paths) {
+    CAPTURE(static_cast<int>(receive_path));
+    ndzip::mpi::options opts;
+    opts.path = receive_path;
+    if (is_sender()) {
+      for (const auto& transfer : transfers) {
+        for (const auto& message : transfer) send_bytes(message);
+        // A correct transfer after each damaged one.
+        send_bytes(with_head(head_for(elements, true), raw_segment(0, 0, elements, true)));
+      }
+    } else {
+      for (std::size_t t = 0; t < transfers.size(); ++t) {
+        CAPTURE(t);
+        Kokkos::deep_copy(values, 0.0f);
+        CHECK_THROWS_AS(ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD, opts),
+                        ndzip::stream_error);
+        Kokkos::deep_copy(values, 0.0f);
+        ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD, opts);
+        CHECK(differences(values, seed) == 0);
+      }
     }
   }
 }

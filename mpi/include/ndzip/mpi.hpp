@@ -15,7 +15,8 @@
 // slowest dimension (options::segment_bytes); each is compressed on `exec` and sent as soon as it
 // is ready. A segment whose stream would not be smaller than its values is sent raw: the wire
 // never carries more than the values plus 96 bytes and 32 per further segment. Device data is
-// staged through host-pinned memory in compressed form. The work overlaps the wire even where
+// staged through host-pinned memory in compressed form, or handed to MPI in device memory where
+// the MPI library takes device pointers (options::path). The work overlaps the wire even where
 // MPI moves bytes only while it is called (shared memory): while a segment is copied to the
 // host, the sender calls MPI for the segments before it; the receiver queues each segment's copy
 // and decoding on `exec` and goes back to MPI for the next one, and fences `exec` once, when the

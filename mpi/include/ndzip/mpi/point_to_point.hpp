@@ -56,7 +56,7 @@ class communicator {
     return request(
         std::make_unique<detail::send_transfer<T, static_cast<int>(View::rank), ExecSpace>>(
             m_memory, data, detail::extents_of(values), std::move(packed), dest, tag, m_comm,
-            m_opts.segment_bytes, m_opts.checksum));
+            m_opts.segment_bytes, m_opts.checksum, direct_path(true)));
   }
 
   // Starts receiving into `values` from rank `source` (or MPI_ANY_SOURCE) with `tag` (or
@@ -84,7 +84,7 @@ class communicator {
     return request(
         std::make_unique<detail::recv_transfer<T, static_cast<int>(View::rank), ExecSpace>>(
             m_memory, target, detail::extents_of(values), std::move(finish),
-            ndzip::detail::view_label(values), source, tag, m_comm));
+            ndzip::detail::view_label(values), source, tag, m_comm, direct_path(false)));
   }
 
   // Blocking forms: isend(...).wait() and irecv(...).wait().
@@ -101,6 +101,25 @@ class communicator {
     return r.stats();
   }
 
+  // Whether this communicator's sends (`sending`) or receives hand device buffers to MPI
+  // directly (options::device_path): false for host Views; in automatic mode, true where the MPI
+  // library reports GPU support, except for sends with the checksum on (they hash on the host).
+  bool direct_path(bool sending) const {
+    if constexpr (detail::staging<ExecSpace>::in_place) {
+      (void)sending;
+      return false;
+    } else {
+      switch (m_opts.path) {
+        case options::device_path::staged:
+          return false;
+        case options::device_path::direct:
+          return true;
+        default:
+          return !(sending && m_opts.checksum) && detail::mpi_reports_gpu_support<ExecSpace>();
+      }
+    }
+  }
+
  private:
   MPI_Comm m_comm;
   options m_opts;
@@ -115,8 +134,9 @@ request isend(const ExecSpace& exec, const View& values, int dest, int tag, MPI_
 }
 
 template <class ExecSpace, class View>
-request irecv(const ExecSpace& exec, const View& values, int source, int tag, MPI_Comm comm) {
-  return communicator<ExecSpace>(exec, comm).irecv(values, source, tag);
+request irecv(const ExecSpace& exec, const View& values, int source, int tag, MPI_Comm comm,
+              const options& opts = {}) {
+  return communicator<ExecSpace>(exec, comm, opts).irecv(values, source, tag);
 }
 
 template <class ExecSpace, class View>
@@ -126,8 +146,9 @@ transfer_stats send(const ExecSpace& exec, const View& values, int dest, int tag
 }
 
 template <class ExecSpace, class View>
-transfer_stats recv(const ExecSpace& exec, const View& values, int source, int tag, MPI_Comm comm) {
-  return communicator<ExecSpace>(exec, comm).recv(values, source, tag);
+transfer_stats recv(const ExecSpace& exec, const View& values, int source, int tag, MPI_Comm comm,
+                    const options& opts = {}) {
+  return communicator<ExecSpace>(exec, comm, opts).recv(values, source, tag);
 }
 
 }  // namespace ndzip::mpi

@@ -24,6 +24,19 @@ struct options {
   // compressed bytes (on an H200 node, 2 ranks: 1.58x raw instead of 2.18x for 64 MiB floats,
   // 0.69x instead of 1.02x for incompressible data; docs/PERFORMANCE.md).
   bool checksum = false;
+  // How the bytes of device Views meet MPI (host Views are always handed to MPI in place):
+  //  - automatic: directly, device pointers to MPI, where the MPI library says at run time that
+  //    it takes them (Open MPI built with CUDA or ROCm support: MPIX_Query_cuda_support,
+  //    MPIX_Query_rocm_support) and the checksum is off; otherwise staged;
+  //  - staged: the compressed bytes are copied through host-pinned memory;
+  //  - direct: device pointers to MPI without asking, for GPU-aware MPI libraries that have no
+  //    such query (an MPI that is not GPU-aware then fails or crashes inside MPI).
+  // The bytes on the wire are the same on either path, so the two ranks may choose differently.
+  // On the direct path a rank still copies each message's heads (96 bytes at most) to the host
+  // to check them, and with the checksum on, the whole segment, to hash it. neighbor_exchange
+  // stages its sends either way (its receives follow this option).
+  enum class device_path { automatic, staged, direct };
+  device_path path = device_path::automatic;
 };
 
 // A send or receive in flight.

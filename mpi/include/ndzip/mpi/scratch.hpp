@@ -36,11 +36,27 @@ struct staging {
   using bytes = Kokkos::View<std::byte*, space>;
 };
 
+// Memory handed to MPI on the direct path (options::device_path::direct): the execution
+// space's own. The MPI tests build with NDZIP_MPI_TEST_DIRECT_IN_SHARED_SPACE to run that path
+// with an MPI that is not GPU-aware: the buffers are then in memory the host can read too
+// (Kokkos::SharedSpace, Kokkos 4), which MPI's host copies can handle.
+template <class ExecSpace>
+struct wire {
+#if defined(NDZIP_MPI_TEST_DIRECT_IN_SHARED_SPACE) && KOKKOS_VERSION >= 40000
+  using space = std::conditional_t<staging<ExecSpace>::in_place, typename ExecSpace::memory_space,
+                                   Kokkos::SharedSpace>;
+#else
+  using space = typename ExecSpace::memory_space;
+#endif
+  using bytes = Kokkos::View<std::byte*, space>;
+};
+
 template <class ExecSpace>
 class scratch : public std::enable_shared_from_this<scratch<ExecSpace>> {
  public:
   using staging_bytes = typename staging<ExecSpace>::bytes;
   using device_bytes = Kokkos::View<std::byte*, typename ExecSpace::memory_space>;
+  using wire_bytes = typename wire<ExecSpace>::bytes;
 
   // A buffer on loan: goes back to the scratch when the lease ends.
   template <class View>
@@ -99,6 +115,10 @@ class scratch : public std::enable_shared_from_this<scratch<ExecSpace>> {
   lease<device_bytes> device_buffer(std::size_t bytes) {
     return {take(m_free_device, bytes, "ndzip::mpi stream"), this->shared_from_this(),
             &m_free_device};
+  }
+  // A message buffer of the direct path, which MPI reads or writes in device memory.
+  lease<wire_bytes> wire_buffer(std::size_t bytes) {
+    return {take(m_free_wire, bytes, "ndzip::mpi message"), this->shared_from_this(), &m_free_wire};
   }
 
   // The codec of one slab shape, made on first use. Shared, so that an entry dropped from the
@@ -172,6 +192,7 @@ class scratch : public std::enable_shared_from_this<scratch<ExecSpace>> {
   std::size_t m_allocations = 0;
   std::vector<staging_bytes> m_free_staging;
   std::vector<device_bytes> m_free_device;
+  std::vector<wire_bytes> m_free_wire;
   std::map<std::array<std::uint64_t, 5>, std::shared_ptr<void>> m_codecs;
 };
 

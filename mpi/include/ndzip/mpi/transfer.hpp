@@ -23,6 +23,7 @@
 
 #include "ndzip/compressor.hpp"
 #include "ndzip/error.hpp"
+#include "ndzip/mpi/gpu_aware.hpp"
 #include "ndzip/mpi/scratch.hpp"
 #include "ndzip/mpi/slab_codec.hpp"
 #include "ndzip/mpi/wire_format.hpp"
@@ -82,6 +83,27 @@ void copy_from_staging(const ExecSpace& exec, std::byte* to, const std::byte* fr
     Kokkos::deep_copy(exec, device, host);
     if (fence) exec.fence();
   }
+}
+
+// Copies `bytes` bytes between buffers of the execution space (the values and a direct-path
+// message), queued on `exec`.
+template <class ExecSpace>
+void copy_to_wire(const ExecSpace& exec, std::byte* to, const std::byte* from, std::size_t bytes) {
+  Kokkos::View<std::byte*, typename wire<ExecSpace>::space, Kokkos::MemoryUnmanaged> wire_view(
+      to, bytes);
+  Kokkos::View<const std::byte*, typename ExecSpace::memory_space, Kokkos::MemoryUnmanaged> values(
+      from, bytes);
+  Kokkos::deep_copy(exec, wire_view, values);
+}
+
+template <class ExecSpace>
+void copy_from_wire(const ExecSpace& exec, std::byte* to, const std::byte* from,
+                    std::size_t bytes) {
+  Kokkos::View<std::byte*, typename ExecSpace::memory_space, Kokkos::MemoryUnmanaged> values(to,
+                                                                                             bytes);
+  Kokkos::View<const std::byte*, typename wire<ExecSpace>::space, Kokkos::MemoryUnmanaged>
+      wire_view(from, bytes);
+  Kokkos::deep_copy(exec, values, wire_view);
 }
 
 // Sets a flag in host memory from the device, after the work queued before it.
@@ -151,11 +173,14 @@ class send_transfer final : public transfer {
 
   // Compresses and posts every message before it returns (so that the messages of two
   // transfers to one peer on one tag never interleave); `values` (C order, `extents`) must stay
-  // valid until then only: `keep` holds a packed copy where there is one.
+  // valid until then only: `keep` holds a packed copy where there is one. `direct`: device
+  // buffers go to MPI (options::device_path), else host staging.
   send_transfer(std::shared_ptr<scratch<ExecSpace>> memory, const T* values,
                 const std::array<std::uint64_t, 3>& extents, Kokkos::View<T*, memory_space> keep,
-                int dest, int tag, MPI_Comm comm, std::size_t segment_bytes, bool checksum)
+                int dest, int tag, MPI_Comm comm, std::size_t segment_bytes, bool checksum,
+                bool direct)
       : m_keep(std::move(keep)) {
+    direct = direct && !staging<ExecSpace>::in_place;
     const ExecSpace& exec = memory->exec();
     transfer_head head;
     head.type = element_code_of<T>();
@@ -181,8 +206,11 @@ class send_transfer final : public transfer {
       for (std::uint64_t k = 0; k == 0 || k < segments; ++k) {
         const std::size_t offset = k == 0 ? transfer_head_bytes : 0;
         std::size_t message_bytes = offset;
+        std::byte* message = nullptr;
         if (segments == 0) {
           m_messages.push_back(memory->staging_buffer(offset));
+          message = m_messages.back().data();
+          write_transfer_head(head, message);
         } else {
 #ifdef NDZIP_MPI_FAULT_INJECTION
           if (send_fault_at().load() == static_cast<long long>(k)) {
@@ -199,33 +227,48 @@ class send_transfer final : public transfer {
               compressible ? with_slab_codec<T>(*memory, shape,
                                                 [](auto& codec) { return codec.size_bound(); })
                            : 0;
-          m_messages.push_back(memory->staging_buffer(offset + segment_head_bytes +
-                                                      std::max<std::size_t>(bound, raw)));
-          std::byte* payload = m_messages.back().data() + offset + segment_head_bytes;
+          const std::size_t capacity =
+              offset + segment_head_bytes + std::max<std::size_t>(bound, raw);
+          if (direct) {
+            m_wire_messages.push_back(memory->wire_buffer(capacity));
+            message = m_wire_messages.back().data();
+          } else {
+            m_messages.push_back(memory->staging_buffer(capacity));
+            message = m_messages.back().data();
+          }
+          std::byte* payload = message + offset + segment_head_bytes;
           segment_head segment{segment_kind::stream, k, 0};
           const auto started = std::chrono::steady_clock::now();
           device_lease stream;  // held until the copy queued from it is done
           segment.payload_bytes =
-              compressible ? with_slab_codec<T>(*memory, shape,
-                                                [&](auto& codec) {
-                                                  return compress_slab(*memory, codec, slab,
-                                                                       payload, bound, raw, stream);
-                                                })
-                           : raw;
+              compressible
+                  ? with_slab_codec<T>(*memory, shape,
+                                       [&](auto& codec) {
+                                         return compress_slab(*memory, codec, slab, payload, bound,
+                                                              raw, stream, direct);
+                                       })
+                  : raw;
+          const auto* slab_bytes = reinterpret_cast<const std::byte*>(slab);
           if (segment.payload_bytes >= raw) {
             segment.kind = segment_kind::raw;
             segment.payload_bytes = raw;
-            copy_to_staging(exec, payload, reinterpret_cast<const std::byte*>(slab), raw, false);
+            if (direct)
+              copy_to_wire(exec, payload, slab_bytes, raw);
+            else
+              copy_to_staging(exec, payload, slab_bytes, raw, false);
             ++m_stats.raw_segments;
           }
-          if constexpr (!staging<ExecSpace>::in_place) fence_progressing(*memory, m_requests);
-          write_segment_head(segment, checksum, m_messages.back().data() + offset);
+          if (direct) {
+            write_heads_on_device(*memory, head, segment, checksum, message, offset);
+          } else {
+            if constexpr (!staging<ExecSpace>::in_place) fence_progressing(*memory, m_requests);
+            if (k == 0) write_transfer_head(head, message);
+            write_segment_head(segment, checksum, message + offset);
+          }
           m_stats.codec_seconds +=
               std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
           message_bytes += segment_head_bytes + segment.payload_bytes;
         }
-        std::byte* message = m_messages.back().data();
-        if (k == 0) write_transfer_head(head, message);
         MPI_Request request;
         check(MPI_Isend(message, static_cast<int>(message_bytes), MPI_BYTE, dest, tag, comm,
                         &request),
@@ -262,6 +305,7 @@ class send_transfer final : public transfer {
     if (done) {
       m_requests.clear();
       m_messages.clear();
+      m_wire_messages.clear();
       m_keep = {};
     }
     return done != 0;
@@ -295,13 +339,16 @@ class send_transfer final : public transfer {
   template <class Codec>
   static std::size_t compress_slab(scratch<ExecSpace>& memory, Codec& codec, const T* slab,
                                    std::byte* payload, std::size_t bound, std::size_t raw,
-                                   device_lease& stream) {
+                                   device_lease& stream, bool direct) {
     if constexpr (staging<ExecSpace>::in_place) {
       (void)memory;
       (void)raw;
       (void)stream;
+      (void)direct;
       return codec.compress_raw(slab, payload, bound);
     } else {
+      // On the direct path the payload is in device memory: the stream is written in place.
+      if (direct) return codec.compress_raw(slab, payload, bound);
       stream = memory.device_buffer(bound);
       const std::size_t size = codec.compress_raw(slab, stream.data(), bound);
       // A stream that is not smaller is not staged: the values go instead (one copy of the
@@ -311,9 +358,30 @@ class send_transfer final : public transfer {
     }
   }
 
+  // Direct path: the heads of a message in device memory are written on the host and copied in
+  // front of its payload once that is in place; with `checksum`, the payload is copied to the
+  // host too, to be hashed.
+  void write_heads_on_device(scratch<ExecSpace>& memory, const transfer_head& head,
+                             const segment_head& segment, bool checksum, std::byte* message,
+                             std::size_t offset) {
+    const ExecSpace& exec = memory.exec();
+    const std::size_t head_bytes = offset + segment_head_bytes;
+    const auto heads = memory.staging_buffer(head_bytes + (checksum ? segment.payload_bytes : 0));
+    if (checksum)
+      copy_to_staging(exec, heads.data() + head_bytes, message + head_bytes, segment.payload_bytes,
+                      false);
+    fence_progressing(memory, m_requests);
+    if (offset > 0) write_transfer_head(head, heads.data());
+    write_segment_head(segment, checksum, heads.data() + offset);
+    copy_from_staging(exec, message, heads.data(), head_bytes, false);
+    fence_progressing(memory, m_requests);
+  }
+
   Kokkos::View<T*, memory_space> m_keep;
   std::vector<typename scratch<ExecSpace>::template lease<typename staging<ExecSpace>::bytes>>
       m_messages;
+  std::vector<typename scratch<ExecSpace>::template lease<typename wire<ExecSpace>::bytes>>
+      m_wire_messages;
   std::vector<MPI_Request> m_requests;
 };
 
@@ -324,11 +392,13 @@ class recv_transfer final : public transfer {
 
   // Receives into `values` (C order, `extents`, in memory_space); `finish` runs once every
   // segment is decoded (copies a packed result into a strided View, say). `label` names the
-  // View in errors.
+  // View in errors. `direct`: MPI receives into device buffers (options::device_path), else into
+  // host staging.
   recv_transfer(std::shared_ptr<scratch<ExecSpace>> memory, T* values,
                 const std::array<std::uint64_t, 3>& extents, std::function<void()> finish,
-                std::string label, int source, int tag, MPI_Comm comm)
+                std::string label, int source, int tag, MPI_Comm comm, bool direct)
       : m_memory(std::move(memory)),
+        m_direct(direct && !staging<ExecSpace>::in_place),
         m_exec(m_memory->exec()),
         m_values(values),
         m_finish(std::move(finish)),
@@ -362,7 +432,8 @@ class recv_transfer final : public transfer {
         if (!arrived) return false;
         int count = 0;
         MPI_Get_count(&status, MPI_BYTE, &count);
-        decode(m_next, m_messages[m_next].data(), static_cast<std::size_t>(count));
+        decode(m_next, m_direct ? m_wire_messages[m_next].data() : m_messages[m_next].data(),
+               static_cast<std::size_t>(count));
         if constexpr (staging<ExecSpace>::in_place) m_messages[m_next] = {};
         ++m_next;
       }
@@ -397,8 +468,20 @@ class recv_transfer final : public transfer {
     if (!found) return false;
     m_source = status.MPI_SOURCE;
     m_tag = status.MPI_TAG;
-    const std::size_t count = receive_matched(message, status, m_first);
-    const transfer_head head = read_transfer_head(m_first.data(), count);
+    std::size_t count = 0;
+    const std::byte* first = nullptr;  // message 0 where MPI put it
+    staging_lease first_heads;         // direct path: its heads, copied to the host
+    if (m_direct) {
+      count = receive_matched(message, status, m_first_wire);
+      first = m_first_wire.data();
+      const std::size_t head_bytes = std::min(count, transfer_head_bytes);
+      first_heads = m_memory->staging_buffer(head_bytes);
+      copy_to_staging(m_exec, first_heads.data(), first, head_bytes, true);
+    } else {
+      count = receive_matched(message, status, m_first);
+      first = m_first.data();
+    }
+    const transfer_head head = read_transfer_head(m_direct ? first_heads.data() : first, count);
     m_stats.wire_bytes = count;
     if (head.type != m_expected.type || head.dims != m_expected.dims ||
         head.extents != m_expected.extents) {
@@ -419,12 +502,22 @@ class recv_transfer final : public transfer {
     m_stats.raw_bytes = head.extents[0] * head.row_bytes();
     m_stats.segments = head.segments();
     m_requests.assign(head.segments(), MPI_REQUEST_NULL);
-    m_messages.resize(head.segments());
+    if (m_direct)
+      m_wire_messages.resize(head.segments());
+    else
+      m_messages.resize(head.segments());
     for (std::uint64_t k = 1; k < head.segments(); ++k) {
       const std::size_t capacity = segment_head_bytes + head.rows_of(k) * head.row_bytes();
-      m_messages[k] = m_memory->staging_buffer(capacity);
-      check(MPI_Irecv(m_messages[k].data(), static_cast<int>(capacity), MPI_BYTE, m_source, m_tag,
-                      m_comm, &m_requests[k]),
+      std::byte* into = nullptr;
+      if (m_direct) {
+        m_wire_messages[k] = m_memory->wire_buffer(capacity);
+        into = m_wire_messages[k].data();
+      } else {
+        m_messages[k] = m_memory->staging_buffer(capacity);
+        into = m_messages[k].data();
+      }
+      check(MPI_Irecv(into, static_cast<int>(capacity), MPI_BYTE, m_source, m_tag, m_comm,
+                      &m_requests[k]),
             "MPI_Irecv");
     }
     if (head.segments() == 0) {
@@ -432,18 +525,22 @@ class recv_transfer final : public transfer {
         throw stream_error("ndzip::mpi: the message for the empty " + m_label + " holds " +
                            std::to_string(count - transfer_head_bytes) + " bytes after its head");
     } else {
-      decode(0, m_first.data() + transfer_head_bytes, count - transfer_head_bytes);
+      decode(0, first + transfer_head_bytes, count - transfer_head_bytes);
       m_next = 1;
     }
     if constexpr (staging<ExecSpace>::in_place) m_first = {};
     return true;
   }
 
-  std::size_t receive_matched(MPI_Message& message, MPI_Status& status, staging_lease& into) {
+  template <class Lease>
+  std::size_t receive_matched(MPI_Message& message, MPI_Status& status, Lease& into) {
     int count = 0;
     check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
     if (count == MPI_UNDEFINED) count = 0;
-    into = m_memory->staging_buffer(static_cast<std::size_t>(count));
+    if constexpr (std::is_same_v<Lease, wire_lease>)
+      into = m_memory->wire_buffer(static_cast<std::size_t>(count));
+    else
+      into = m_memory->staging_buffer(static_cast<std::size_t>(count));
     check(MPI_Mrecv(into.data(), count, MPI_BYTE, &message, &status), "MPI_Mrecv");
     return static_cast<std::size_t>(count);
   }
@@ -461,12 +558,25 @@ class recv_transfer final : public transfer {
     } timing{started, m_stats.codec_seconds};
     const transfer_head& head = *m_head;
     const std::uint64_t raw = head.rows_of(k) * head.row_bytes();
-    const segment_head seg = read_segment_head(segment, bytes, k, raw, head.checksummed);
+    // Direct path: the segment is in device memory; its head (the whole segment, to hash it, in
+    // a checksummed transfer) is copied to the host to be checked.
+    staging_lease host_copy;
+    if (m_direct) {
+      const std::size_t needed = head.checksummed ? bytes : std::min(bytes, segment_head_bytes);
+      host_copy = m_memory->staging_buffer(needed);
+      copy_to_staging(m_exec, host_copy.data(), segment, needed, true);
+    }
+    const segment_head seg =
+        read_segment_head(m_direct ? host_copy.data() : segment, bytes, k, raw, head.checksummed);
     const std::byte* payload = segment + segment_head_bytes;
     T* slab = m_values + k * head.segment_rows * head.extents[1] * head.extents[2];
+    auto* slab_bytes = reinterpret_cast<std::byte*>(slab);
     if (seg.kind == segment_kind::raw) {
       ++m_stats.raw_segments;
-      copy_from_staging(m_exec, reinterpret_cast<std::byte*>(slab), payload, raw, false);
+      if (m_direct)
+        copy_from_wire(m_exec, slab_bytes, payload, raw);
+      else
+        copy_from_staging(m_exec, slab_bytes, payload, raw, false);
       return;
     }
     if constexpr (staging<ExecSpace>::in_place) {
@@ -477,15 +587,20 @@ class recv_transfer final : public transfer {
     } else {
       // Queued, not waited for: the host goes back to MPI for the next segment while the
       // device copies and decodes this one. settle() checks the outcome.
-      auto stream = m_memory->device_buffer(seg.payload_bytes);
-      copy_from_staging(m_exec, stream.data(), payload, seg.payload_bytes, false);
+      device_lease stream;
+      const std::byte* device_payload = payload;  // direct path: decoded where MPI put it
+      if (!m_direct) {
+        stream = m_memory->device_buffer(seg.payload_bytes);
+        copy_from_staging(m_exec, stream.data(), payload, seg.payload_bytes, false);
+        device_payload = stream.data();
+      }
       if (m_outcomes.size() == 0)
         m_outcomes = m_memory->device_buffer(head.segments() * sizeof(decompress_outcome));
       auto* outcome = reinterpret_cast<decompress_outcome*>(m_outcomes.data()) + k;
       with_grid(slab_of(head, k), [&](const auto& grid) {
         constexpr int dims = std::decay_t<decltype(grid)>::dimensions;
         auto codec = m_memory->template codec<T, dims>(grid);
-        codec->decompress_raw_async(stream.data(), seg.payload_bytes, slab, outcome);
+        codec->decompress_raw_async(device_payload, seg.payload_bytes, slab, outcome);
         m_checks.push_back({k, seg.payload_bytes, [codec](const decompress_outcome& o) {
                               return codec->check_outcome(o);
                             }});
@@ -530,7 +645,9 @@ class recv_transfer final : public transfer {
     m_checks.clear();
     m_streams.clear();
     m_messages.clear();
+    m_wire_messages.clear();
     m_first = {};
+    m_first_wire = {};
     m_outcomes = {};
   }
 
@@ -541,7 +658,7 @@ class recv_transfer final : public transfer {
       if (request != MPI_REQUEST_NULL) MPI_Wait(&request, MPI_STATUS_IGNORE);
     if constexpr (!staging<ExecSpace>::in_place) {
       // Nor may a queued copy or decoder read a buffer that goes back.
-      if (!m_checks.empty() || !m_messages.empty()) {
+      if (!m_checks.empty() || !m_messages.empty() || !m_wire_messages.empty()) {
         try {
           m_exec.fence();
         } catch (...) {
@@ -552,6 +669,7 @@ class recv_transfer final : public transfer {
   }
 
   std::shared_ptr<scratch<ExecSpace>> m_memory;
+  bool m_direct;
   ExecSpace m_exec;
   T* m_values;
   std::function<void()> m_finish;
@@ -562,6 +680,10 @@ class recv_transfer final : public transfer {
   std::optional<transfer_head> m_head;
   staging_lease m_first;
   std::vector<staging_lease> m_messages;
+  // The same on the direct path, in device memory.
+  using wire_lease = typename scratch<ExecSpace>::template lease<typename wire<ExecSpace>::bytes>;
+  wire_lease m_first_wire;
+  std::vector<wire_lease> m_wire_messages;
   std::vector<MPI_Request> m_requests;
   std::uint64_t m_next = 0;
   bool m_done = false;
