@@ -99,10 +99,15 @@ class neighbor_exchange {
     m_streams = Kokkos::View<std::byte*, memory_space>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi exchange streams"), streams);
     for_each_batch([&](auto& batch) { make_batch(batch, shapes, bounds); });
-    for (std::size_t i = 0; i < m_sends.size(); ++i)
-      m_messages.emplace_back(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi send"),
-                              detail::one_segment_message_bytes(
-                                  m_sends[i].values.size() * sizeof(value_type), bounds[i]));
+    for (std::size_t i = 0; i < m_sends.size(); ++i) {
+      const auto label = Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi send");
+      const std::size_t bytes = detail::one_segment_message_bytes(
+          m_sends[i].values.size() * sizeof(value_type), bounds[i]);
+      if (m_direct)
+        m_wire_messages.emplace_back(label, bytes);
+      else
+        m_messages.emplace_back(label, bytes);
+    }
   }
 
   std::size_t send_count() const { return m_sends.size(); }
@@ -217,17 +222,36 @@ class neighbor_exchange {
         ++stats.raw_segments;
       }
       m_segments.push_back(segment);
-      detail::copy_to_staging<ExecSpace>(m_exec, m_messages[i].data() + payload_offset, from,
-                                         segment.payload_bytes, false);
+      if (m_direct)
+        detail::copy_to_wire(m_exec, m_wire_messages[i].data() + payload_offset, from,
+                             segment.payload_bytes);
+      else
+        detail::copy_to_staging<ExecSpace>(m_exec, m_messages[i].data() + payload_offset, from,
+                                           segment.payload_bytes, false);
     }
     m_exec.fence();
   }
 
+  // Writes each message's heads and posts it. On the direct path the messages are in device
+  // memory: the heads are written on the host (after the payload, where the checksum needs it)
+  // and copied in front of the payload.
   void post_sends(std::vector<MPI_Request>& sends, transfer_stats& stats) {
     std::lock_guard<std::mutex> lock(detail::matching_mutex());
+    std::vector<std::vector<std::byte>> heads(m_direct ? m_sends.size() : 0);
+    if (m_direct && m_opts.checksum) {
+      for (std::size_t i = 0; i < m_sends.size(); ++i) {
+        const std::size_t payload = m_sends[i].values.size() > 0 ? m_segments[i].payload_bytes : 0;
+        heads[i].resize(payload_offset + payload);
+        copy_to_host(heads[i].data() + payload_offset, m_wire_messages[i].data() + payload_offset,
+                     payload);
+      }
+      m_exec.fence();
+    }
+    std::vector<std::size_t> message_bytes(m_sends.size());
     for (std::size_t i = 0; i < m_sends.size(); ++i) {
       const detail::segment_head& segment = m_segments[i];
-      std::byte* message = m_messages[i].data();
+      if (m_direct && heads[i].empty()) heads[i].resize(payload_offset);
+      std::byte* message = m_direct ? heads[i].data() : m_messages[i].data();
       detail::transfer_head head;
       head.type = detail::element_code_of<value_type>();
       head.dims = dims;
@@ -243,11 +267,31 @@ class neighbor_exchange {
       }
       stats.raw_bytes += m_sends[i].values.size() * sizeof(value_type);
       stats.wire_bytes += bytes;
-      detail::check(MPI_Isend(message, static_cast<int>(bytes), MPI_BYTE, m_sends[i].peer,
-                              m_sends[i].tag, m_comm, &sends[i]),
+      message_bytes[i] = bytes;
+      if (m_direct) {
+        Kokkos::View<std::byte*, typename detail::wire<ExecSpace>::space, Kokkos::MemoryUnmanaged>
+            to(m_wire_messages[i].data(), std::min(bytes, payload_offset));
+        Kokkos::View<const std::byte*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> from(
+            heads[i].data(), to.size());
+        Kokkos::deep_copy(m_exec, to, from);
+      }
+    }
+    if (m_direct) m_exec.fence();
+    for (std::size_t i = 0; i < m_sends.size(); ++i) {
+      std::byte* message = m_direct ? m_wire_messages[i].data() : m_messages[i].data();
+      detail::check(MPI_Isend(message, static_cast<int>(message_bytes[i]), MPI_BYTE,
+                              m_sends[i].peer, m_sends[i].tag, m_comm, &sends[i]),
                     "MPI_Isend");
     }
     m_segments.clear();
+  }
+
+  // Queues a copy of `bytes` bytes of a direct-path message to host memory on the instance.
+  void copy_to_host(std::byte* to, const std::byte* from, std::size_t bytes) {
+    Kokkos::View<std::byte*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(to, bytes);
+    Kokkos::View<const std::byte*, typename detail::wire<ExecSpace>::space, Kokkos::MemoryUnmanaged>
+        wire_view(from, bytes);
+    Kokkos::deep_copy(m_exec, host, wire_view);
   }
 
   static constexpr std::size_t payload_offset =
@@ -257,12 +301,14 @@ class neighbor_exchange {
   MPI_Comm m_comm;
   options m_opts;
   communicator<ExecSpace> m_channel;  // the receives, with their memory kept between exchanges
+  bool m_direct = m_channel.direct_path(true);  // sends from device memory (options::path)
   std::vector<piece<View>> m_sends, m_receives;
   std::vector<std::size_t> m_packed_offsets, m_stream_offsets;
   Kokkos::View<value_type*, memory_space> m_packed;
   Kokkos::View<std::byte*, memory_space> m_streams;
   std::tuple<batch<1>, batch<2>, batch<3>> m_batches;
   std::vector<typename detail::staging<ExecSpace>::bytes> m_messages;
+  std::vector<typename detail::wire<ExecSpace>::bytes> m_wire_messages;  // on the direct path
   std::vector<detail::segment_head> m_segments;
 };
 

@@ -27,14 +27,14 @@ struct options {
   // How the bytes of device Views meet MPI (host Views are always handed to MPI in place):
   //  - automatic: directly, device pointers to MPI, where the MPI library says at run time that
   //    it takes them (Open MPI built with CUDA or ROCm support: MPIX_Query_cuda_support,
-  //    MPIX_Query_rocm_support) and the checksum is off; otherwise staged;
+  //    MPIX_Query_rocm_support), except for sends with the checksum on (hashed on the host);
+  //    otherwise staged;
   //  - staged: the compressed bytes are copied through host-pinned memory;
   //  - direct: device pointers to MPI without asking, for GPU-aware MPI libraries that have no
   //    such query (an MPI that is not GPU-aware then fails or crashes inside MPI).
   // The bytes on the wire are the same on either path, so the two ranks may choose differently.
   // On the direct path a rank still copies each message's heads (96 bytes at most) to the host
-  // to check them, and with the checksum on, the whole segment, to hash it. neighbor_exchange
-  // stages its sends either way (its receives follow this option).
+  // to check them, and with the checksum on, the whole segment, to hash it.
   enum class device_path { automatic, staged, direct };
   device_path path = device_path::automatic;
 };
