@@ -662,6 +662,9 @@ class recv_transfer final : public transfer {
         try {
           m_exec.fence();
         } catch (...) {
+          // drain() runs in destructors and while another error is thrown: a failing fence (a
+          // device fault) has no caller to report to here; such faults are sticky, so the
+          // caller's next call on the device reports it.
         }
       }
       m_checks.clear();
