@@ -21,6 +21,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <ndzip/mpi.hpp>
 #include <string>
 #include <vector>
@@ -46,6 +47,7 @@ struct config {
   bool checksum = false;
   int repetitions = 0;  // 0: by size
   double segment_mib = 16;
+  ndzip::mpi::options::device_path path = ndzip::mpi::options::device_path::automatic;
   std::size_t scale = 1;  // the synthetic fields' slowest extent divided by this
 };
 
@@ -375,6 +377,14 @@ int main(int argc, char** argv) {
   app.add_option("--segment-mib", cfg.segment_mib, "ndzip::mpi segment size");
   app.add_flag("--checksum", cfg.checksum,
                "segments with their XXH3-64 (ndzip::mpi::options::checksum = true)");
+  const std::map<std::string, ndzip::mpi::options::device_path> paths = {
+      {"automatic", ndzip::mpi::options::device_path::automatic},
+      {"staged", ndzip::mpi::options::device_path::staged},
+      {"direct", ndzip::mpi::options::device_path::direct}};
+  app.add_option("--path", cfg.path,
+                 "how device buffers meet MPI (ndzip::mpi::options::path): automatic, staged, or "
+                 "direct (only with a GPU-aware MPI)")
+      ->transform(CLI::CheckedTransformer(paths, CLI::ignore_case));
   app.add_option("--scale", cfg.scale, "divide the synthetic fields' slowest extent by K")
       ->check(CLI::PositiveNumber);
   app.add_flag("--csv", cfg.csv, "CSV output");
@@ -398,10 +408,16 @@ int main(int argc, char** argv) {
     ndzip::mpi::options opts;
     opts.segment_bytes = static_cast<std::size_t>(cfg.segment_mib * 1048576.0);
     opts.checksum = cfg.checksum;
+    opts.path = cfg.path;
     const ndzip::mpi::communicator<exec_space> channel(exec, MPI_COMM_WORLD, opts);
+    const char* path = ndzip::mpi::detail::staging<exec_space>::in_place
+                           ? "host memory, handed to MPI in place"
+                       : channel.direct_path(true) ? "device memory, handed to MPI directly"
+                                                   : "device memory, staged through host-pinned";
     if (rank() == 0 && !cfg.csv)
-      std::printf("# %s, 2 ranks; one-way effective GB/s = uncompressed bytes / time (median)\n",
-                  exec_space::name());
+      std::printf(
+          "# %s, 2 ranks; one-way effective GB/s = uncompressed bytes / time (median); %s\n",
+          exec_space::name(), path);
     print_header(cfg);
     bool ok = true;
     try {
