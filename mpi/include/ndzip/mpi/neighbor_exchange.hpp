@@ -243,8 +243,9 @@ class neighbor_exchange {
       for (std::size_t i = 0; i < m_sends.size(); ++i) {
         const std::size_t payload = m_sends[i].values.size() > 0 ? m_segments[i].payload_bytes : 0;
         heads[i].resize(payload_offset + payload);
-        copy_to_host(heads[i].data() + payload_offset, m_wire_messages[i].data() + payload_offset,
-                     payload);
+        detail::copy_bytes<Kokkos::HostSpace, wire_space>(
+            m_exec, heads[i].data() + payload_offset, m_wire_messages[i].data() + payload_offset,
+            payload);
       }
       m_exec.fence();
     }
@@ -269,13 +270,9 @@ class neighbor_exchange {
       stats.raw_bytes += m_sends[i].values.size() * sizeof(value_type);
       stats.wire_bytes += bytes;
       message_bytes[i] = bytes;
-      if (m_direct) {
-        Kokkos::View<std::byte*, typename detail::wire<ExecSpace>::space, Kokkos::MemoryUnmanaged>
-            to(m_wire_messages[i].data(), std::min(bytes, payload_offset));
-        Kokkos::View<const std::byte*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> from(
-            heads[i].data(), to.size());
-        Kokkos::deep_copy(m_exec, to, from);
-      }
+      if (m_direct)
+        detail::copy_bytes<wire_space, Kokkos::HostSpace>(
+            m_exec, m_wire_messages[i].data(), heads[i].data(), std::min(bytes, payload_offset));
     }
     if (m_direct) m_exec.fence();
     for (std::size_t i = 0; i < m_sends.size(); ++i) {
@@ -287,14 +284,7 @@ class neighbor_exchange {
     m_segments.clear();
   }
 
-  // Queues a copy of `bytes` bytes of a direct-path message to host memory on the instance.
-  void copy_to_host(std::byte* to, const std::byte* from, std::size_t bytes) {
-    Kokkos::View<std::byte*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(to, bytes);
-    Kokkos::View<const std::byte*, typename detail::wire<ExecSpace>::space, Kokkos::MemoryUnmanaged>
-        wire_view(from, bytes);
-    Kokkos::deep_copy(m_exec, host, wire_view);
-  }
-
+  using wire_space = typename detail::wire<ExecSpace>::space;
   static constexpr std::size_t payload_offset =
       detail::transfer_head_bytes + detail::segment_head_bytes;
 

@@ -102,7 +102,7 @@ class communicator {
   }
 
   // Whether this communicator's sends (`sending`) or receives hand device buffers to MPI
-  // directly (options::device_path): false for host Views; in automatic mode, true where the MPI
+  // directly (options::path): false for host Views; in automatic mode, true where the MPI
   // library reports GPU support, except for sends with the checksum on (they hash on the host).
   bool direct_path(bool sending) const {
     if constexpr (detail::staging<ExecSpace>::in_place) {

@@ -36,7 +36,7 @@ struct staging {
   using bytes = Kokkos::View<std::byte*, space>;
 };
 
-// Memory handed to MPI on the direct path (options::device_path::direct): the execution
+// Memory handed to MPI on the direct path (options::path): the execution
 // space's own. The MPI tests build with NDZIP_MPI_TEST_DIRECT_IN_SHARED_SPACE to run that path
 // with an MPI that is not GPU-aware: the buffers are then in memory the host can read too
 // (Kokkos::SharedSpace, Kokkos 4), which MPI's host copies can handle.
@@ -98,6 +98,10 @@ class scratch : public std::enable_shared_from_this<scratch<ExecSpace>> {
     std::vector<View>* m_free = nullptr;  // the owner's list this buffer goes back to
   };
 
+  using staging_lease = lease<staging_bytes>;
+  using device_lease = lease<device_bytes>;
+  using wire_lease = lease<wire_bytes>;
+
   explicit scratch(const ExecSpace& exec) : m_exec(exec) {}
   const ExecSpace& exec() const { return m_exec; }
   // Buffers allocated so far (the rest were reused).
@@ -108,16 +112,16 @@ class scratch : public std::enable_shared_from_this<scratch<ExecSpace>> {
 
   // A host staging buffer, or a buffer in the execution space's memory, of `bytes` bytes at
   // least (8-byte aligned, as every Kokkos allocation).
-  lease<staging_bytes> staging_buffer(std::size_t bytes) {
+  staging_lease staging_buffer(std::size_t bytes) {
     return {take(m_free_staging, bytes, "ndzip::mpi staging"), this->shared_from_this(),
             &m_free_staging};
   }
-  lease<device_bytes> device_buffer(std::size_t bytes) {
+  device_lease device_buffer(std::size_t bytes) {
     return {take(m_free_device, bytes, "ndzip::mpi stream"), this->shared_from_this(),
             &m_free_device};
   }
   // A message buffer of the direct path, which MPI reads or writes in device memory.
-  lease<wire_bytes> wire_buffer(std::size_t bytes) {
+  wire_lease wire_buffer(std::size_t bytes) {
     return {take(m_free_wire, bytes, "ndzip::mpi message"), this->shared_from_this(), &m_free_wire};
   }
 

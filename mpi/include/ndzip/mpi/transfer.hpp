@@ -48,6 +48,14 @@ inline slab_shape slab_of(const transfer_head& head, std::uint64_t k) {
   return squeeze(static_cast<int>(head.dims), {head.rows_of(k), head.extents[1], head.extents[2]});
 }
 
+// Queues on `exec` a copy of `bytes` bytes from `from` (in FromSpace) to `to` (in ToSpace).
+template <class ToSpace, class FromSpace, class ExecSpace>
+void copy_bytes(const ExecSpace& exec, std::byte* to, const std::byte* from, std::size_t bytes) {
+  Kokkos::View<std::byte*, ToSpace, Kokkos::MemoryUnmanaged> destination(to, bytes);
+  Kokkos::View<const std::byte*, FromSpace, Kokkos::MemoryUnmanaged> source(from, bytes);
+  Kokkos::deep_copy(exec, destination, source);
+}
+
 // Copies `bytes` bytes from `from` (the execution space's memory) to `to` (its staging space),
 // or back (copy_from_staging); queued on `exec` where the spaces differ (fenced with `fence`),
 // a plain copy where they are the same.
@@ -59,11 +67,8 @@ void copy_to_staging(const ExecSpace& exec, std::byte* to, const std::byte* from
     (void)fence;
     if (bytes > 0) std::memcpy(to, from, bytes);
   } else {
-    Kokkos::View<std::byte*, typename staging<ExecSpace>::space, Kokkos::MemoryUnmanaged> host(
-        to, bytes);
-    Kokkos::View<const std::byte*, typename ExecSpace::memory_space, Kokkos::MemoryUnmanaged>
-        device(from, bytes);
-    Kokkos::deep_copy(exec, host, device);
+    copy_bytes<typename staging<ExecSpace>::space, typename ExecSpace::memory_space>(exec, to, from,
+                                                                                     bytes);
     if (fence) exec.fence();
   }
 }
@@ -76,34 +81,25 @@ void copy_from_staging(const ExecSpace& exec, std::byte* to, const std::byte* fr
     (void)fence;
     if (bytes > 0) std::memcpy(to, from, bytes);
   } else {
-    Kokkos::View<std::byte*, typename ExecSpace::memory_space, Kokkos::MemoryUnmanaged> device(
-        to, bytes);
-    Kokkos::View<const std::byte*, typename staging<ExecSpace>::space, Kokkos::MemoryUnmanaged>
-        host(from, bytes);
-    Kokkos::deep_copy(exec, device, host);
+    copy_bytes<typename ExecSpace::memory_space, typename staging<ExecSpace>::space>(exec, to, from,
+                                                                                     bytes);
     if (fence) exec.fence();
   }
 }
 
-// Copies `bytes` bytes between buffers of the execution space (the values and a direct-path
-// message), queued on `exec`.
+// Copies `bytes` bytes between the values and a direct-path message (wire<ExecSpace>::space),
+// queued on `exec`.
 template <class ExecSpace>
 void copy_to_wire(const ExecSpace& exec, std::byte* to, const std::byte* from, std::size_t bytes) {
-  Kokkos::View<std::byte*, typename wire<ExecSpace>::space, Kokkos::MemoryUnmanaged> wire_view(
-      to, bytes);
-  Kokkos::View<const std::byte*, typename ExecSpace::memory_space, Kokkos::MemoryUnmanaged> values(
-      from, bytes);
-  Kokkos::deep_copy(exec, wire_view, values);
+  copy_bytes<typename wire<ExecSpace>::space, typename ExecSpace::memory_space>(exec, to, from,
+                                                                                bytes);
 }
 
 template <class ExecSpace>
 void copy_from_wire(const ExecSpace& exec, std::byte* to, const std::byte* from,
                     std::size_t bytes) {
-  Kokkos::View<std::byte*, typename ExecSpace::memory_space, Kokkos::MemoryUnmanaged> values(to,
-                                                                                             bytes);
-  Kokkos::View<const std::byte*, typename wire<ExecSpace>::space, Kokkos::MemoryUnmanaged>
-      wire_view(from, bytes);
-  Kokkos::deep_copy(exec, values, wire_view);
+  copy_bytes<typename ExecSpace::memory_space, typename wire<ExecSpace>::space>(exec, to, from,
+                                                                                bytes);
 }
 
 // Sets a flag in host memory from the device, after the work queued before it.
@@ -174,7 +170,7 @@ class send_transfer final : public transfer {
   // Compresses and posts every message before it returns (so that the messages of two
   // transfers to one peer on one tag never interleave); `values` (C order, `extents`) must stay
   // valid until then only: `keep` holds a packed copy where there is one. `direct`: device
-  // buffers go to MPI (options::device_path), else host staging.
+  // buffers go to MPI (options::path), else host staging.
   send_transfer(std::shared_ptr<scratch<ExecSpace>> memory, const T* values,
                 const std::array<std::uint64_t, 3>& extents, Kokkos::View<T*, memory_space> keep,
                 int dest, int tag, MPI_Comm comm, std::size_t segment_bytes, bool checksum,
@@ -329,8 +325,7 @@ class send_transfer final : public transfer {
     m_requests.clear();
   }
 
-  using device_lease =
-      typename scratch<ExecSpace>::template lease<typename scratch<ExecSpace>::device_bytes>;
+  using device_lease = typename scratch<ExecSpace>::device_lease;
 
   // Compresses a slab into `payload` (host staging) and returns the stream size; a stream of
   // `raw` bytes or more (not smaller than the values, which travel instead) may be left out of
@@ -359,18 +354,19 @@ class send_transfer final : public transfer {
   }
 
   // Direct path: the heads of a message in device memory are written on the host and copied in
-  // front of its payload once that is in place; with `checksum`, the payload is copied to the
-  // host too, to be hashed.
+  // front of its payload (with `checksum`, the payload is copied to the host first, to be
+  // hashed); returns once the message is complete in device memory.
   void write_heads_on_device(scratch<ExecSpace>& memory, const transfer_head& head,
                              const segment_head& segment, bool checksum, std::byte* message,
                              std::size_t offset) {
     const ExecSpace& exec = memory.exec();
     const std::size_t head_bytes = offset + segment_head_bytes;
     const auto heads = memory.staging_buffer(head_bytes + (checksum ? segment.payload_bytes : 0));
-    if (checksum)
+    if (checksum) {
       copy_to_staging(exec, heads.data() + head_bytes, message + head_bytes, segment.payload_bytes,
                       false);
-    fence_progressing(memory, m_requests);
+      fence_progressing(memory, m_requests);
+    }
     if (offset > 0) write_transfer_head(head, heads.data());
     write_segment_head(segment, checksum, heads.data() + offset);
     copy_from_staging(exec, message, heads.data(), head_bytes, false);
@@ -378,10 +374,8 @@ class send_transfer final : public transfer {
   }
 
   Kokkos::View<T*, memory_space> m_keep;
-  std::vector<typename scratch<ExecSpace>::template lease<typename staging<ExecSpace>::bytes>>
-      m_messages;
-  std::vector<typename scratch<ExecSpace>::template lease<typename wire<ExecSpace>::bytes>>
-      m_wire_messages;
+  std::vector<typename scratch<ExecSpace>::staging_lease> m_messages;
+  std::vector<typename scratch<ExecSpace>::wire_lease> m_wire_messages;  // on the direct path
   std::vector<MPI_Request> m_requests;
 };
 
@@ -392,7 +386,7 @@ class recv_transfer final : public transfer {
 
   // Receives into `values` (C order, `extents`, in memory_space); `finish` runs once every
   // segment is decoded (copies a packed result into a strided View, say). `label` names the
-  // View in errors. `direct`: MPI receives into device buffers (options::device_path), else into
+  // View in errors. `direct`: MPI receives into device buffers (options::path), else into
   // host staging.
   recv_transfer(std::shared_ptr<scratch<ExecSpace>> memory, T* values,
                 const std::array<std::uint64_t, 3>& extents, std::function<void()> finish,
@@ -449,8 +443,9 @@ class recv_transfer final : public transfer {
   }
 
  private:
-  using staging_lease =
-      typename scratch<ExecSpace>::template lease<typename staging<ExecSpace>::bytes>;
+  using staging_lease = typename scratch<ExecSpace>::staging_lease;
+  using device_lease = typename scratch<ExecSpace>::device_lease;
+  using wire_lease = typename scratch<ExecSpace>::wire_lease;
 
   // Takes message 0 (blocking or not), checks its head against the View, and posts the receives
   // of the other segments; returns false if no message has arrived yet.
@@ -622,19 +617,15 @@ class recv_transfer final : public transfer {
   void settle() {
     if constexpr (!staging<ExecSpace>::in_place) {
       const auto started = std::chrono::steady_clock::now();
-      m_exec.fence();
-      if (!m_checks.empty()) {
-        std::vector<decompress_outcome> outcomes(m_head->segments());
-        Kokkos::View<std::byte*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(
-            reinterpret_cast<std::byte*>(outcomes.data()),
+      // The outcomes' copy is queued after the decoders: one fence waits for both.
+      std::vector<decompress_outcome> outcomes(m_checks.empty() ? 0 : m_head->segments());
+      if (!outcomes.empty())
+        copy_bytes<Kokkos::HostSpace, memory_space>(
+            m_exec, reinterpret_cast<std::byte*>(outcomes.data()), m_outcomes.data(),
             outcomes.size() * sizeof(decompress_outcome));
-        Kokkos::View<const std::byte*, memory_space, Kokkos::MemoryUnmanaged> device(
-            m_outcomes.data(), host.size());
-        Kokkos::deep_copy(m_exec, host, device);
-        m_exec.fence();
-        for (const auto& c : m_checks)
-          check_consumed(c.segment, c.check(outcomes[c.segment]), c.payload_bytes);
-      }
+      m_exec.fence();
+      for (const auto& c : m_checks)
+        check_consumed(c.segment, c.check(outcomes[c.segment]), c.payload_bytes);
       release_queued();
       m_stats.codec_seconds +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -684,7 +675,6 @@ class recv_transfer final : public transfer {
   staging_lease m_first;
   std::vector<staging_lease> m_messages;
   // The same on the direct path, in device memory.
-  using wire_lease = typename scratch<ExecSpace>::template lease<typename wire<ExecSpace>::bytes>;
   wire_lease m_first_wire;
   std::vector<wire_lease> m_wire_messages;
   std::vector<MPI_Request> m_requests;
@@ -697,8 +687,6 @@ class recv_transfer final : public transfer {
     std::size_t payload_bytes;
     std::function<std::size_t(const decompress_outcome&)> check;
   };
-  using device_lease =
-      typename scratch<ExecSpace>::template lease<typename scratch<ExecSpace>::device_bytes>;
   std::vector<device_lease> m_streams;
   device_lease m_outcomes;
   std::vector<pending_check> m_checks;
