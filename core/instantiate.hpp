@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-// Explicit instantiation of ndzip::compressor and ndzip::batch_compressor for one element type,
+// Explicit instantiation of ndzip::compressor, ndzip::batch_compressor and
+// ndzip::high_ratio_compressor for one element type,
 // every dimensionality and every execution space Kokkos was built with: Serial, OpenMP, Threads,
 // CUDA, HIP, so that whichever Kokkos makes default has one (one translation unit per element
 // type keeps the build parallel and small).
 
 #include "core/batch_impl.hpp"
 #include "core/compressor_impl.hpp"
+#include "core/high_ratio/engine.hpp"
 
 // Exported explicitly: an instantiation is otherwise as hidden as its least visible template
 // argument, and the Kokkos execution spaces are hidden in the library (-fvisibility=hidden).
@@ -16,7 +18,10 @@
   template class NDZIP_EXPORT ndzip::compressor<T, 3, SPACE>;       \
   template class NDZIP_EXPORT ndzip::batch_compressor<T, 1, SPACE>; \
   template class NDZIP_EXPORT ndzip::batch_compressor<T, 2, SPACE>; \
-  template class NDZIP_EXPORT ndzip::batch_compressor<T, 3, SPACE>;
+  template class NDZIP_EXPORT ndzip::batch_compressor<T, 3, SPACE>; \
+  template class NDZIP_EXPORT ndzip::high_ratio_compressor<T, 1, SPACE>; \
+  template class NDZIP_EXPORT ndzip::high_ratio_compressor<T, 2, SPACE>; \
+  template class NDZIP_EXPORT ndzip::high_ratio_compressor<T, 3, SPACE>;
 
 #ifdef KOKKOS_ENABLE_SERIAL
 #define NDZIP_INSTANTIATE_SERIAL(T) NDZIP_INSTANTIATE_FOR_SPACE(T, Kokkos::Serial)

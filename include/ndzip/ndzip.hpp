@@ -10,6 +10,7 @@
 #include "ndzip/format.hpp"
 #include "ndzip/frame.hpp"
 #include "ndzip/frame_format.hpp"
+#include "ndzip/high_ratio.hpp"
 #include "ndzip/version.hpp"
 #include "ndzip/view_api.hpp"
 #include "ndzip/view_checks.hpp"

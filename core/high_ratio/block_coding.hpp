@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+// One block of the high-ratio stream (docs/FORMAT.md, "The high-ratio stream"), for one thread:
+// the gray step over an ndzip block in column form, the order in which a gray block's bytes
+// are coded and the code table of each, and the bit string the codes fill. Used by the
+// kernels of core/high_ratio/stream_kernels.hpp on every backend alike.
+
+#include <cstddef>
+#include <cstdint>
+
+#include <Kokkos_Core.hpp>
+
+#include "core/high_ratio/huffman.hpp"
+
+namespace ndzip::core::high_ratio {
+
+// Code tables: one per byte of a head word, then by a column's rank among its chunk's present
+// planes (0, 1, 2, 3 and lower).
+template <class Bits>
+inline constexpr int table_count = static_cast<int>(sizeof(Bits)) + 4;
+
+template <class Bits>
+KOKKOS_INLINE_FUNCTION constexpr int column_table(int rank) {
+  return static_cast<int>(sizeof(Bits)) + (rank < 3 ? rank : 3);
+}
+
+template <class Bits>
+KOKKOS_INLINE_FUNCTION constexpr int popcount(Bits v) {
+  int n = 0;
+  for (; v != 0; v &= static_cast<Bits>(v - 1)) ++n;
+  return n;
+}
+
+template <class Bits>
+KOKKOS_INLINE_FUNCTION constexpr Bits plane_bit(int b) {
+  return static_cast<Bits>(Bits{1} << b);
+}
+
+// Calls column(plane, gray column) for every plane of one chunk of an ndzip block from the top,
+// given its head and its columns (most significant plane first); returns the gray head. The
+// top two planes pass unchanged, every lower one is XORed with the plane above it.
+template <class Bits, class Column>
+KOKKOS_INLINE_FUNCTION Bits gray_chunk(Bits head, const Bits* columns, const Column& column) {
+  constexpr int w = static_cast<int>(sizeof(Bits) * 8);
+  Bits above = 0, gray_head = 0;
+  int next = 0;
+  for (int b = w - 1; b >= 0; --b) {
+    const Bits col = (head & plane_bit<Bits>(b)) ? columns[next++] : Bits{0};
+    const Bits gray = b >= w - 2 ? col : static_cast<Bits>(col ^ above);
+    above = col;
+    if (gray != 0) {
+      gray_head |= plane_bit<Bits>(b);
+      column(b, gray);
+    }
+  }
+  return gray_head;
+}
+
+// Visits the gray block of the ndzip block at `block` (Chunks heads, then the columns) in
+// coding order: head(k, gray head) for every chunk, then column(rank, gray column) for every
+// present gray plane of every chunk. `heads` holds Chunks words of the caller's memory.
+template <class Bits, int Chunks, class Head, class Column>
+KOKKOS_INLINE_FUNCTION void visit_gray_block(const Bits* block, Bits* heads, const Head& head,
+                                             const Column& column) {
+  int offset = Chunks;
+  for (int k = 0; k < Chunks; ++k) {
+    heads[k] = gray_chunk(block[k], block + offset, [](int, Bits) {});
+    offset += popcount(block[k]);
+    head(k, heads[k]);
+  }
+  offset = Chunks;
+  for (int k = 0; k < Chunks; ++k) {
+    int rank = 0;
+    gray_chunk(block[k], block + offset, [&](int, Bits gray) { column(rank++, gray); });
+    offset += popcount(block[k]);
+  }
+}
+
+// Calls byte(table, value) for every byte of a word that goes to `table` (heads: byte i of the
+// word to table i; columns: all to one table).
+template <class Bits, class Byte>
+KOKKOS_INLINE_FUNCTION void head_bytes(Bits head, const Byte& byte) {
+  for (int i = 0; i < static_cast<int>(sizeof(Bits)); ++i)
+    byte(i, static_cast<unsigned>(head >> (8 * i)) & 0xffu);
+}
+template <class Bits, class Byte>
+KOKKOS_INLINE_FUNCTION void column_bytes(int rank, Bits column, const Byte& byte) {
+  for (int i = 0; i < static_cast<int>(sizeof(Bits)); ++i)
+    byte(column_table<Bits>(rank), static_cast<unsigned>(column >> (8 * i)) & 0xffu);
+}
+
+// Calls byte(table, value) for every coded byte of the gray block of `block`, in order.
+template <class Bits, int Chunks, class Byte>
+KOKKOS_INLINE_FUNCTION void visit_coded_bytes(const Bits* block, Bits* heads, const Byte& byte) {
+  visit_gray_block<Bits, Chunks>(
+      block, heads, [&](int, Bits h) { head_bytes(h, byte); },
+      [&](int rank, Bits c) { column_bytes(rank, c, byte); });
+}
+
+// Codes fill bytes from their least significant bit; an encoder entry (huffman.hpp) holds the
+// reversed code in its low 16 bits and its length above.
+struct bit_writer {
+  std::byte* out;
+  std::uint64_t pending = 0;
+  int bits = 0;
+
+  KOKKOS_INLINE_FUNCTION explicit bit_writer(std::byte* to) : out(to) {}
+  KOKKOS_INLINE_FUNCTION void put(std::uint32_t entry) {
+    pending |= static_cast<std::uint64_t>(entry & 0xffffu) << bits;
+    bits += static_cast<int>(entry >> 16);
+    while (bits >= 8) {
+      *out++ = static_cast<std::byte>(pending & 0xffu);
+      pending >>= 8;
+      bits -= 8;
+    }
+  }
+  KOKKOS_INLINE_FUNCTION void finish() {
+    if (bits > 0) *out++ = static_cast<std::byte>(pending & 0xffu);
+    bits = 0;
+  }
+};
+
+// Reads codes from [at, end); a code that runs past the end, or bits that start no code, make
+// it fail (it then reads nothing more).
+struct bit_reader {
+  const std::byte* at;
+  const std::byte* end;
+  std::uint64_t pending = 0;
+  int bits = 0;
+  bool failed = false;
+
+  KOKKOS_INLINE_FUNCTION bit_reader(const std::byte* from, const std::byte* to)
+      : at(from), end(to) {}
+
+  // The next symbol with the decoder table `entries` (huffman.hpp) of a code whose longest
+  // length is `longest`; 0 once failed.
+  KOKKOS_INLINE_FUNCTION unsigned next(const std::uint16_t* entries, int longest) {
+    while (bits <= 56 && at < end) {
+      pending |= static_cast<std::uint64_t>(static_cast<unsigned>(*at++)) << bits;
+      bits += 8;
+    }
+    const unsigned entry = entries[pending & ((std::uint64_t{1} << longest) - 1)];
+    const int length = static_cast<int>(entry >> 8);
+    if (failed || longest == 0 || length == 0 || length > bits) {
+      failed = true;
+      return 0;
+    }
+    pending >>= length;
+    bits -= length;
+    return entry & 0xffu;
+  }
+
+  // Whether everything was read: at most the last byte's padding left, and that zero.
+  KOKKOS_INLINE_FUNCTION bool at_end() const {
+    return !failed && at == end && bits < 8 && pending == 0;
+  }
+};
+
+}  // namespace ndzip::core::high_ratio

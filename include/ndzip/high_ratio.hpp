@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+// ndzip::high_ratio_compressor: the codec's high-ratio mode for one grid shape on one
+// execution-space instance. It writes and reads the high-ratio stream (docs/FORMAT.md): the
+// ndzip transform with a gray step, the border compressed as a 1-D array, and every block's bytes
+// Huffman-coded with code tables built for the stream, each block decodable on its own. It
+// stores fewer bytes than the default mode on most data (docs/PERFORMANCE.md) and never more
+// than 16 bytes beyond the ndzip size bound (size_bound()). Like the raw ndzip stream it
+// records no type or extents and carries no checksum: keep it in a frame where bytes are
+// stored or sent.
+//
+// The stream is the same on every backend. Both calls are synchronous: they fence the instance
+// (the code tables are built on the host from counts made on the device) and return once the
+// output is complete. It owns all scratch memory, allocated when it is made: about three times
+// the array's byte size in the execution space's memory.
+//
+// Threads and memory: as ndzip::compressor (calls on one object are serialised; values and
+// stream must not overlap; the stream is untrusted when decompressed and every inconsistency
+// throws ndzip::stream_error). Movable, not copyable.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include <Kokkos_Core.hpp>
+
+#include "ndzip/compressor.hpp"
+#include "ndzip/export.hpp"
+#include "ndzip/extent.hpp"
+#include "ndzip/format.hpp"
+#include "ndzip/view_checks.hpp"
+
+namespace ndzip {
+
+// The high-ratio stream's header is this many bytes; a stream that coding would not shrink
+// holds the default ndzip stream behind it.
+inline constexpr std::size_t high_ratio_header_bytes = 16;
+
+template <class T, int Dims>
+constexpr std::size_t high_ratio_size_bound(const extent<Dims>& grid) {
+  return high_ratio_header_bytes + compressed_size_bound<T>(grid);
+}
+
+namespace core::high_ratio {
+template <class T, int Dims, class ExecSpace>
+struct engine;
+}  // namespace core::high_ratio
+
+template <class T, int Dims, class ExecSpace = Kokkos::DefaultExecutionSpace>
+class NDZIP_EXPORT high_ratio_compressor {
+ public:
+  using value_type = T;
+  using execution_space = ExecSpace;
+  using memory_space = typename ExecSpace::memory_space;
+  static constexpr int dimensions = Dims;
+
+  // Throws std::invalid_argument if the grid cannot be represented in the ndzip format.
+  high_ratio_compressor(const ExecSpace& exec, const extent<Dims>& grid);
+  ~high_ratio_compressor();
+  high_ratio_compressor(high_ratio_compressor&&) noexcept;
+  high_ratio_compressor& operator=(high_ratio_compressor&&) noexcept;
+
+  const extent<Dims>& grid() const { return m_grid; }
+  std::size_t size_bound() const { return high_ratio_size_bound<T>(m_grid); }
+
+  // As ndzip::compressor's: contiguous Views in memory_space (LayoutLeft extents read reversed),
+  // the stream a rank-1 View of bytes. compress() returns the stream size (ndzip::capacity_error,
+  // before anything is written, if the stream View is too small); decompress() returns the bytes
+  // consumed (a longer stream View is accepted).
+  template <class ValuesView, class StreamView>
+  std::size_t compress(const ValuesView& values, const StreamView& stream) {
+    check_values_view<T, Dims, memory_space>(values, m_grid);
+    check_stream_view<memory_space>(stream);
+    return compress_raw(values.data(), reinterpret_cast<std::byte*>(stream.data()), stream.size());
+  }
+  template <class StreamView, class ValuesView>
+  std::size_t decompress(const StreamView& stream, const ValuesView& values) {
+    check_stream_view<memory_space>(stream);
+    check_values_view<T, Dims, memory_space>(values, m_grid);
+    static_assert(!std::is_const_v<typename ValuesView::value_type>,
+                  "ndzip::decompress needs a writable values View");
+    return decompress_raw(reinterpret_cast<const std::byte*>(stream.data()), stream.size(),
+                          values.data());
+  }
+
+  // The same on raw pointers into memory_space; the stream aligned to 8 bytes.
+  std::size_t compress_raw(const T* values, std::byte* stream, std::size_t stream_capacity);
+  std::size_t decompress_raw(const std::byte* stream, std::size_t stream_size, T* values);
+
+ private:
+  extent<Dims> m_grid;
+  std::unique_ptr<core::high_ratio::engine<T, Dims, ExecSpace>> m_engine;
+};
+
+}  // namespace ndzip

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The high-ratio mode (ndzip::high_ratio_compressor, docs/FORMAT.md "The high-ratio stream"):
+// round trips of every family and shape on every backend with one stream for all of them, the
+// size bound, where it beats the default mode, and hostile streams.
+
+#include <random>
+
+#include "codec_support.hpp"
+#include "core/high_ratio/huffman.hpp"
+
+using namespace ndzip_test;
+
+namespace {
+
+template <class T, int D, class Exec, class Bits>
+std::vector<unsigned char> hr_compress(ndzip::high_ratio_compressor<T, D, Exec>& codec,
+                                       const std::vector<Bits>& input) {
+  using space = typename Exec::memory_space;
+  const auto values =
+      Kokkos::create_mirror_view_and_copy(space{}, host_view_of<T, D>(input, codec.grid()));
+  auto stream = device_bytes<space>({}, codec.size_bound(), 0xa5);
+  const std::size_t size = codec.compress(values, stream);
+  REQUIRE(size <= stream.size());
+  return host_bytes(stream, size);
+}
+
+template <class T, int D, class Exec>
+std::vector<typename ndzip::profile<T, D>::bits_type> hr_decompress(
+    ndzip::high_ratio_compressor<T, D, Exec>& codec, const std::vector<unsigned char>& stream,
+    std::size_t* consumed = nullptr) {
+  using space = typename Exec::memory_space;
+  const auto stream_view = device_bytes<space>(stream, 0);
+  auto values = make_view<grid_view<T, D, Kokkos::LayoutRight, space>>("decoded", codec.grid());
+  const std::size_t used = codec.decompress(stream_view, values);
+  if (consumed) *consumed = used;
+  return bits_of<typename ndzip::profile<T, D>::bits_type>(values);
+}
+
+// Every backend: the same stream, within the bound, decoded back bit for bit; returns it.
+template <class C>
+std::vector<unsigned char> check_high_ratio(const std::vector<typename C::bits_type>& input,
+                                            const ndzip::extent<C::dims>& grid) {
+  using T = typename C::value_type;
+  std::vector<unsigned char> first;
+  for_each_backend([&](const std::string&, auto exec) {
+    using Exec = decltype(exec);
+    ndzip::high_ratio_compressor<T, C::dims, Exec> codec(exec, grid);
+    CHECK(codec.size_bound() == ndzip::compressed_size_bound<T>(grid) + 16);
+    const auto stream = hr_compress(codec, input);
+    CHECK(stream.size() <= codec.size_bound());
+    if (first.empty())
+      first = stream;
+    else
+      CHECK(mismatch(stream, first) == "");
+    std::size_t consumed = 0;
+    CHECK(mismatch(hr_decompress(codec, stream, &consumed), input) == "");
+    CHECK(consumed == stream.size());
+  });
+  return first;
+}
+
+// Integer-valued floats (an elevation model's kind of data): residual bit patterns with runs of
+// ones, which the gray step removes.
+template <class C>
+std::vector<typename C::bits_type> integer_valued(const ndzip::extent<C::dims>& grid) {
+  using T = typename C::value_type;
+  using Bits = typename C::bits_type;
+  std::vector<Bits> bits(grid.size());
+  std::mt19937_64 rng(7);
+  double level = 0;
+  for (std::size_t i = 0; i < bits.size(); ++i) {
+    level += static_cast<double>(static_cast<int>(rng() % 21) - 10);
+    const T v = static_cast<T>(std::round(level + 100 * std::sin(0.001 * static_cast<double>(i))));
+    std::memcpy(&bits[i], &v, sizeof(T));
+  }
+  return bits;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("high-ratio: round trips, one stream on every backend", C, NDZIP_ALL_CONFIGS) {
+  for (const auto& grid : cross_backend_shapes<C::dims>())
+    for (const auto& family : cross_backend_families()) {
+      INFO(family << " " << ndzip::to_string(grid));
+      check_high_ratio<C>(generate_for<C>(family, 8, grid), grid);
+    }
+  // Border only, hypercubes only, a border of its own in the border stream, one element.
+  std::vector<ndzip::extent<C::dims>> more;
+  constexpr std::size_t s = ndzip::profile<float, C::dims>::side_length;
+  ndzip::extent<C::dims> one, below, exact;
+  for (int a = 0; a < C::dims; ++a) one[a] = 1, below[a] = s - 1, exact[a] = s;
+  for (const auto& grid : {one, below, exact}) {
+    INFO("smooth " << ndzip::to_string(grid));
+    check_high_ratio<C>(generate_for<C>("smooth", 8, grid), grid);
+  }
+}
+
+TEST_CASE_TEMPLATE("high-ratio: smaller than the default mode where planes repeat", C,
+                   ndzip_test::f32_2d, ndzip_test::f32_3d, ndzip_test::f64_1d) {
+  const auto grid = cross_backend_shapes<C::dims>()[1];
+  const auto input = integer_valued<C>(grid);
+  const auto stream = check_high_ratio<C>(input, grid);
+  const auto plain = model_stream<C>(input, grid);
+  INFO("high-ratio " << stream.size() << " bytes, default " << plain.size());
+  CHECK(stream.size() * 10 < plain.size() * 9);
+  CHECK(stream[5] == 0);  // coded
+}
+
+TEST_CASE_TEMPLATE("high-ratio: incompressible data stays within the bound", C,
+                   ndzip_test::f32_1d, ndzip_test::f64_3d) {
+  for (const auto& grid : cross_backend_shapes<C::dims>()) {
+    const auto input = generate_for<C>("random", 0, grid);
+    const auto stream = check_high_ratio<C>(input, grid);
+    CHECK(stream.size() <= model_stream<C>(input, grid).size() + 16);
+  }
+}
+
+TEST_CASE("high-ratio: code tables are canonical, limited to 12 bits and checked on reading") {
+  namespace hr = ndzip::core::high_ratio;
+  // Fibonacci counts would need codes far longer than 12 bits.
+  std::uint64_t counts[hr::alphabet] = {};
+  std::uint64_t a = 1, b = 1;
+  for (int s = 0; s < 40; ++s) {
+    counts[s] = a;
+    const std::uint64_t c = a + b;
+    a = b;
+    b = c;
+  }
+  const auto code = hr::build_code(counts);
+  CHECK(code.longest == hr::max_code_length);
+  std::uint64_t kraft = 0;
+  for (int s = 0; s < hr::alphabet; ++s) {
+    CHECK(code.length[s] <= code.longest);
+    CHECK((code.length[s] > 0) == (s < 40));
+    if (code.length[s]) kraft += std::uint64_t{1} << (hr::max_code_length - code.length[s]);
+  }
+  CHECK(kraft <= (std::uint64_t{1} << hr::max_code_length));
+  std::vector<std::byte> bytes(hr::serialized_bytes(code));
+  hr::serialize(code, bytes.data());
+  hr::code_lengths back;
+  const char* why = nullptr;
+  CHECK(hr::parse(bytes.data(), bytes.size(), back, why) == bytes.size());
+  CHECK(back.length == code.length);
+  // Every decoder entry of a complete code decodes to the symbol whose code starts there.
+  std::vector<std::uint16_t> entries(hr::decoder_table_size);
+  std::uint32_t encoder[hr::alphabet];
+  hr::decoder_entries(code, entries.data());
+  hr::encoder_entries(code, encoder);
+  for (int s = 0; s < 40; ++s) {
+    const std::uint32_t e = encoder[s];
+    CHECK(entries[e & 0xffffu] == (s | (e >> 16) << 8));
+  }
+  // Too many short codes, a length above the stated longest, a truncated table.
+  auto broken = bytes;
+  broken[1] = std::byte{0x11};
+  broken[2] = std::byte{0x11};
+  broken[3] = std::byte{0x11};
+  CHECK(hr::parse(broken.data(), broken.size(), back, why) == 0);
+  CHECK(std::string(why).find("Kraft") != std::string::npos);
+  broken = bytes;
+  broken[0] = std::byte{3};
+  CHECK(hr::parse(broken.data(), broken.size(), back, why) == 0);
+  CHECK(hr::parse(bytes.data(), 100, back, why) == 0);
+  broken[0] = std::byte{13};
+  CHECK(hr::parse(broken.data(), broken.size(), back, why) == 0);
+}
+
+TEST_CASE("high-ratio: damaged streams are refused, never read past their end") {
+  using C = ndzip_test::f32_2d;
+  const ndzip::extent<2> grid(130, 200);
+  const auto input = integer_valued<C>(grid);
+  Kokkos::DefaultHostExecutionSpace exec;
+  ndzip::high_ratio_compressor<float, 2, Kokkos::DefaultHostExecutionSpace> codec(exec, grid);
+  const auto stream = hr_compress(codec, input);
+  REQUIRE(stream[5] == 0);
+  const auto refused = [&](std::vector<unsigned char> bad, const char* what) {
+    INFO(what);
+    CHECK_THROWS_AS(hr_decompress(codec, bad), ndzip::stream_error);
+  };
+  refused({stream.begin(), stream.begin() + 10}, "shorter than the header");
+  for (std::size_t cut : {stream.size() - 1, stream.size() / 2, std::size_t{200}}) {
+    INFO("cut at " << cut);
+    refused({stream.begin(), stream.begin() + static_cast<std::ptrdiff_t>(cut)}, "truncated");
+  }
+  auto bad = stream;
+  bad[0] = 'X';
+  refused(bad, "magic");
+  bad = stream;
+  bad[4] = 2;
+  refused(bad, "version");
+  bad = stream;
+  bad[5] = 7;
+  refused(bad, "coding");
+  bad = stream;
+  bad[6] = 1;
+  refused(bad, "reserved");
+  bad = stream;
+  bad[16] = 13;
+  refused(bad, "code length limit");
+  // Every single-byte change anywhere decodes or throws ndzip::stream_error (no other
+  // exception, no crash; the sanitizer builds catch reads outside the stream).
+  std::mt19937 rng(1);
+  for (int trial = 0; trial < 300; ++trial) {
+    bad = stream;
+    bad[rng() % bad.size()] ^= static_cast<unsigned char>(1 + rng() % 255);
+    try {
+      hr_decompress(codec, bad);
+    } catch (const ndzip::stream_error&) {
+    }
+  }
+}
