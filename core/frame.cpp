@@ -100,7 +100,12 @@ void check_array(const frame_info& info) {
     } catch (const std::invalid_argument& e) {
       not_a_frame(without_prefix(e.what()));
     }
-    const std::size_t smallest = stream_layout<T, Dims>(grid).smallest_stream_bytes();
+    std::size_t smallest = stream_layout<T, Dims>(grid).smallest_stream_bytes();
+    if (info.mode == codec_mode::high_ratio) {
+      // The high-ratio stream's header, and the ndzip stream behind it where it is stored.
+      smallest = high_ratio_header_bytes;
+      largest += high_ratio_header_bytes;
+    }
     if (info.stream_bytes < smallest || info.stream_bytes > largest)
       throw frame_error("ndzip: inconsistent frame: a " + describe(info) + " array compresses to " +
                         std::to_string(smallest) + " to " + std::to_string(largest) +
@@ -120,9 +125,10 @@ frame_info read_frame_header(const std::byte* data, std::size_t size) {
                 std::to_string(frame_header_bytes) + " bytes)");
 
   const std::uint8_t version = get_u8(data + 4);
-  if (version != frame_version)
+  if (version != frame_version && version != frame_version_with_mode)
     not_a_frame("unsupported frame version " + std::to_string(version) +
-                " (this library reads version " + std::to_string(frame_version) + ")");
+                " (this library reads versions " + std::to_string(frame_version) + " and " +
+                std::to_string(frame_version_with_mode) + ")");
   frame_info info;
   const std::uint8_t type = get_u8(data + 5);
   if (type != static_cast<std::uint8_t>(element_type::float32) &&
@@ -132,8 +138,14 @@ frame_info read_frame_header(const std::byte* data, std::size_t size) {
   info.dimensions = get_u8(data + 6);
   if (info.dimensions < 1 || info.dimensions > 3)
     not_a_frame("bad dimension count " + std::to_string(info.dimensions) + " (must be 1, 2 or 3)");
-  if (get_u8(data + 7) != 0)
-    not_a_frame("reserved byte 7 is " + std::to_string(get_u8(data + 7)) + ", not 0");
+  const std::uint8_t byte7 = get_u8(data + 7);
+  if (version == frame_version && byte7 != 0)
+    not_a_frame("reserved byte 7 is " + std::to_string(byte7) + ", not 0");
+  if (version == frame_version_with_mode) {
+    if (byte7 > static_cast<std::uint8_t>(codec_mode::high_ratio))
+      not_a_frame("unknown codec mode " + std::to_string(byte7) + " (0 = ndzip, 1 = high-ratio)");
+    info.mode = static_cast<codec_mode>(byte7);
+  }
   for (int a = 0; a < 3; ++a) {
     const std::uint64_t n = get_u64(data + 8 + 8 * a);
     info.extents[a] = n;
@@ -185,7 +197,7 @@ void verify_frame_checksum(const std::byte* data, std::size_t size) {
 
 std::array<std::byte, frame_header_bytes> encode_frame_header(
     element_type type, int dimensions, const std::array<std::uint64_t, 3>& extents,
-    const std::byte* stream, std::size_t stream_bytes) {
+    const std::byte* stream, std::size_t stream_bytes, codec_mode mode) {
   if (dimensions < 1 || dimensions > 3)
     throw std::invalid_argument("ndzip: cannot frame an array of " + std::to_string(dimensions) +
                                 " dimensions (ndzip holds 1 to 3)");
@@ -194,7 +206,8 @@ std::array<std::byte, frame_header_bytes> encode_frame_header(
                                 std::to_string(stream_bytes) + " bytes");
   std::array<std::byte, frame_header_bytes> header{};
   for (std::size_t i = 0; i < frame_magic.size(); ++i) header[i] = frame_magic[i];
-  header[4] = std::byte{frame_version};
+  header[4] = std::byte{mode == codec_mode::ndzip ? frame_version : frame_version_with_mode};
+  if (mode != codec_mode::ndzip) header[7] = static_cast<std::byte>(mode);
   header[5] = static_cast<std::byte>(type);
   header[6] = static_cast<std::byte>(dimensions);
   for (int a = 0; a < 3; ++a) put_u64(&header[8 + 8 * a], extents[a]);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-// What the tool knows about an uncompressed array: element type and extents (slowest first).
+// What the tool knows about an array: element type and extents (slowest first), and the codec
+// mode of its stream.
 
 #include <array>
 #include <cstddef>
@@ -20,6 +21,7 @@ struct array_desc {
   element_type type = element_type::float32;
   int dims = 0;                            // 1..3
   std::array<std::uint64_t, 3> extents{};  // slowest first; entries past `dims` are 0
+  ndzip::codec_mode mode = ndzip::codec_mode::ndzip;  // how its stream is coded
 };
 
 std::size_t element_size(element_type type);

@@ -99,13 +99,25 @@ void release_host_copy(const Exec& exec, const HostView&, byte_buffer* owner) {
   }
 }
 
+// The codec of an array's mode.
+template <class T, int Dims, class Exec, class F>
+decltype(auto) with_codec(ndzip::codec_mode mode, const Exec& exec, const ndzip::extent<Dims>& grid,
+                          F&& f) {
+  if (mode == ndzip::codec_mode::high_ratio) {
+    ndzip::high_ratio_compressor<T, Dims, Exec> codec(exec, grid);
+    return f(codec);
+  }
+  ndzip::compressor<T, Dims, Exec> codec(exec, grid);
+  return f(codec);
+}
+
 template <class T, int Dims, class Exec>
 byte_buffer compress_on(const Exec& exec, const ndzip::extent<Dims>& grid, byte_span values,
-                        byte_buffer* owner) {
+                        byte_buffer* owner, ndzip::codec_mode mode) {
   const auto host_values = make_host_view<const T>(element_cast<const T>(values.data), grid);
   const auto values_b = backend_view(exec, host_values, true);
   release_host_copy(exec, host_values, owner);
-  ndzip::compressor<T, Dims, Exec> codec(exec, grid);
+  return with_codec<T, Dims>(mode, exec, grid, [&](auto& codec) {
 
   byte_buffer stream(codec.size_bound());
   const host_view<std::byte, 1> host_stream(stream.data(), stream.size());
@@ -115,21 +127,26 @@ byte_buffer compress_on(const Exec& exec, const ndzip::extent<Dims>& grid, byte_
   copy_to_host(exec, Kokkos::subview(host_stream, written), Kokkos::subview(stream_b, written));
   stream.resize(size);
   return stream;
+  });
 }
 
 template <class T, int Dims, class Exec>
 decompressed decompress_on(const Exec& exec, const ndzip::extent<Dims>& grid, byte_span stream,
-                           byte_buffer* owner) {
-  check_aligned<T>(stream.data);
+                           byte_buffer* owner, ndzip::codec_mode mode) {
+  check_aligned<std::uint64_t>(stream.data);
   const host_view<const std::byte, 1> host_stream(stream.data, stream.size);
   const auto stream_b = backend_view(exec, host_stream, true);
   release_host_copy(exec, host_stream, owner);
   // Before the output is allocated: the compressor rejects grids the format cannot hold, and
   // a stream too short for the grid, whose extents may come from an untrusted frame header,
   // must not cost an allocation of the array's size.
-  ndzip::compressor<T, Dims, Exec> codec(exec, grid);
-  codec.check_stream_size(stream.size);
+  if (mode == ndzip::codec_mode::ndzip)
+    ndzip::compressor<T, Dims, Exec>(exec, grid).check_stream_size(stream.size);
+  else if (stream.size < ndzip::high_ratio_header_bytes)
+    throw ndzip::stream_error("ndzip: a high-ratio stream of " + std::to_string(stream.size) +
+                              " bytes is shorter than its header");
 
+  return with_codec<T, Dims>(mode, exec, grid, [&](auto& codec) {
   decompressed out;
   out.values.resize(grid.size() * sizeof(T));
   const auto host_values = make_host_view(element_cast<T>(out.values.data()), grid);
@@ -137,6 +154,7 @@ decompressed decompress_on(const Exec& exec, const ndzip::extent<Dims>& grid, by
   out.consumed = codec.decompress(stream_b, values_b);
   copy_to_host(exec, host_values, values_b);
   return out;
+  });
 }
 
 }  // namespace
@@ -209,7 +227,7 @@ byte_buffer compress_array(const std::string& backend, const array_desc& array, 
     constexpr int Dims = decltype(dims)::value;
     byte_buffer stream;
     ndzip::with_backend(backend, [&](const auto& exec) {
-      stream = compress_on<T, Dims>(exec, grid_from<Dims>(array), values, owner);
+      stream = compress_on<T, Dims>(exec, grid_from<Dims>(array), values, owner, array.mode);
     });
     return stream;
   });
@@ -223,7 +241,7 @@ decompressed decompress_array(const std::string& backend, const array_desc& arra
     constexpr int Dims = decltype(dims)::value;
     decompressed out;
     ndzip::with_backend(backend, [&](const auto& exec) {
-      out = decompress_on<T, Dims>(exec, grid_from<Dims>(array), stream, owner);
+      out = decompress_on<T, Dims>(exec, grid_from<Dims>(array), stream, owner, array.mode);
     });
     return out;
   });
@@ -235,7 +253,8 @@ std::size_t largest_stream_size(const array_desc& array) {
     using T = typename decltype(tag)::type;
     constexpr int Dims = decltype(dims)::value;
     try {
-      return ndzip::compressed_size_bound<T>(grid_from<Dims>(array));
+      return ndzip::compressed_size_bound<T>(grid_from<Dims>(array)) +
+             (array.mode == ndzip::codec_mode::high_ratio ? ndzip::high_ratio_header_bytes : 0);
     } catch (const std::invalid_argument&) {
       // A grid the codec cannot hold: decoding reports that with the codec's own message.
       return std::numeric_limits<std::size_t>::max();

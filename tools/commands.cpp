@@ -280,7 +280,10 @@ void describe_frame(const std::string& path, const frame_file& frame, const fram
 
   if (!first) std::printf("\n");
   std::printf("file:        %s\n", path == "-" ? "-" : path.c_str());
-  std::printf("format:      ndzip-kokkos frame, version %d\n", int{ndzip::frame_version});
+  const bool high_ratio = header.mode == ndzip::codec_mode::high_ratio;
+  std::printf("format:      ndzip-kokkos frame, version %d\n",
+              int{high_ratio ? ndzip::frame_version_with_mode : ndzip::frame_version});
+  std::printf("mode:        %s\n", high_ratio ? "high-ratio" : "ndzip");
   std::printf("type:        %s\n", type_name(array.type));
   std::printf("dimensions:  %d\n", array.dims);
   std::printf("extents:     %s (slowest first)\n", extents_string(array).c_str());

@@ -10,7 +10,7 @@ namespace ndzip_cli {
 std::array<std::byte, ndzip::frame_header_bytes> encode_frame_header(const array_desc& array,
                                                                      byte_span stream) {
   return ndzip::encode_frame_header(array.type, array.dims, array.extents, stream.data,
-                                    stream.size);
+                                    stream.size, array.mode);
 }
 
 ndzip::frame_info read_frame_header(byte_span head) {
@@ -30,6 +30,7 @@ array_desc frame_array(const ndzip::frame_info& frame) {
   array.type = frame.type;
   array.dims = frame.dimensions;
   array.extents = frame.extents;
+  array.mode = frame.mode;
   return array;
 }
 

@@ -124,6 +124,12 @@ void add_options(CLI::App& app, option_set set, options& opts, raw_options& raw)
                  "instead of the self-describing, checksummed frame. Warning: a bare stream has "
                  "no checksum, so damage can decode silently into other values; decompressing "
                  "it needs --raw, -t and -n.");
+    app.add_flag("--high-ratio", opts.high_ratio,
+                 compress ? "High-ratio mode: fewer bytes (the border compressed too, a gray step, "
+                            "Huffman-coded blocks; docs/FORMAT.md), slower. The frame records "
+                            "the mode, so decompressing needs no flag; a --raw stream of this "
+                            "mode is not the upstream format."
+                          : "The --raw stream is a high-ratio stream (frames record the mode).");
     add_value(app, "-o,--output", raw.output, "Write to OUT (one input only).")->type_name("OUT");
     app.add_flag("-c,--stdout", opts.to_stdout, "Write to standard output (one input only).");
     app.add_flag("-k,--keep", raw.keep, "Keep input files (the default).");
@@ -238,6 +244,7 @@ void check_combination(options& opts, const raw_options& raw) {
   if (opts.op == operation::list) {
     refuse_with(raw.type || raw.extents, "-t/-n");
     refuse_with(opts.raw, "--raw");
+    refuse_with(opts.high_ratio, "--high-ratio");
     refuse_with(opts.to_stdout || raw.output, "-o/-c");
     refuse_with(opts.remove_input, "--rm");
     refuse_with(opts.strict, "--strict");
@@ -301,6 +308,7 @@ array_desc options::array(std::uint64_t values) const {
     a.dims = static_cast<int>(extents.size());
     std::copy(extents.begin(), extents.end(), a.extents.begin());
   }
+  if (high_ratio) a.mode = ndzip::codec_mode::high_ratio;
   return a;
 }
 

@@ -139,6 +139,40 @@ TEST_CASE_TEMPLATE("frame: View -> frame -> View round trip on every backend", C
   });
 }
 
+TEST_CASE_TEMPLATE("frame: high-ratio frames record their mode (version 2) on every backend", C,
+                   ndzip_test::f32_3d, ndzip_test::f64_2d) {
+  using T = typename C::value_type;
+  using Bits = typename C::bits_type;
+  constexpr int D = C::dims;
+  const auto grid = frame_grid<D>();
+  const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grid);
+  frame_bytes first;
+  for_each_backend([&](const std::string&, auto exec) {
+    using space = typename decltype(exec)::memory_space;
+    const auto values = values_on<T>(exec, input, grid);
+    host_frame_view frame("frame", ndzip::frame_size_bound(values, ndzip::codec_mode::high_ratio));
+    const std::size_t size =
+        ndzip::compress_frame(exec, values, frame, ndzip::codec_mode::high_ratio);
+    const frame_bytes bytes(frame.data(), frame.data() + size);
+    if (first.empty()) first = bytes;
+    CHECK(bytes == first);  // one stream on every backend
+    CHECK(bytes[4] == std::byte{2});
+    CHECK(bytes[7] == std::byte{1});
+    const auto info = ndzip::inspect_frame(bytes.data(), bytes.size());
+    CHECK(info.mode == ndzip::codec_mode::high_ratio);
+    CHECK(size < ndzip::frame_header_bytes + model_stream<C>(input, grid).size());
+    auto out = make_view<grid_view<T, D, Kokkos::LayoutRight, space>>("out", grid);
+    ndzip::decompress_frame(exec, view_of(bytes), out);
+    CHECK(mismatch(bits_of<Bits>(out), input) == "");
+    // The checksum covers the version and mode bytes: a frame relabelled as version 1 (the
+    // ndzip mode) is refused before its stream is decoded as the wrong format.
+    frame_bytes as_v1 = bytes;
+    as_v1[4] = std::byte{1};
+    as_v1[7] = std::byte{0};
+    CHECK_THROWS_AS(ndzip::verify_frame_checksum(as_v1.data(), as_v1.size()), ndzip::frame_error);
+  });
+}
+
 TEST_CASE("frame: inspect_frame reports type, extents and sizes without decoding") {
   const ndzip::extent<3> grid(33, 18, 20);
   const auto input = generate_for<f64_3d>("smooth", 24, grid);
@@ -194,8 +228,10 @@ TEST_CASE("frame: damaged frames are refused, before decoding, saying what is wr
   };
   const std::vector<damage> cases = {
       {"bad magic", edited(0, {'X'}), "not a valid ndzip frame: it does not start with \"NDZK\""},
-      {"unknown version", edited(4, {2}),
-       "unsupported frame version 2 (this library reads version 1)"},
+      {"unknown version", edited(4, {3}),
+       "unsupported frame version 3 (this library reads versions 1 and 2)"},
+      {"unknown codec mode", edited(4, {2, 1, 2, 2}),
+       "unknown codec mode 2 (0 = ndzip, 1 = high-ratio)"},
       {"version 0", edited(4, {0}), "unsupported frame version 0"},
       {"type code 0", edited(5, {0}), "unknown element type code 0 (1 = float, 2 = double)"},
       {"type code 3", edited(5, {3}), "unknown element type code 3"},

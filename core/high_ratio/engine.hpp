@@ -328,16 +328,16 @@ struct engine {
         tail(border % 4096),
         blocks(layout.hypercube_count + border_blocks),
         main_codec(e, grid) {
+    if (border > 0) border_codec.emplace(e, extent<1>{border});
+    // After the compressors, which take the library's lock themselves.
     const call_guard<ExecSpace> guard(nullptr);
     using Kokkos::view_alloc;
     using Kokkos::WithoutInitializing;
     main_stream = bytes_view(view_alloc(WithoutInitializing, "ndzip::high_ratio::main"),
                              main_codec.size_bound());
-    if (border > 0) {
-      border_codec.emplace(e, extent<1>{border});
+    if (border > 0)
       border_stream = bytes_view(view_alloc(WithoutInitializing, "ndzip::high_ratio::border"),
                                  border_codec->size_bound());
-    }
     slots = decltype(slots)(view_alloc(WithoutInitializing, "ndzip::high_ratio::slots"),
                             blocks * slot_words);
     sizes = decltype(sizes)(view_alloc(WithoutInitializing, "ndzip::high_ratio::sizes"), blocks);
@@ -597,7 +597,8 @@ namespace ndzip {
 template <class T, int Dims, class ExecSpace>
 high_ratio_compressor<T, Dims, ExecSpace>::high_ratio_compressor(const ExecSpace& exec,
                                                                 const extent<Dims>& grid)
-    : m_grid(grid),
+    : m_exec(exec),
+      m_grid(grid),
       m_engine(std::make_unique<core::high_ratio::engine<T, Dims, ExecSpace>>(exec, grid)) {}
 
 template <class T, int Dims, class ExecSpace>

@@ -76,6 +76,8 @@ class NDZIP_EXPORT compressor {
   using memory_space = typename ExecSpace::memory_space;
   using bits_type = typename profile<T, Dims>::bits_type;
   static constexpr int dimensions = Dims;
+  // The stream must start at a multiple of this many bytes.
+  static constexpr std::size_t stream_alignment = sizeof(T);
 
   // A codec for grids of this extent (slowest dimension first) in ExecSpace's memory.
   // Throws std::invalid_argument if the grid cannot be represented in the ndzip format.

@@ -36,6 +36,7 @@
 #include "ndzip/export.hpp"
 #include "ndzip/extent.hpp"
 #include "ndzip/frame_format.hpp"
+#include "ndzip/high_ratio.hpp"
 #include "ndzip/view_api.hpp"
 #include "ndzip/view_checks.hpp"
 
@@ -88,11 +89,13 @@ using unmanaged_bytes = Kokkos::View<Byte*, MemorySpace, Kokkos::MemoryTraits<Ko
 // The codec reads and writes a frame's stream where it lies if the execution space can access
 // that memory and the stream is aligned to the element size, as the codec needs (it starts 48
 // bytes into the frame); otherwise through a copy in the space's own memory.
-template <class FrameSpace, class T, int Dims, class ExecSpace, class ValuesView>
-std::size_t compress_into_frame(compressor<T, Dims, ExecSpace>& codec, const ValuesView& values,
-                                std::byte* stream, std::size_t capacity) {
+// Codec: ndzip::compressor or ndzip::high_ratio_compressor.
+template <class FrameSpace, class Codec, class ValuesView>
+std::size_t compress_into_frame(Codec& codec, const ValuesView& values, std::byte* stream,
+                                std::size_t capacity) {
+  using ExecSpace = typename Codec::execution_space;
   if constexpr (Kokkos::SpaceAccessibility<ExecSpace, FrameSpace>::accessible) {
-    if (reinterpret_cast<std::uintptr_t>(stream) % sizeof(T) == 0)
+    if (reinterpret_cast<std::uintptr_t>(stream) % Codec::stream_alignment == 0)
       return codec.compress(values, unmanaged_bytes<std::byte, FrameSpace>(stream, capacity));
   }
   const Kokkos::View<std::byte*, typename ExecSpace::memory_space> scratch(
@@ -111,12 +114,13 @@ std::size_t compress_into_frame(compressor<T, Dims, ExecSpace>& codec, const Val
 
 // Decodes a frame's stream into `values`, in place or through a copy as above; returns the
 // bytes consumed.
-template <class FrameSpace, class T, int Dims, class ExecSpace, class ValuesView>
-std::size_t decompress_from_frame(compressor<T, Dims, ExecSpace>& codec, const std::byte* stream,
-                                  std::size_t stream_bytes, const ValuesView& values) {
+template <class FrameSpace, class Codec, class ValuesView>
+std::size_t decompress_from_frame(Codec& codec, const std::byte* stream, std::size_t stream_bytes,
+                                  const ValuesView& values) {
+  using ExecSpace = typename Codec::execution_space;
   using frame_stream = unmanaged_bytes<const std::byte, FrameSpace>;
   if constexpr (Kokkos::SpaceAccessibility<ExecSpace, FrameSpace>::accessible) {
-    if (reinterpret_cast<std::uintptr_t>(stream) % sizeof(T) == 0)
+    if (reinterpret_cast<std::uintptr_t>(stream) % Codec::stream_alignment == 0)
       return codec.decompress(frame_stream(stream, stream_bytes), values);
   }
   const Kokkos::View<std::byte*, typename ExecSpace::memory_space> scratch(
@@ -127,10 +131,12 @@ std::size_t decompress_from_frame(compressor<T, Dims, ExecSpace>& codec, const s
 
 }  // namespace detail
 
-// The most bytes compress_frame writes for `values`: the header and compressed_size_bound.
+// The most bytes compress_frame writes for `values` in `mode`: the header and
+// compressed_size_bound (high-ratio: and the high-ratio stream's header).
 template <class ValuesView>
-std::size_t frame_size_bound(const ValuesView& values) {
-  return frame_header_bytes + compressed_size_bound(values);
+std::size_t frame_size_bound(const ValuesView& values, codec_mode mode = codec_mode::ndzip) {
+  return frame_header_bytes + compressed_size_bound(values) +
+         (mode == codec_mode::high_ratio ? high_ratio_header_bytes : 0);
 }
 
 // Compresses `values` (a contiguous View, as for compress; not empty: a frame's extents are at
@@ -138,10 +144,11 @@ std::size_t frame_size_bound(const ValuesView& values) {
 // contiguous rank-1 View of bytes in host-accessible memory, and returns the frame's size.
 // Throws ndzip::capacity_error if `frame` holds fewer bytes than the frame needs
 // (frame_size_bound always suffices), and std::invalid_argument if the values overlap the
-// frame View (header or stream), before anything is written.
+// frame View (header or stream), before anything is written. `mode`: the stream's coding, the
+// original ndzip stream (a version 1 frame) or the high-ratio stream (version 2).
 template <class ExecSpace, class ValuesView, class FrameView>
-std::size_t compress_frame(const ExecSpace& exec, const ValuesView& values,
-                           const FrameView& frame) {
+std::size_t compress_frame(const ExecSpace& exec, const ValuesView& values, const FrameView& frame,
+                           codec_mode mode = codec_mode::ndzip) {
   using T = std::remove_const_t<typename ValuesView::value_type>;
   constexpr int Dims = static_cast<int>(ValuesView::rank);
   static_assert(!std::is_const_v<typename FrameView::value_type>,
@@ -159,13 +166,17 @@ std::size_t compress_frame(const ExecSpace& exec, const ValuesView& values,
 
   std::byte* const out = reinterpret_cast<std::byte*>(frame.data());
   std::byte* const stream = out + frame_header_bytes;
-  compressor<T, Dims, ExecSpace> codec(exec, grid);
-  const std::size_t stream_bytes = detail::compress_into_frame<typename FrameView::memory_space>(
-      codec, values, stream, frame.size() - frame_header_bytes);
+  const auto into_frame = [&](auto&& codec) {
+    return detail::compress_into_frame<typename FrameView::memory_space>(
+        codec, values, stream, frame.size() - frame_header_bytes);
+  };
+  const std::size_t stream_bytes =
+      mode == codec_mode::high_ratio ? into_frame(high_ratio_compressor<T, Dims, ExecSpace>(exec, grid))
+                                     : into_frame(compressor<T, Dims, ExecSpace>(exec, grid));
   exec.fence();  // the header's checksum reads the stream on the host
 
   const auto header = encode_frame_header(element_type_of<T>(), Dims, detail::frame_extents(grid),
-                                          stream, stream_bytes);
+                                          stream, stream_bytes, mode);
   std::copy(header.begin(), header.end(), out);
   return frame_header_bytes + stream_bytes;
 }
@@ -192,9 +203,14 @@ void decompress_frame(const ExecSpace& exec, const FrameView& frame, const Value
                             detail::view_label(values));
   detail::check_frame_disjoint<T>(values, grid, frame);
 
-  compressor<T, Dims, ExecSpace> codec(exec, grid);
-  const std::size_t consumed = detail::decompress_from_frame<typename FrameView::memory_space>(
-      codec, data + frame_header_bytes, static_cast<std::size_t>(info.stream_bytes), values);
+  const auto from_frame = [&](auto&& codec) {
+    return detail::decompress_from_frame<typename FrameView::memory_space>(
+        codec, data + frame_header_bytes, static_cast<std::size_t>(info.stream_bytes), values);
+  };
+  const std::size_t consumed =
+      info.mode == codec_mode::high_ratio
+          ? from_frame(high_ratio_compressor<T, Dims, ExecSpace>(exec, grid))
+          : from_frame(compressor<T, Dims, ExecSpace>(exec, grid));
   detail::check_frame_stream_consumed(info, consumed);
 }
 

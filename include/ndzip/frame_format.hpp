@@ -8,14 +8,18 @@
 //
 //   offset  size  field
 //        0     4  magic "NDZK"
-//        4     1  frame version = 1
+//        4     1  frame version: 1, or 2 for a frame that records its codec mode
 //        5     1  element type: 1 = float (binary32), 2 = double (binary64)
 //        6     1  dimensions, 1..3
-//        7     1  reserved, 0
+//        7     1  version 1: reserved, 0; version 2: codec mode, 0 = ndzip, 1 = high-ratio
 //        8    24  extents N0, N1, N2 (uint64, slowest first; those past `dimensions` are 0)
 //       32     8  stream length in bytes (uint64)
 //       40     8  XXH3-64 (seed 0) of bytes 0..39 followed by the stream
-//       48     -  the raw ndzip stream, exactly `stream length` bytes
+//       48     -  the stream (the raw ndzip stream, or the high-ratio stream in mode 1),
+//                 exactly `stream length` bytes
+//
+// Frames of the default mode are written as version 1, byte for byte as before the high-ratio
+// mode existed; high-ratio frames as version 2, which readers of version 1 refuse.
 //
 // This header needs no Kokkos: it reads and writes headers and checks whole frames in host
 // memory. ndzip/frame.hpp compresses Kokkos Views into frames and decodes frames into Views.
@@ -48,6 +52,12 @@ inline constexpr std::array<std::byte, 4> frame_magic = {std::byte{'N'}, std::by
                                                          std::byte{'Z'}, std::byte{'K'}};
 // The version this library reads and writes; a header of any other version is refused.
 inline constexpr std::uint8_t frame_version = 1;
+// The version that records the codec mode in byte 7.
+inline constexpr std::uint8_t frame_version_with_mode = 2;
+
+// How a frame's stream is coded: the raw ndzip stream, or the high-ratio stream
+// (ndzip/high_ratio.hpp).
+enum class codec_mode : std::uint8_t { ndzip = 0, high_ratio = 1 };
 
 // What a frame's header records.
 struct frame_info {
@@ -56,6 +66,7 @@ struct frame_info {
   std::array<std::uint64_t, 3> extents{};  // slowest first; those past `dimensions` are 0
   std::uint64_t stream_bytes = 0;          // length of the raw stream after the header
   std::uint64_t checksum = 0;              // as recorded
+  codec_mode mode = codec_mode::ndzip;     // version 2's byte 7; ndzip in version 1
 
   // Header and stream. A header that read_frame_header accepted announces a stream no longer
   // than compressed_size_bound of its array, so this does not overflow.
@@ -67,7 +78,7 @@ struct frame_info {
 // Reads the header at the start of the `size` bytes at `data` and looks no further, for a reader
 // that reads the header first to learn how much follows. Throws ndzip::frame_error unless the
 // magic matches as far as the bytes go ("not a frame") and there are 48 bytes ("truncated"),
-// the version is frame_version, the type code, the dimension count and the reserved byte are
+// the version is frame_version or frame_version_with_mode (with a known mode), the type code, the dimension count and the reserved byte are
 // valid, the extents are at least 1 up to `dimensions` and 0 past it, the ndzip format can hold
 // the array, and an array of this type and these extents can compress to a stream of the
 // recorded length.
@@ -90,13 +101,13 @@ NDZIP_EXPORT std::uint64_t frame_checksum(const std::byte* data, std::size_t siz
 // header records.
 NDZIP_EXPORT void verify_frame_checksum(const std::byte* data, std::size_t size);
 
-// The complete header, checksum included, of a frame around the raw ndzip stream of
-// `stream_bytes` bytes at `stream`, which holds an array of this type and these extents
-// (slowest first; those past `dimensions` are 0). Throws std::invalid_argument, naming what is
-// wrong, where read_frame_header would refuse the result: a writer never writes a frame that
-// readers refuse.
+// The complete header, checksum included, of a frame around the stream of `stream_bytes` bytes
+// at `stream` (coded in `mode`), which holds an array of this type and these extents (slowest
+// first; those past `dimensions` are 0). Version 1 for the ndzip mode, 2 otherwise. Throws
+// std::invalid_argument, naming what is wrong, where read_frame_header would refuse the result:
+// a writer never writes a frame that readers refuse.
 NDZIP_EXPORT std::array<std::byte, frame_header_bytes> encode_frame_header(
     element_type type, int dimensions, const std::array<std::uint64_t, 3>& extents,
-    const std::byte* stream, std::size_t stream_bytes);
+    const std::byte* stream, std::size_t stream_bytes, codec_mode mode = codec_mode::ndzip);
 
 }  // namespace ndzip

@@ -53,6 +53,8 @@ class NDZIP_EXPORT high_ratio_compressor {
   using execution_space = ExecSpace;
   using memory_space = typename ExecSpace::memory_space;
   static constexpr int dimensions = Dims;
+  // The stream must start at a multiple of this many bytes.
+  static constexpr std::size_t stream_alignment = 8;
 
   // Throws std::invalid_argument if the grid cannot be represented in the ndzip format.
   high_ratio_compressor(const ExecSpace& exec, const extent<Dims>& grid);
@@ -61,6 +63,7 @@ class NDZIP_EXPORT high_ratio_compressor {
   high_ratio_compressor& operator=(high_ratio_compressor&&) noexcept;
 
   const extent<Dims>& grid() const { return m_grid; }
+  const ExecSpace& execution_space_instance() const { return m_exec; }
   std::size_t size_bound() const { return high_ratio_size_bound<T>(m_grid); }
 
   // As ndzip::compressor's: contiguous Views in memory_space (LayoutLeft extents read reversed),
@@ -88,6 +91,7 @@ class NDZIP_EXPORT high_ratio_compressor {
   std::size_t decompress_raw(const std::byte* stream, std::size_t stream_size, T* values);
 
  private:
+  ExecSpace m_exec;
   extent<Dims> m_grid;
   std::unique_ptr<core::high_ratio::engine<T, Dims, ExecSpace>> m_engine;
 };

@@ -195,6 +195,39 @@ for type in float double; do
 done
 
 # ---------------------------------------------------------------------------------------------
+# Integer-valued floats with a border in every dimension (a 3-D grid of 16^3 hypercubes).
+perl -e 'print pack("f<*", map { int(1000 * sin($_ / 300)) + $_ % 7 } 0 .. 33 * 34 * 35 - 1)' \
+  >hr.f32
+for backend in "${backends[@]}"; do
+  check "--high-ratio: framed round trip on $backend, one stream for every backend"
+  expect 0 compress --high-ratio -b "$backend" -t float -n 33x34x35 hr.f32 "hr.$backend.nz"
+  expect 0 decompress -b "$backend" "hr.$backend.nz" "hr.$backend.back"
+  same "hr.$backend.back" hr.f32
+  same "hr.$backend.nz" "hr.${backends[0]}.nz"
+done
+check "--high-ratio: a version 2 frame recording the mode, smaller than the default"
+expect 0 compress -t float -n 33x34x35 hr.f32 hr.default.nz
+frame=hr.${backends[0]}.nz
+[ "$(u8 "$frame" 4)" = 2 ] || fail "$frame: version $(u8 "$frame" 4)"
+[ "$(u8 "$frame" 7)" = 1 ] || fail "$frame: mode $(u8 "$frame" 7)"
+[ "$(size_of "$frame")" -lt "$(size_of hr.default.nz)" ] || fail "high-ratio frame not smaller"
+expect 0 info "$frame"
+stdout_has "mode:        high-ratio"
+stdout_has "version 2"
+check "--high-ratio --raw: the bare stream, which decompressing --raw needs --high-ratio for"
+expect 0 compress --high-ratio --raw -t float -n 33x34x35 hr.f32 hr.stream
+[ "$(head -c 4 hr.stream)" = NDZH ] || fail "hr.stream: no NDZH magic"
+tail -c +49 "$frame" | cmp - hr.stream || fail "the frame's stream differs from the --raw output"
+expect 0 decompress --raw --high-ratio -t float -n 33x34x35 hr.stream hr.raw.back
+same hr.raw.back hr.f32
+expect_error 1 "cannot decompress 'hr.stream'" decompress --raw -t float -n 33x34x35 hr.stream x
+no_output x
+random_file hr.random 20000
+expect 0 compress --high-ratio -t float -n 5000 hr.random hr.random.nz
+expect 0 decompress hr.random.nz hr.random.back
+same hr.random.back hr.random
+
+# ---------------------------------------------------------------------------------------------
 check "info describes a frame"
 expect 0 info float_70x90.zero.serial.nz
 stderr_empty
@@ -313,7 +346,8 @@ while IFS='|' read -r offset values message; do
   expect_error 1 "$message" info bad.nz
 done <<'CASES'
 0|88|does not start with "NDZK"
-4|2|unsupported frame version 2
+4|3|unsupported frame version 3
+4|2 1 2 2|unknown codec mode 2
 5|3|unknown element type code 3
 6|0|bad dimension count 0
 6|4|bad dimension count 4
