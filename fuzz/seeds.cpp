@@ -3,7 +3,8 @@
 // reference vectors (regenerated, unit_tests/vector_generator.hpp) small enough for the fuzz
 // targets, plus a smooth array of every type and dimensionality with several hypercubes and a
 // border, each as a shaped stream (decode_stream), shaped values (roundtrip), a frame (frame)
-// and an HDF5 chunk, checksummed and bare (hdf5_chunk).
+// and an HDF5 chunk, checksummed and bare (hdf5_chunk), and as a high-ratio stream
+// (decode_high_ratio).
 
 #include <cstdio>
 #include <filesystem>
@@ -14,6 +15,7 @@
 
 #include "chunk_checksum.hpp"
 #include "chunk_parameters.hpp"
+#include "codec.hpp"
 #include "frame.hpp"
 #include "fuzz_support.hpp"
 #include "test_support.hpp"
@@ -52,6 +54,12 @@ void write_seeds(const std::filesystem::path& dir, const ndzip_test::vector_spec
 
   const std::string name = spec.name();
   write_file(dir / "decode_stream" / name, {prefix, stream});
+  // The library's high-ratio stream (no reference model: the mode is this project's own).
+  array_desc high_ratio = array;
+  high_ratio.mode = ndzip::codec_mode::high_ratio;
+  const byte_buffer coded = ndzip_cli::compress_array(ndzip_cli::backend_names()[0], high_ratio,
+                                                      values);
+  write_file(dir / "decode_high_ratio" / name, {prefix, coded});
   if (spec.size() <= roundtrip_max_elements) write_file(dir / "roundtrip" / name, {prefix, values});
   write_file(dir / "frame" / name, {byte_buffer(head.begin(), head.end()), stream});
 
@@ -79,7 +87,9 @@ int main(int argc, char** argv) {
   }
   try {
     const std::filesystem::path dir = argv[1];
-    for (const char* target : {"decode_stream", "roundtrip", "frame", "hdf5_chunk"})
+    const ndzip_cli::backend_session session(1, true);
+    for (const char* target :
+         {"decode_stream", "roundtrip", "frame", "hdf5_chunk", "decode_high_ratio"})
       std::filesystem::create_directories(dir / target);
 
     std::vector<ndzip_test::vector_spec> specs;

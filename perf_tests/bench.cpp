@@ -73,15 +73,20 @@ void set_timings(ndzip::perf::result_row& row, const ndzip::perf::timing& compre
 // Measures and verifies ndzip on one input already in the backend's memory.
 // With `with_copies`, each timed run also copies its input from the host and its output back
 // (the values and the stream for compression, the stream and the values for decompression).
-template <class T, int Dims, class ExecSpace, class View, class HostView>
-ndzip::perf::result_row measure_ndzip(const ExecSpace& exec, const std::string& backend,
-                                      const input_label& label, const ndzip::extent<Dims>& grid,
-                                      const View& values, const HostView& host_values,
+// Codec: ndzip::compressor (codec "ndzip") or ndzip::high_ratio_compressor ("ndzip-high-ratio").
+template <class Codec, class View, class HostView>
+ndzip::perf::result_row measure_ndzip(const std::string& backend, const input_label& label,
+                                      Codec& codec, const View& values, const HostView& host_values,
                                       bool with_copies, reference_stream& reference) {
+  using T = typename Codec::value_type;
+  using ExecSpace = typename Codec::execution_space;
+  constexpr int Dims = Codec::dimensions;
   using memory_space = typename ExecSpace::memory_space;
+  const ExecSpace exec = codec.execution_space_instance();
+  const ndzip::extent<Dims> grid = codec.grid();
+  const bool high_ratio = !std::is_same_v<Codec, ndzip::compressor<T, Dims, ExecSpace>>;
   const std::size_t n = grid.size();
   Kokkos::View<T*, memory_space> restored(Kokkos::view_alloc(Kokkos::WithoutInitializing, "restored"), n);
-  ndzip::compressor<T, Dims, ExecSpace> codec(exec, grid);
   Kokkos::View<std::byte*, memory_space> stream(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream"),
                                                 codec.size_bound());
   exec.fence();
@@ -130,7 +135,8 @@ ndzip::perf::result_row measure_ndzip(const ExecSpace& exec, const std::string& 
   }
 
   ndzip::perf::result_row row{label.mode, label.dataset, sizeof(T) == 4 ? "float" : "double",
-                              ndzip::to_string(grid), backend, "ndzip", ExecSpace().concurrency()};
+                              ndzip::to_string(grid), backend,
+                              high_ratio ? "ndzip-high-ratio" : "ndzip", ExecSpace().concurrency()};
   row.bytes = double(n) * sizeof(T);
   row.compressed_bytes = double(size);
   set_timings(row, compress, decompress, copy);
@@ -189,6 +195,7 @@ struct options {
   std::string manifest;
   bool synthetic = false;
   bool sweep = false;
+  bool high_ratio = false;  // --high-ratio: the high-ratio mode too
   int peers = -1;  // -1: only with --manifest; 0: never (--no-peers); 1: always (--peers)
   std::size_t scale = 1;
   std::size_t max_mib = 256;
@@ -204,7 +211,7 @@ template <class T, int Dims>
 void run_input(ndzip::perf::report& report, const options& opt, const input_label& label,
                const ndzip::extent<Dims>& grid, const T* host_values,
                const std::vector<std::unique_ptr<ndzip::perf::peer_codec>>& peers) {
-  reference_stream reference;
+  reference_stream reference, high_ratio_reference;
   for (const auto& b : opt.backends)
     ndzip::with_backend(b, [&](auto exec) {
       using memory_space = typename decltype(exec)::memory_space;
@@ -214,8 +221,13 @@ void run_input(ndzip::perf::report& report, const options& opt, const input_labe
       Kokkos::View<T*, memory_space> values(Kokkos::view_alloc(Kokkos::WithoutInitializing, "values"),
                                             grid.size());
       Kokkos::deep_copy(values, host_view);
-      report.add(measure_ndzip<T, Dims>(exec, b, label, grid, values, host_view, opt.with_copies,
-                                        reference));
+      ndzip::compressor<T, Dims, decltype(exec)> codec(exec, grid);
+      report.add(measure_ndzip(b, label, codec, values, host_view, opt.with_copies, reference));
+      if (opt.high_ratio) {
+        ndzip::high_ratio_compressor<T, Dims, decltype(exec)> hr(exec, grid);
+        report.add(
+            measure_ndzip(b, label, hr, values, host_view, opt.with_copies, high_ratio_reference));
+      }
     });
   std::vector<std::size_t> extents(grid.dimensions);
   for (int a = 0; a < Dims; ++a) extents[a] = grid[a];
@@ -720,6 +732,8 @@ options parse(CLI::App& app, int argc, char** argv) {
   app.add_option("--csv", opt.csv, "write all rows as CSV (default: none)")->type_name("FILE");
   app.add_flag("--append", opt.append, "with --csv: add to an existing file (default: replace)");
   app.add_option("--json", opt.json, "write all rows as JSON (default: none)")->type_name("FILE");
+  app.add_flag("--high-ratio", opt.high_ratio,
+               "also the high-ratio mode (codec ndzip-high-ratio), beside the default one");
   app.add_flag("--with-copies", opt.with_copies,
                "also time the host-device copies of input and output (default: off)");
   app.add_flag("--async", opt.async,

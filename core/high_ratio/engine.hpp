@@ -313,7 +313,9 @@ struct engine {
   std::optional<compressor<T, 1, ExecSpace>> border_codec;
   bytes_view main_stream, border_stream;
   Kokkos::View<bits_type*, memory_space> slots;
-  Kokkos::View<std::uint64_t*, memory_space> sizes, ends, counts;
+  Kokkos::View<std::uint64_t*, memory_space> sizes, ends;
+  // LayoutRight, as the scatter View over it (a device's default layout is LayoutLeft).
+  Kokkos::View<std::uint64_t*, Kokkos::LayoutRight, memory_space> counts;
   Kokkos::View<std::uint32_t*, memory_space> encoder;
   Kokkos::View<std::uint16_t*, memory_space> decoder;
   Kokkos::View<std::uint8_t*, memory_space> longest;

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Fuzz target: a high-ratio stream (docs/FORMAT.md) of a shaped array (fuzz_support.hpp) decoded
+// on every backend. Properties: decoding ends in ndzip::stream_error or in values; every backend
+// reaches the same outcome (the same message, or the same values from the same number of
+// bytes); decoded values compress in the high-ratio mode, on every backend to the same stream,
+// within the bound, and that stream decodes back to them.
+
+#include <string>
+
+#include <ndzip/error.hpp>
+
+#include "codec.hpp"
+#include "fuzz_support.hpp"
+
+using namespace ndzip_fuzz;
+
+namespace {
+
+struct outcome {
+  std::string error;  // empty if decoded
+  ndzip_cli::decompressed result;
+};
+
+outcome decode_on(const std::string& backend, const array_desc& array, byte_span stream) {
+  outcome o;
+  try {
+    o.result = ndzip_cli::decompress_array(backend, array, stream);
+  } catch (const ndzip::stream_error& e) {
+    o.error = e.what();
+    require(!o.error.empty(), "stream_error without a message");
+  }
+  return o;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  auto input = parse_shaped_input({reinterpret_cast<const std::byte*>(data), size});
+  if (!input) return 0;
+  array_desc array = input->array;
+  array.mode = ndzip::codec_mode::high_ratio;
+  const byte_buffer stream = aligned_copy(input->payload);
+
+  const outcome first = decode_on(backends()[0], array, stream);
+  for (std::size_t b = 1; b < backends().size(); ++b) {
+    const outcome other = decode_on(backends()[b], array, stream);
+    require(other.error == first.error, backends()[b] + " and " + backends()[0] +
+                                            " disagree: '" + other.error + "' vs '" +
+                                            first.error + "'");
+    require(other.result.consumed == first.result.consumed &&
+                same_bytes(other.result.values, first.result.values),
+            backends()[b] + " decoded other values than " + backends()[0]);
+  }
+  if (!first.error.empty()) return 0;
+
+  const byte_buffer& values = first.result.values;
+  require(values.size() == ndzip_cli::byte_size(array), "decoded values of the wrong size");
+  require(first.result.consumed <= stream.size(), "decoder consumed more than the stream");
+  const byte_buffer again = ndzip_cli::compress_array(backends()[0], array, values);
+  require(again.size() <= ndzip_cli::largest_stream_size(array), "stream above the bound");
+  for (std::size_t b = 1; b < backends().size(); ++b)
+    require(same_bytes(ndzip_cli::compress_array(backends()[b], array, values), again),
+            backends()[b] + " and " + backends()[0] + " write different high-ratio streams");
+  const auto round = ndzip_cli::decompress_array(backends()[0], array, again);
+  require(same_bytes(round.values, values) && round.consumed == again.size(),
+          "decoded values do not survive compression");
+  return 0;
+}
