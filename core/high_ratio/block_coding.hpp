@@ -76,6 +76,50 @@ KOKKOS_INLINE_FUNCTION void visit_gray_block(const Bits* block, Bits* heads, con
   }
 }
 
+// A gray block in memory: the H gray heads, then the gray columns (the ndzip block layout);
+// written from the ndzip block at `block`, returning its length in words.
+template <class Bits, int Chunks>
+KOKKOS_INLINE_FUNCTION int gray_block(const Bits* block, Bits* gray) {
+  int offset = Chunks, written = Chunks;
+  for (int k = 0; k < Chunks; ++k) {
+    gray[k] = gray_chunk(block[k], block + offset, [&](int, Bits c) { gray[written++] = c; });
+    offset += popcount(block[k]);
+  }
+  return written;
+}
+
+// A coded block's bytes (the gray block's bytes in memory order, little-endian words: its
+// symbols) go to streams_per_block code streams in turn, symbol k to stream k mod S, so that
+// S threads (or one core's pipeline) code and decode a block together. A coded block starts
+// with the byte lengths of streams 0 to S-2 (uint16 each); the last stream ends with the block.
+inline constexpr int streams_per_block = 8;
+inline constexpr int stream_lengths_bytes = 2 * (streams_per_block - 1);
+
+// Calls symbol(k, table) for the head symbols of stream `s`: byte k of the heads, from table
+// k mod U.
+template <class Bits, int Chunks, class Symbol>
+KOKKOS_INLINE_FUNCTION void for_each_head_symbol(int s, const Symbol& symbol) {
+  constexpr int u = static_cast<int>(sizeof(Bits));
+  for (int k = s; k < Chunks * u; k += streams_per_block) symbol(k, k % u);
+}
+
+// Calls symbol(k, table) for the column symbols of stream `s` of the gray block whose heads are
+// at `heads`: byte k of the block, from the table of its column's rank in its chunk.
+template <class Bits, int Chunks, class Symbol>
+KOKKOS_INLINE_FUNCTION void for_each_column_symbol(const Bits* heads, int s,
+                                                   const Symbol& symbol) {
+  constexpr int u = static_cast<int>(sizeof(Bits));
+  int k = Chunks * u;  // the first byte of the chunk's first column
+  for (int c = 0; c < Chunks; ++c) {
+    const int columns = popcount(heads[c]);
+    for (int rank = 0; rank < columns; ++rank, k += u) {
+      // The word's bytes k .. k + u - 1 that fall to stream s.
+      int b = (s - k % streams_per_block + streams_per_block) % streams_per_block;
+      for (; b < u; b += streams_per_block) symbol(k + b, column_table<Bits>(rank));
+    }
+  }
+}
+
 // Calls byte(table, value) for every byte of a word that goes to `table` (heads: byte i of the
 // word to table i; columns: all to one table).
 template <class Bits, class Byte>

@@ -72,43 +72,64 @@ struct block_source {
   }
 };
 
-template <class Bits, int Chunks, class ExecSpace>
-struct count_bytes {
+// Every block's gray form into its slot (SlotWords words apart) and its length in words into
+// words[i]; its bytes counted per code table.
+template <class Bits, int Chunks, int SlotWords, class ExecSpace>
+struct gray_and_count {
   using scatter_type = Kokkos::Experimental::ScatterView<std::uint64_t*, Kokkos::LayoutRight,
                                                          ExecSpace>;
   block_source<Bits> source;
+  Bits* slots;
+  std::uint64_t* words;
   scatter_type counts;
 
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const {
+    Bits* gray = slots + i * static_cast<std::size_t>(SlotWords);
+    words[i] = static_cast<std::uint64_t>(gray_block<Bits, Chunks>(source.block(i), gray));
+    const auto* bytes = reinterpret_cast<const unsigned char*>(gray);
     auto access = counts.access();
-    Bits heads[Chunks];
-    visit_coded_bytes<Bits, Chunks>(source.block(i), heads, [&](int table, unsigned value) {
-      access(static_cast<std::size_t>(table) * alphabet + value) += 1;
-    });
+    const auto count = [&](int k, int table) {
+      access(static_cast<std::size_t>(table) * alphabet + bytes[k]) += 1;
+    };
+    for (int s = 0; s < streams_per_block; ++s) {
+      for_each_head_symbol<Bits, Chunks>(s, count);
+      for_each_column_symbol<Bits, Chunks>(gray, s, count);
+    }
   }
 };
 
-// Each block's bytes, coded or stored (the shorter; stored_flag on the latter).
-template <class Bits, int Chunks>
-struct size_blocks {
-  block_source<Bits> source;
+// The coded bytes of stream s of block i (index i * S + s).
+template <class Bits, int Chunks, int SlotWords>
+struct size_streams {
+  const Bits* slots;
   const std::uint32_t* encoder;  // table_count * alphabet entries
+  std::uint64_t* stream_bytes;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t index) const {
+    const std::size_t i = index / streams_per_block;
+    const int s = static_cast<int>(index % streams_per_block);
+    const Bits* gray = slots + i * static_cast<std::size_t>(SlotWords);
+    const auto* bytes = reinterpret_cast<const unsigned char*>(gray);
+    std::uint64_t bits = 0;
+    const auto add = [&](int k, int table) { bits += encoder[table * alphabet + bytes[k]] >> 16; };
+    for_each_head_symbol<Bits, Chunks>(s, add);
+    for_each_column_symbol<Bits, Chunks>(gray, s, add);
+    stream_bytes[index] = (bits + 7) / 8;
+  }
+};
+
+// Each block's bytes, coded (its streams and their lengths) or stored, the shorter (stored_flag
+// on the latter).
+template <class Bits>
+struct size_blocks {
+  const std::uint64_t* words;
+  const std::uint64_t* stream_bytes;
   std::uint64_t* sizes;
 
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const {
-    Bits heads[Chunks];
-    std::uint64_t bits = 0, words = 0;
-    visit_gray_block<Bits, Chunks>(
-        source.block(i), heads,
-        [&](int, Bits h) {
-          ++words;
-          head_bytes(h, [&](int t, unsigned v) { bits += encoder[t * alphabet + v] >> 16; });
-        },
-        [&](int rank, Bits c) {
-          ++words;
-          column_bytes(rank, c, [&](int t, unsigned v) { bits += encoder[t * alphabet + v] >> 16; });
-        });
-    const std::uint64_t coded = (bits + 7) / 8, stored = words * sizeof(Bits);
+    std::uint64_t coded = stream_lengths_bytes;
+    for (int s = 0; s < streams_per_block; ++s) coded += stream_bytes[i * streams_per_block + s];
+    const std::uint64_t stored = words[i] * sizeof(Bits);
     sizes[i] = coded < stored ? coded : stored | stored_flag;
   }
 };
@@ -131,40 +152,84 @@ void scan_block_ends(const ExecSpace& exec, const std::uint64_t* sizes, std::uin
       });
 }
 
-template <class Bits, int Chunks>
-struct write_blocks {
-  block_source<Bits> source;
+// Writes stream s of block i (index i * S + s), its length, and (s = 0) the block's table
+// entry; a stored block's words are copied by its S threads in turn.
+template <class Bits, int Chunks, int SlotWords>
+struct write_streams {
+  const Bits* slots;
+  const std::uint64_t* words;
   const std::uint32_t* encoder;
+  const std::uint64_t* stream_bytes;
   const std::uint64_t* ends;
   std::byte* table;  // the block table in the stream
   std::byte* area;   // the coded area
 
-  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const {
-    store_u64(table + 8 * i, ends[i]);
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t index) const {
+    const std::size_t i = index / streams_per_block;
+    const int s = static_cast<int>(index % streams_per_block);
+    if (s == 0) store_u64(table + 8 * i, ends[i]);
     const std::uint64_t begin = i == 0 ? 0 : ends[i - 1] & ~stored_flag;
-    Bits heads[Chunks];
+    const Bits* gray = slots + i * static_cast<std::size_t>(SlotWords);
+    const auto* bytes = reinterpret_cast<const unsigned char*>(gray);
     if (ends[i] & stored_flag) {
-      std::byte* out = area + begin;
-      const auto word = [&](Bits w) {
-        for (int b = 0; b < static_cast<int>(sizeof(Bits)); ++b)
-          *out++ = static_cast<std::byte>((w >> 8 * b) & 0xffu);
-      };
-      visit_gray_block<Bits, Chunks>(
-          source.block(i), heads, [&](int, Bits h) { word(h); }, [&](int, Bits c) { word(c); });
-    } else {
-      bit_writer writer(area + begin);
-      visit_coded_bytes<Bits, Chunks>(source.block(i), heads, [&](int t, unsigned v) {
-        writer.put(encoder[t * alphabet + v]);
-      });
-      writer.finish();
+      const std::uint64_t n = words[i] * sizeof(Bits);
+      for (std::uint64_t k = static_cast<std::uint64_t>(s); k < n; k += streams_per_block)
+        area[begin + k] = static_cast<std::byte>(bytes[k]);
+      return;
     }
+    const std::uint64_t* lengths = stream_bytes + i * streams_per_block;
+    std::uint64_t at = begin + stream_lengths_bytes;
+    for (int t = 0; t < s; ++t) at += lengths[t];
+    if (s < streams_per_block - 1) {
+      area[begin + 2 * s] = static_cast<std::byte>(lengths[s] & 0xffu);
+      area[begin + 2 * s + 1] = static_cast<std::byte>(lengths[s] >> 8);
+    }
+    bit_writer writer(area + at);
+    const auto put = [&](int k, int table) { writer.put(encoder[table * alphabet + bytes[k]]); };
+    for_each_head_symbol<Bits, Chunks>(s, put);
+    for_each_column_symbol<Bits, Chunks>(gray, s, put);
+    writer.finish();
   }
 };
 
-// Decodes block i of the coded area into an ndzip block at slots + i * SlotWords; its length in
-// words into words[i], or a failure key into *failure (the lowest wins).
+// Where a coded block's stream s lies, from the lengths in front of its streams; false if they
+// do not fit the block.
+struct stream_range {
+  std::uint64_t begin = 0, end = 0;
+};
+KOKKOS_INLINE_FUNCTION bool locate_stream(const std::byte* block, std::uint64_t block_bytes, int s,
+                                          stream_range& range) {
+  if (block_bytes < stream_lengths_bytes) return false;
+  std::uint64_t at = stream_lengths_bytes;
+  for (int t = 0; t < streams_per_block; ++t) {
+    const std::uint64_t length =
+        t < streams_per_block - 1
+            ? static_cast<std::uint64_t>(static_cast<unsigned>(block[2 * t])) |
+                  static_cast<std::uint64_t>(static_cast<unsigned>(block[2 * t + 1])) << 8
+            : (at <= block_bytes ? block_bytes - at : 0);
+    if (at + length > block_bytes) return false;
+    if (t == s) {
+      range.begin = at;
+      range.end = at + length;
+    }
+    at += length;
+  }
+  return true;
+}
+
+// What the decoder of one stream keeps between the heads and the columns.
+struct stream_state {
+  std::uint64_t pending;
+  std::uint64_t at;  // bytes of the stream read
+  std::int64_t bits;
+};
+
+// The decoders: every stream of every coded block, in two steps (its head symbols, then, once all
+// heads of the block are known, its column symbols), into the gray block's bytes in its slot;
+// a stored block copied there by its stream threads. Failures go into *failure as a key (block
+// index * 8 + why; the lowest wins).
 template <class Bits, int Chunks, int SlotWords>
-struct decode_blocks {
+struct decode_streams {
   const std::byte* table;
   const std::byte* area;
   std::uint64_t area_bytes;
@@ -172,88 +237,115 @@ struct decode_blocks {
   const std::uint8_t* longest;   // table_count
   Bits* slots;
   std::uint64_t* words;
+  stream_state* states;
   std::uint64_t* failure;
+  bool columns;  // false: the heads step, true: the columns step
 
   KOKKOS_INLINE_FUNCTION void fail(std::size_t i, block_failure why) const {
-    Kokkos::atomic_fetch_min(failure, static_cast<std::uint64_t>(i) * 8 + static_cast<std::uint64_t>(why));
-    words[i] = Chunks;  // bounded, so that the placement after this stays in its buffers
+    Kokkos::atomic_fetch_min(failure,
+                             static_cast<std::uint64_t>(i) * 8 + static_cast<std::uint64_t>(why));
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const {
-    constexpr int w = static_cast<int>(sizeof(Bits) * 8);
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t index) const {
+    const std::size_t i = index / streams_per_block;
+    const int s = static_cast<int>(index % streams_per_block);
     const std::uint64_t end_entry = load_u64(table + 8 * i);
     const std::uint64_t begin = i == 0 ? 0 : load_u64(table + 8 * (i - 1)) & ~stored_flag;
     const std::uint64_t end = end_entry & ~stored_flag;
-    if (end < begin || end > area_bytes) return fail(i, block_failure::table);
-    Bits* out = slots + i * static_cast<std::size_t>(SlotWords);
-    Bits heads[Chunks];
-    int written = Chunks;  // columns go after the heads
+    Bits* gray = slots + i * static_cast<std::size_t>(SlotWords);
+    auto* bytes = reinterpret_cast<unsigned char*>(gray);
+    if (end < begin || end > area_bytes) {
+      if (s == 0 && !columns) fail(i, block_failure::table);
+      if (s == 0) words[i] = Chunks;
+      return;
+    }
+    const std::byte* block = area + begin;
+    const std::uint64_t block_bytes = end - begin;
     if (end_entry & stored_flag) {
-      const std::byte* in = area + begin;
-      const std::uint64_t bytes = end - begin;
-      const auto word = [&](std::uint64_t k) {
-        Bits v = 0;
-        for (int b = 0; b < static_cast<int>(sizeof(Bits)); ++b)
-          v |= static_cast<Bits>(static_cast<Bits>(static_cast<unsigned>(in[k * sizeof(Bits) + b]))
-                                 << 8 * b);
-        return v;
-      };
-      if (bytes < Chunks * sizeof(Bits) || bytes % sizeof(Bits) != 0)
-        return fail(i, block_failure::stored_size);
-      std::uint64_t columns = 0;
-      for (int k = 0; k < Chunks; ++k) columns += popcount(heads[k] = word(k));
-      if ((Chunks + columns) * sizeof(Bits) != bytes) return fail(i, block_failure::stored_size);
-      std::uint64_t next = Chunks;
-      for (int k = 0; k < Chunks; ++k)
-        out[k] = ungray_chunk(heads[k], [&]() { return word(next++); }, out, written);
-    } else {
-      bit_reader reader(area + begin, area + end);
-      const auto symbol = [&](int t) {
-        return reader.next(decoder + static_cast<std::size_t>(t) * decoder_table_size, longest[t]);
-      };
-      for (int k = 0; k < Chunks; ++k) {
-        Bits h = 0;
-        for (int b = 0; b < static_cast<int>(sizeof(Bits)); ++b)
-          h |= static_cast<Bits>(static_cast<Bits>(symbol(b)) << 8 * b);
-        heads[k] = h;
+      constexpr std::uint64_t head_bytes = Chunks * sizeof(Bits);
+      if (!columns) {
+        if (block_bytes < head_bytes || block_bytes > SlotWords * sizeof(Bits)) {
+          if (s == 0) fail(i, block_failure::stored_size), words[i] = Chunks;
+          return;
+        }
+        for (std::uint64_t k = static_cast<std::uint64_t>(s); k < block_bytes;
+             k += streams_per_block)
+          bytes[k] = static_cast<unsigned char>(block[k]);
+      } else if (s == 0) {
+        // The heads announce the length: exactly the block's.
+        if (block_bytes < head_bytes || block_bytes > SlotWords * sizeof(Bits)) return;
+        std::uint64_t n = Chunks;
+        for (int k = 0; k < Chunks; ++k) n += popcount(gray[k]);
+        if (n * sizeof(Bits) != block_bytes) {
+          fail(i, block_failure::stored_size);
+          n = Chunks;
+        }
+        words[i] = n;
       }
-      for (int k = 0; k < Chunks && !reader.failed; ++k) {
-        int rank = 0;
-        out[k] = ungray_chunk(
-            heads[k],
-            [&]() {
-              const int t = column_table<Bits>(rank++);
-              Bits v = 0;
-              for (int b = 0; b < static_cast<int>(sizeof(Bits)); ++b)
-                v |= static_cast<Bits>(static_cast<Bits>(symbol(t)) << 8 * b);
-              return v;
-            },
-            out, written);
-      }
-      if (reader.failed) return fail(i, block_failure::code);
-      if (!reader.at_end()) return fail(i, block_failure::leftover);
+      return;
     }
-    (void)w;
-    words[i] = static_cast<std::uint64_t>(written);
+    stream_range range;
+    if (!locate_stream(block, block_bytes, s, range)) {
+      if (s == 0 && !columns) fail(i, block_failure::table);
+      if (s == 0) words[i] = Chunks;
+      return;
+    }
+    bit_reader reader(block + range.begin, block + range.end);
+    stream_state& state = states[index];
+    const auto symbol = [&](int k, int t) {
+      bytes[k] = static_cast<unsigned char>(
+          reader.next(decoder + static_cast<std::size_t>(t) * decoder_table_size, longest[t]));
+    };
+    if (!columns) {
+      for_each_head_symbol<Bits, Chunks>(s, symbol);
+      if (reader.failed) fail(i, block_failure::code);
+      state = {reader.pending, static_cast<std::uint64_t>(reader.at - (block + range.begin)),
+               reader.failed ? -1 : reader.bits};
+      return;
+    }
+    if (state.bits < 0) return;  // reported by the heads step
+    reader.pending = state.pending;
+    reader.at = block + range.begin + state.at;
+    reader.bits = static_cast<int>(state.bits);
+    for_each_column_symbol<Bits, Chunks>(gray, s, symbol);
+    if (reader.failed) fail(i, block_failure::code);
+    else if (!reader.at_end()) fail(i, block_failure::leftover);
+    if (s == 0) {
+      std::uint64_t n = Chunks;
+      for (int k = 0; k < Chunks; ++k) n += popcount(gray[k]);
+      words[i] = n;
+    }
   }
+};
 
-  // One chunk back from gray form: `next()` gives its gray columns from the top; the ndzip
-  // columns go to out[written...]; returns the chunk's ndzip head.
-  template <class Next>
-  KOKKOS_INLINE_FUNCTION static Bits ungray_chunk(Bits gray_head, const Next& next, Bits* out,
-                                                  int& written) {
+// Gray blocks back into ndzip blocks: slot i of `gray` into slot i of `out`, its length in words
+// into words[i].
+template <class Bits, int Chunks, int SlotWords>
+struct ungray_blocks {
+  const Bits* gray;
+  Bits* out;
+  std::uint64_t* words;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const {
     constexpr int w = static_cast<int>(sizeof(Bits) * 8);
-    Bits above = 0, head = 0;
-    for (int b = w - 1; b >= 0; --b) {
-      const Bits gray = (gray_head & plane_bit<Bits>(b)) ? next() : Bits{0};
-      const Bits col = b >= w - 2 ? gray : static_cast<Bits>(gray ^ above);
-      above = col;
-      if (col != 0) {
-        head |= plane_bit<Bits>(b);
-        out[written++] = col;
+    const Bits* in = gray + i * static_cast<std::size_t>(SlotWords);
+    Bits* to = out + i * static_cast<std::size_t>(SlotWords);
+    int next = Chunks, written = Chunks;
+    for (int k = 0; k < Chunks; ++k) {
+      const Bits gray_head = in[k];
+      Bits above = 0, head = 0;
+      for (int b = w - 1; b >= 0; --b) {
+        const Bits g = (gray_head & plane_bit<Bits>(b)) ? in[next++] : Bits{0};
+        const Bits col = b >= w - 2 ? g : static_cast<Bits>(g ^ above);
+        above = col;
+        if (col != 0) {
+          head |= plane_bit<Bits>(b);
+          to[written++] = col;
+        }
       }
+      to[k] = head;
     }
-    return head;
+    words[i] = static_cast<std::uint64_t>(written);
   }
 };
 
@@ -312,8 +404,10 @@ struct engine {
   compressor<T, Dims, ExecSpace> main_codec;
   std::optional<compressor<T, 1, ExecSpace>> border_codec;
   bytes_view main_stream, border_stream;
-  Kokkos::View<bits_type*, memory_space> slots;
-  Kokkos::View<std::uint64_t*, memory_space> sizes, ends;
+  // Every block's gray form, and (decoding) its ndzip form, a worst-case block apart.
+  Kokkos::View<bits_type*, memory_space> gray_slots, slots;
+  Kokkos::View<std::uint64_t*, memory_space> words, sizes, ends, stream_bytes;
+  Kokkos::View<stream_state*, memory_space> states;
   // LayoutRight, as the scatter View over it (a device's default layout is LayoutLeft).
   Kokkos::View<std::uint64_t*, Kokkos::LayoutRight, memory_space> counts;
   Kokkos::View<std::uint32_t*, memory_space> encoder;
@@ -340,8 +434,12 @@ struct engine {
     if (border > 0)
       border_stream = bytes_view(view_alloc(WithoutInitializing, "ndzip::high_ratio::border"),
                                  border_codec->size_bound());
-    slots = decltype(slots)(view_alloc(WithoutInitializing, "ndzip::high_ratio::slots"),
-                            blocks * slot_words);
+    gray_slots = decltype(gray_slots)(
+        view_alloc(WithoutInitializing, "ndzip::high_ratio::gray_slots"), blocks * slot_words);
+    words = decltype(words)(view_alloc(WithoutInitializing, "ndzip::high_ratio::words"), blocks);
+    stream_bytes = decltype(stream_bytes)(
+        view_alloc(WithoutInitializing, "ndzip::high_ratio::stream_bytes"),
+        blocks * streams_per_block);
     sizes = decltype(sizes)(view_alloc(WithoutInitializing, "ndzip::high_ratio::sizes"), blocks);
     ends = decltype(ends)(view_alloc(WithoutInitializing, "ndzip::high_ratio::ends"), blocks);
     counts = decltype(counts)("ndzip::high_ratio::counts", tables * alphabet);
@@ -397,10 +495,11 @@ struct engine {
         // Zeroed first: on a device the scatter View is `counts` itself (atomics); on the host
         // it is a copy per thread, zeroed when made and added into `counts` after the kernel.
         Kokkos::deep_copy(exec, counts, std::uint64_t{0});
-        typename count_bytes<bits_type, chunks, ExecSpace>::scatter_type scatter(exec, counts);
-        Kokkos::parallel_for("ndzip::high_ratio::count_bytes",
+        using gray_kernel = gray_and_count<bits_type, chunks, slot_words, ExecSpace>;
+        typename gray_kernel::scatter_type scatter(exec, counts);
+        Kokkos::parallel_for("ndzip::high_ratio::gray_and_count",
                              Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks),
-                             count_bytes<bits_type, chunks, ExecSpace>{src, scatter});
+                             gray_kernel{src, gray_slots.data(), words.data(), scatter});
         scatter.contribute_into(exec, counts);
       }
       auto host_counts = Kokkos::create_mirror_view(Kokkos::HostSpace(), counts);
@@ -417,9 +516,14 @@ struct engine {
       head.resize(padded(head.size()));
       Kokkos::deep_copy(exec, encoder, host_encoder);
       if (blocks > 0) {
-        Kokkos::parallel_for("ndzip::high_ratio::size_blocks",
-                             Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks),
-                             size_blocks<bits_type, chunks>{src, encoder.data(), sizes.data()});
+        Kokkos::parallel_for(
+            "ndzip::high_ratio::size_streams",
+            Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks * streams_per_block),
+            size_streams<bits_type, chunks, slot_words>{gray_slots.data(), encoder.data(),
+                                                        stream_bytes.data()});
+        Kokkos::parallel_for(
+            "ndzip::high_ratio::size_blocks", Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks),
+            size_blocks<bits_type>{words.data(), stream_bytes.data(), sizes.data()});
         scan_block_ends(exec, sizes.data(), ends.data(), blocks, status.data() + 1);
         area = read_status()[1];  // fences
       }
@@ -445,8 +549,11 @@ struct engine {
     std::byte* coded = table + 8 * blocks;
     if (blocks > 0)
       Kokkos::parallel_for(
-          "ndzip::high_ratio::write_blocks", Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks),
-          write_blocks<bits_type, chunks>{source(), encoder.data(), ends.data(), table, coded});
+          "ndzip::high_ratio::write_streams",
+          Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks * streams_per_block),
+          write_streams<bits_type, chunks, slot_words>{gray_slots.data(), words.data(),
+                                                       encoder.data(), stream_bytes.data(),
+                                                       ends.data(), table, coded});
     copy(coded + area, border_stream.data() + border_bytes - tail * word, tail * word);
     exec.fence();
     return total;
@@ -525,12 +632,29 @@ struct engine {
       Kokkos::deep_copy(exec, longest, host_longest);
       Kokkos::deep_copy(exec, status, std::uint64_t{0});
       Kokkos::deep_copy(exec, Kokkos::subview(status, 0), no_failure);
-      if (blocks > 0)
+      if (blocks > 0) {
+        if (slots.extent(0) == 0) {
+          // The decoder's own scratch: the ndzip blocks and the streams' states.
+          slots = decltype(slots)(
+              Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::high_ratio::slots"),
+              blocks * slot_words);
+          states = decltype(states)(
+              Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::high_ratio::states"),
+              blocks * streams_per_block);
+        }
+        const Kokkos::RangePolicy<ExecSpace> per_stream(exec, 0, blocks * streams_per_block);
+        decode_streams<bits_type, chunks, slot_words> decode{
+            stream + table_at, stream + area_at, area,          decoder.data(),
+            longest.data(),    gray_slots.data(), words.data(), states.data(),
+            status.data(),     false};
+        Kokkos::parallel_for("ndzip::high_ratio::decode_heads", per_stream, decode);
+        decode.columns = true;
+        Kokkos::parallel_for("ndzip::high_ratio::decode_columns", per_stream, decode);
         Kokkos::parallel_for(
-            "ndzip::high_ratio::decode_blocks", Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks),
-            decode_blocks<bits_type, chunks, slot_words>{
-                stream + table_at, stream + area_at, area, decoder.data(), longest.data(),
-                slots.data(), sizes.data(), status.data()});
+            "ndzip::high_ratio::ungray_blocks", Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks),
+            ungray_blocks<bits_type, chunks, slot_words>{gray_slots.data(), slots.data(),
+                                                         sizes.data()});
+      }
       place_blocks<bits_type, slot_words>(exec, slots.data(), sizes.data(), ends.data(), 0,
                                           layout.hypercube_count, main_stream.data(),
                                           layout.header_bytes(), status.data() + 2);
