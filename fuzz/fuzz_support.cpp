@@ -7,6 +7,8 @@
 #include <cstring>
 #include <memory>
 
+#include <ndzip/error.hpp>
+
 #include "codec.hpp"
 
 namespace ndzip_fuzz {
@@ -78,6 +80,35 @@ byte_buffer aligned_copy(byte_span data) {
 const std::vector<std::string>& backends() {
   static const std::vector<std::string> names = ndzip_cli::backend_names();
   return names;
+}
+
+namespace {
+
+decode_outcome decode_on(const std::string& backend, const array_desc& array, byte_span stream) {
+  decode_outcome o;
+  try {
+    o.result = ndzip_cli::decompress_array(backend, array, stream);
+  } catch (const ndzip::stream_error& e) {
+    o.error = e.what();
+    require(!o.error.empty(), "stream_error without a message");
+  }
+  return o;
+}
+
+}  // namespace
+
+decode_outcome decode_on_every_backend(const array_desc& array, byte_span stream) {
+  decode_outcome first = decode_on(backends()[0], array, stream);
+  for (std::size_t b = 1; b < backends().size(); ++b) {
+    const decode_outcome other = decode_on(backends()[b], array, stream);
+    require(other.error == first.error, backends()[b] + " and " + backends()[0] +
+                                            " disagree: '" + other.error + "' vs '" +
+                                            first.error + "'");
+    require(other.result.consumed == first.result.consumed &&
+                same_bytes(other.result.values, first.result.values),
+            backends()[b] + " decoded other values than " + backends()[0]);
+  }
+  return first;
 }
 
 bool same_bytes(byte_span a, byte_span b) {

@@ -24,6 +24,7 @@
 
 #include "array_desc.hpp"
 #include "bytes.hpp"
+#include "codec.hpp"
 
 extern "C" int LLVMFuzzerInitialize(int* argc, char*** argv);
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size);
@@ -68,6 +69,15 @@ byte_buffer aligned_copy(byte_span data);
 
 // The backends to run on: every backend of this build, the default first.
 const std::vector<std::string>& backends();
+
+// A stream (of the array's codec mode) decoded on every backend, which must all reach the same
+// outcome: the same ndzip::stream_error message, or the same values from the same number of
+// bytes (a property; violated() otherwise). Returns the first backend's.
+struct decode_outcome {
+  std::string error;  // empty if decoded
+  ndzip_cli::decompressed result;
+};
+decode_outcome decode_on_every_backend(const array_desc& array, byte_span stream);
 
 // The stream of `values` according to the sequential reference model of the format
 // (unit_tests/reference_model.hpp), independent of the library's encoder.

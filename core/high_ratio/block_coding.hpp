@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-// One block of the high-ratio stream (docs/FORMAT.md, "The high-ratio stream"), for one thread:
-// the gray step over an ndzip block in column form, the order in which a gray block's bytes
-// are coded and the code table of each, and the bit string the codes fill. Used by the
-// kernels of core/high_ratio/stream_kernels.hpp on every backend alike.
+// One block of the high-ratio stream (docs/FORMAT.md, "The high-ratio stream"): the gray step
+// over an ndzip block in column form and back, which of a gray block's bytes each of its code
+// streams codes and with which table, and the bit strings the codes fill. Used by the kernels
+// of core/high_ratio/engine.hpp on every backend alike.
 
 #include <cstddef>
 #include <cstdint>
@@ -56,24 +56,23 @@ KOKKOS_INLINE_FUNCTION Bits gray_chunk(Bits head, const Bits* columns, const Col
   return gray_head;
 }
 
-// Visits the gray block of the ndzip block at `block` (Chunks heads, then the columns) in
-// coding order: head(k, gray head) for every chunk, then column(rank, gray column) for every
-// present gray plane of every chunk. `heads` holds Chunks words of the caller's memory.
-template <class Bits, int Chunks, class Head, class Column>
-KOKKOS_INLINE_FUNCTION void visit_gray_block(const Bits* block, Bits* heads, const Head& head,
-                                             const Column& column) {
-  int offset = Chunks;
-  for (int k = 0; k < Chunks; ++k) {
-    heads[k] = gray_chunk(block[k], block + offset, [](int, Bits) {});
-    offset += popcount(block[k]);
-    head(k, heads[k]);
+// The inverse of gray_chunk: next() gives a chunk's gray columns from the top (as its gray head
+// announces them), column(plane, column) receives its ndzip columns from the top; returns the
+// chunk's ndzip head.
+template <class Bits, class Next, class Column>
+KOKKOS_INLINE_FUNCTION Bits ungray_chunk(Bits gray_head, const Next& next, const Column& column) {
+  constexpr int w = static_cast<int>(sizeof(Bits) * 8);
+  Bits above = 0, head = 0;
+  for (int b = w - 1; b >= 0; --b) {
+    const Bits gray = (gray_head & plane_bit<Bits>(b)) ? next() : Bits{0};
+    const Bits col = b >= w - 2 ? gray : static_cast<Bits>(gray ^ above);
+    above = col;
+    if (col != 0) {
+      head |= plane_bit<Bits>(b);
+      column(b, col);
+    }
   }
-  offset = Chunks;
-  for (int k = 0; k < Chunks; ++k) {
-    int rank = 0;
-    gray_chunk(block[k], block + offset, [&](int, Bits gray) { column(rank++, gray); });
-    offset += popcount(block[k]);
-  }
+  return head;
 }
 
 // A gray block in memory: the H gray heads, then the gray columns (the ndzip block layout);
@@ -118,27 +117,6 @@ KOKKOS_INLINE_FUNCTION void for_each_column_symbol(const Bits* heads, int s,
       for (; b < u; b += streams_per_block) symbol(k + b, column_table<Bits>(rank));
     }
   }
-}
-
-// Calls byte(table, value) for every byte of a word that goes to `table` (heads: byte i of the
-// word to table i; columns: all to one table).
-template <class Bits, class Byte>
-KOKKOS_INLINE_FUNCTION void head_bytes(Bits head, const Byte& byte) {
-  for (int i = 0; i < static_cast<int>(sizeof(Bits)); ++i)
-    byte(i, static_cast<unsigned>(head >> (8 * i)) & 0xffu);
-}
-template <class Bits, class Byte>
-KOKKOS_INLINE_FUNCTION void column_bytes(int rank, Bits column, const Byte& byte) {
-  for (int i = 0; i < static_cast<int>(sizeof(Bits)); ++i)
-    byte(column_table<Bits>(rank), static_cast<unsigned>(column >> (8 * i)) & 0xffu);
-}
-
-// Calls byte(table, value) for every coded byte of the gray block of `block`, in order.
-template <class Bits, int Chunks, class Byte>
-KOKKOS_INLINE_FUNCTION void visit_coded_bytes(const Bits* block, Bits* heads, const Byte& byte) {
-  visit_gray_block<Bits, Chunks>(
-      block, heads, [&](int, Bits h) { head_bytes(h, byte); },
-      [&](int rank, Bits c) { column_bytes(rank, c, byte); });
 }
 
 // Codes fill bytes from their least significant bit; an encoder entry (huffman.hpp) holds the

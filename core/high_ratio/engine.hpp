@@ -327,24 +327,12 @@ struct ungray_blocks {
   std::uint64_t* words;
 
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const {
-    constexpr int w = static_cast<int>(sizeof(Bits) * 8);
     const Bits* in = gray + i * static_cast<std::size_t>(SlotWords);
     Bits* to = out + i * static_cast<std::size_t>(SlotWords);
     int next = Chunks, written = Chunks;
-    for (int k = 0; k < Chunks; ++k) {
-      const Bits gray_head = in[k];
-      Bits above = 0, head = 0;
-      for (int b = w - 1; b >= 0; --b) {
-        const Bits g = (gray_head & plane_bit<Bits>(b)) ? in[next++] : Bits{0};
-        const Bits col = b >= w - 2 ? g : static_cast<Bits>(g ^ above);
-        above = col;
-        if (col != 0) {
-          head |= plane_bit<Bits>(b);
-          to[written++] = col;
-        }
-      }
-      to[k] = head;
-    }
+    for (int k = 0; k < Chunks; ++k)
+      to[k] = ungray_chunk(
+          in[k], [&]() { return in[next++]; }, [&](int, Bits c) { to[written++] = c; });
     words[i] = static_cast<std::uint64_t>(written);
   }
 };
