@@ -11,7 +11,6 @@
 // Every block is one thread's work (core/high_ratio/block_coding.hpp) on every backend.
 
 #include <Kokkos_Core.hpp>
-#include <Kokkos_ScatterView.hpp>
 #include <array>
 #include <cstdint>
 #include <cstring>
@@ -72,29 +71,59 @@ struct block_source {
   }
 };
 
-// Every block's gray form into its slot (SlotWords words apart) and its length in words into
-// words[i]; its bytes counted per code table.
-template <class Bits, int Chunks, int SlotWords, class ExecSpace>
-struct gray_and_count {
-  using scatter_type = Kokkos::Experimental::ScatterView<std::uint64_t*, Kokkos::LayoutRight,
-                                                         ExecSpace>;
+// Every block's gray form into its slot (SlotWords words apart), its length in words into
+// words[i].
+template <class Bits, int Chunks, int SlotWords>
+struct gray_blocks {
   block_source<Bits> source;
   Bits* slots;
   std::uint64_t* words;
-  scatter_type counts;
 
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const {
-    Bits* gray = slots + i * static_cast<std::size_t>(SlotWords);
-    words[i] = static_cast<std::uint64_t>(gray_block<Bits, Chunks>(source.block(i), gray));
+    words[i] = static_cast<std::uint64_t>(
+        gray_block<Bits, Chunks>(source.block(i), slots + i * static_cast<std::size_t>(SlotWords)));
+  }
+};
+
+// The bytes of every gray block counted per code table into `counts`: a team per block counts
+// into its scratch, one thread per code stream, then adds what it counted to `counts` (on a
+// device, thousands of threads incrementing a few global counters one byte at a time waited
+// on each other for milliseconds).
+template <class Bits, int Chunks, int SlotWords, class ExecSpace>
+struct count_bytes {
+  using policy = Kokkos::TeamPolicy<ExecSpace>;
+  static constexpr int bins = table_count<Bits> * alphabet;
+  static constexpr std::size_t scratch_bytes = bins * sizeof(std::uint32_t);
+  // One thread per code stream on a device; host teams are one thread.
+  static constexpr int team_size =
+      Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible ? 1
+                                                                           : streams_per_block;
+  const Bits* slots;
+  std::uint64_t* counts;
+
+  static policy make_policy(const ExecSpace& exec, std::size_t blocks) {
+    return policy(exec, static_cast<int>(blocks), team_size)
+        .set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const typename policy::member_type& member) const {
+    const std::size_t bytes_of_scratch = scratch_bytes;
+    auto* local = static_cast<std::uint32_t*>(member.team_scratch(0).get_shmem(bytes_of_scratch));
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, bins), [&](int k) { local[k] = 0; });
+    member.team_barrier();
+    const Bits* gray = slots + member.league_rank() * static_cast<std::size_t>(SlotWords);
     const auto* bytes = reinterpret_cast<const unsigned char*>(gray);
-    auto access = counts.access();
-    const auto count = [&](int k, int table) {
-      access(static_cast<std::size_t>(table) * alphabet + bytes[k]) += 1;
-    };
-    for (int s = 0; s < streams_per_block; ++s) {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, streams_per_block), [&](int s) {
+      const auto count = [&](int k, int table) {
+        Kokkos::atomic_increment(&local[table * alphabet + bytes[k]]);
+      };
       for_each_head_symbol<Bits, Chunks>(s, count);
       for_each_column_symbol<Bits, Chunks>(gray, s, count);
-    }
+    });
+    member.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, bins), [&](int k) {
+      if (local[k] != 0) Kokkos::atomic_add(&counts[k], static_cast<std::uint64_t>(local[k]));
+    });
   }
 };
 
@@ -396,8 +425,7 @@ struct engine {
   Kokkos::View<bits_type*, memory_space> gray_slots, slots;
   Kokkos::View<std::uint64_t*, memory_space> words, sizes, ends, stream_bytes;
   Kokkos::View<stream_state*, memory_space> states;
-  // LayoutRight, as the scatter View over it (a device's default layout is LayoutLeft).
-  Kokkos::View<std::uint64_t*, Kokkos::LayoutRight, memory_space> counts;
+  Kokkos::View<std::uint64_t*, memory_space> counts;
   Kokkos::View<std::uint32_t*, memory_space> encoder;
   Kokkos::View<std::uint16_t*, memory_space> decoder;
   Kokkos::View<std::uint8_t*, memory_space> longest;
@@ -480,15 +508,13 @@ struct engine {
       const call_guard<ExecSpace> guard(nullptr);
       const auto src = source();
       if (blocks > 0) {
-        // Zeroed first: on a device the scatter View is `counts` itself (atomics); on the host
-        // it is a copy per thread, zeroed when made and added into `counts` after the kernel.
         Kokkos::deep_copy(exec, counts, std::uint64_t{0});
-        using gray_kernel = gray_and_count<bits_type, chunks, slot_words, ExecSpace>;
-        typename gray_kernel::scatter_type scatter(exec, counts);
-        Kokkos::parallel_for("ndzip::high_ratio::gray_and_count",
-                             Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks),
-                             gray_kernel{src, gray_slots.data(), words.data(), scatter});
-        scatter.contribute_into(exec, counts);
+        Kokkos::parallel_for(
+            "ndzip::high_ratio::gray_blocks", Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks),
+            gray_blocks<bits_type, chunks, slot_words>{src, gray_slots.data(), words.data()});
+        using counter = count_bytes<bits_type, chunks, slot_words, ExecSpace>;
+        Kokkos::parallel_for("ndzip::high_ratio::count_bytes", counter::make_policy(exec, blocks),
+                             counter{gray_slots.data(), counts.data()});
       }
       auto host_counts = Kokkos::create_mirror_view(Kokkos::HostSpace(), counts);
       Kokkos::deep_copy(exec, host_counts, counts);
