@@ -115,7 +115,13 @@ struct count_bytes {
     const auto* bytes = reinterpret_cast<const unsigned char*>(gray);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, streams_per_block), [&](int s) {
       const auto count = [&](int k, int table) {
-        Kokkos::atomic_increment(&local[table * alphabet + bytes[k]]);
+        std::uint32_t* bin = &local[table * alphabet + bytes[k]];
+        // A host team is one thread: a plain increment (an atomic one costs a locked
+        // instruction per byte).
+        if constexpr (team_size == 1)
+          ++*bin;
+        else
+          Kokkos::atomic_increment(bin);
       };
       for_each_head_symbol<Bits, Chunks>(s, count);
       for_each_column_symbol<Bits, Chunks>(gray, s, count);
