@@ -197,6 +197,23 @@ TEST_CASE("high-ratio: damaged streams are refused, never read past their end") 
   bad = stream;
   bad[16] = 13;
   refused(bad, "code length limit");
+  // The block table: 6 hypercubes (130x200 float, no border blocks) after the code tables.
+  std::size_t table_at = 16;
+  for (int t = 0; t < 8; ++t) table_at += stream[table_at] == 0 ? 1 : 129;
+  table_at = (table_at + 7) / 8 * 8;
+  const std::size_t last_entry = table_at + 8 * 5;
+  bad = stream;
+  bad[last_entry] = static_cast<unsigned char>(bad[last_entry] - 1);  // ends short of the area
+  REQUIRE(bad[last_entry + 7] == stream[last_entry + 7]);
+  try {
+    hr_decompress(codec, bad);
+    FAIL("a last block ending short of the coded area was accepted");
+  } catch (const ndzip::stream_error& e) {
+    CHECK(std::string(e.what()).find("block 5 of 6") != std::string::npos);
+  }
+  bad = stream;
+  bad[table_at] = static_cast<unsigned char>(bad[table_at] + 200);  // block 0 ends past block 1's end
+  refused(bad, "a block table out of order");
   // Every single-byte change anywhere decodes or throws ndzip::stream_error (no other
   // exception, no crash; the sanitizer builds catch reads outside the stream).
   std::mt19937 rng(1);

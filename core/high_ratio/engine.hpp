@@ -266,6 +266,7 @@ struct stream_state {
 template <class Bits, int Chunks, int SlotWords>
 struct decode_streams {
   const std::byte* table;
+  std::size_t blocks;
   const std::byte* area;
   std::uint64_t area_bytes;
   const std::uint16_t* decoder;  // table_count * decoder_table_size entries
@@ -289,7 +290,9 @@ struct decode_streams {
     const std::uint64_t end = end_entry & ~stored_flag;
     Bits* gray = slots + i * static_cast<std::size_t>(SlotWords);
     auto* bytes = reinterpret_cast<unsigned char*>(gray);
-    if (end < begin || end > area_bytes) {
+    // The last block ends the coded area: no bytes lie unread behind it.
+    const bool last = i + 1 == blocks;
+    if (end < begin || end > area_bytes || (last && end != area_bytes)) {
       if (s == 0 && !columns) fail(i, block_failure::table);
       if (s == 0) words[i] = Chunks;
       return;
@@ -644,6 +647,9 @@ struct engine {
       if (k >= head.size() || head[k] != std::byte{0})
         throw stream_error("ndzip: high-ratio stream with non-zero padding after its tables");
     const std::size_t total = area_at + area + tail_bytes;
+    if (blocks == 0 && area != 0)
+      throw stream_error("ndzip: high-ratio stream with a coded area of " + std::to_string(area) +
+                         " bytes but no blocks");
 
     std::uint64_t main_words = 0, border_words = 0;
     {
@@ -664,9 +670,9 @@ struct engine {
         }
         const Kokkos::RangePolicy<ExecSpace> per_stream(exec, 0, blocks * streams_per_block);
         decode_streams<bits_type, chunks, slot_words> decode{
-            stream + table_at, stream + area_at, area,          decoder.data(),
-            longest.data(),    gray_slots.data(), words.data(), states.data(),
-            status.data(),     false};
+            stream + table_at, blocks,        stream + area_at, area,          decoder.data(),
+            longest.data(),    gray_slots.data(), words.data(), states.data(), status.data(),
+            false};
         Kokkos::parallel_for("ndzip::high_ratio::decode_heads", per_stream, decode);
         decode.columns = true;
         Kokkos::parallel_for("ndzip::high_ratio::decode_columns", per_stream, decode);
@@ -706,7 +712,8 @@ struct engine {
     const char* what = "";
     switch (static_cast<block_failure>(key % 8)) {
       case block_failure::table:
-        what = "its block-table entry lies before its start or past the coded area";
+        what = "its block-table entry lies before its start or past the coded area (or, for the "
+               "last block, short of its end), or its stream lengths exceed it";
         break;
       case block_failure::code:
         what = "its bits hold no valid code, or a code runs past its end";
