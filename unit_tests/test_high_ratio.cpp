@@ -3,6 +3,7 @@
 // round trips of every family and shape on every backend with one stream for all of them, the
 // size bound, where it beats the default mode, and hostile streams.
 
+#include <cmath>
 #include <random>
 
 #include "codec_support.hpp"
