@@ -103,7 +103,7 @@ void check_array(const frame_info& info) {
     std::size_t smallest = stream_layout<T, Dims>(grid).smallest_stream_bytes();
     if (info.mode == codec_mode::high_ratio) {
       // The high-ratio stream's header, and the ndzip stream behind it where it is stored.
-      smallest = high_ratio_header_bytes;
+      smallest = high_ratio_smallest_stream_bytes<T>(grid);
       largest += high_ratio_header_bytes;
     }
     if (info.stream_bytes < smallest || info.stream_bytes > largest)

@@ -142,9 +142,12 @@ decompressed decompress_on(const Exec& exec, const ndzip::extent<Dims>& grid, by
   // must not cost an allocation of the array's size.
   if (mode == ndzip::codec_mode::ndzip)
     ndzip::compressor<T, Dims, Exec>(exec, grid).check_stream_size(stream.size);
-  else if (stream.size < ndzip::high_ratio_header_bytes)
+  else if (stream.size < ndzip::high_ratio_smallest_stream_bytes<T>(grid))
     throw ndzip::stream_error("ndzip: a high-ratio stream of " + std::to_string(stream.size) +
-                              " bytes is shorter than its header");
+                              " bytes is shorter than the shortest of a " +
+                              ndzip::to_string(grid) + " grid (" +
+                              std::to_string(ndzip::high_ratio_smallest_stream_bytes<T>(grid)) +
+                              " bytes)");
 
   return with_codec<T, Dims>(mode, exec, grid, [&](auto& codec) {
   decompressed out;

@@ -171,6 +171,16 @@ TEST_CASE_TEMPLATE("frame: high-ratio frames record their mode (version 2) on ev
     as_v1[7] = std::byte{0};
     CHECK_THROWS_AS(ndzip::verify_frame_checksum(as_v1.data(), as_v1.size()), ndzip::frame_error);
   });
+  // A stream length no high-ratio stream of the array can have is refused from the header alone
+  // (a reader allocates nothing of the array's size for it): 4096x4096 floats hold 4096
+  // hypercubes, whose block table alone is 32 KiB.
+  const std::vector<std::byte> tiny(100);
+  const ndzip::extent<2> large(4096, 4096);
+  REQUIRE(ndzip::high_ratio_smallest_stream_bytes<float>(large) > 32768);
+  CHECK_THROWS_AS(ndzip::encode_frame_header(ndzip::element_type::float32, 2, {4096, 4096, 0},
+                                             tiny.data(), tiny.size(),
+                                             ndzip::codec_mode::high_ratio),
+                  std::invalid_argument);
 }
 
 TEST_CASE("frame: inspect_frame reports type, extents and sizes without decoding") {

@@ -41,6 +41,20 @@ constexpr std::size_t high_ratio_size_bound(const extent<Dims>& grid) {
   return high_ratio_header_bytes + compressed_size_bound<T>(grid);
 }
 
+// The shortest high-ratio stream of a grid: the header, a byte per code table, the block table
+// (8 bytes per hypercube and per 4096 border elements) and the border's last elements raw, or
+// the header and the shortest ndzip stream where that is shorter. A reader checks a stream's
+// length against it before allocating anything of the grid's size.
+template <class T, int Dims>
+constexpr std::size_t high_ratio_smallest_stream_bytes(const extent<Dims>& grid) {
+  const stream_layout<T, Dims> layout(grid);
+  const std::size_t blocks = layout.hypercube_count + layout.border_size / 4096;
+  const std::size_t coded = high_ratio_header_bytes + sizeof(T) + 4 + 8 * blocks +
+                            layout.border_size % 4096 * sizeof(T);
+  const std::size_t stored = high_ratio_header_bytes + layout.smallest_stream_bytes();
+  return coded < stored ? coded : stored;
+}
+
 namespace core::high_ratio {
 template <class T, int Dims, class ExecSpace>
 struct engine;
