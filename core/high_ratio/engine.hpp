@@ -2,13 +2,15 @@
 #pragma once
 // The high-ratio stream's encoder and decoder (docs/FORMAT.md, "The high-ratio stream"), for
 // ndzip::high_ratio_compressor. Compression: the array's ndzip stream and its border's 1-D
-// ndzip stream are made by two ndzip::compressors; a kernel counts the bytes of every gray
-// block per code table, the host builds the codes, a kernel sizes every block coded and stored,
-// a scan places them, a kernel writes them. Decompression: a kernel decodes every block back
-// into an ndzip block in a slot of its own, scans place them into the two ndzip streams, and the
-// two compressors decode those (the border stream into the array stream's border).
+// ndzip stream are made by two ndzip::compressors; a kernel writes every block's gray form into
+// a slot of its own, a kernel counts its bytes per code table, the host builds the codes, a
+// kernel sizes every code stream, a scan places the blocks, a kernel writes the streams.
+// Decompression: kernels decode every code stream (heads, then columns) into the gray blocks,
+// one turns them back into ndzip blocks, scans place those into the two ndzip streams, and the
+// two compressors decode them (the border stream into the array stream's border).
 //
-// Every block is one thread's work (core/high_ratio/block_coding.hpp) on every backend.
+// A gray block is one thread's work, a code stream one thread's (core/high_ratio/
+// block_coding.hpp), on every backend.
 
 #include <Kokkos_Core.hpp>
 #include <array>
