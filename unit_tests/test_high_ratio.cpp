@@ -7,6 +7,7 @@
 #include <random>
 
 #include "codec_support.hpp"
+#include "core/high_ratio/decode_kernels.hpp"
 #include "core/high_ratio/huffman.hpp"
 
 using namespace ndzip_test;
@@ -107,8 +108,8 @@ TEST_CASE_TEMPLATE("high-ratio: smaller than the default mode where planes repea
   CHECK(stream[5] == 0);  // coded
 }
 
-TEST_CASE_TEMPLATE("high-ratio: incompressible data stays within the bound", C,
-                   ndzip_test::f32_1d, ndzip_test::f64_3d) {
+TEST_CASE_TEMPLATE("high-ratio: incompressible data stays within the bound", C, ndzip_test::f32_1d,
+                   ndzip_test::f64_3d) {
   for (const auto& grid : cross_backend_shapes<C::dims>()) {
     const auto input = generate_for<C>("random", 0, grid);
     const auto stream = check_high_ratio<C>(input, grid);
@@ -213,7 +214,8 @@ TEST_CASE("high-ratio: damaged streams are refused, never read past their end") 
     CHECK(std::string(e.what()).find("block 5 of 6") != std::string::npos);
   }
   bad = stream;
-  bad[table_at] = static_cast<unsigned char>(bad[table_at] + 200);  // block 0 ends past block 1's end
+  bad[table_at] =
+      static_cast<unsigned char>(bad[table_at] + 200);  // block 0 ends past block 1's end
   refused(bad, "a block table out of order");
   // Every single-byte change anywhere decodes or throws ndzip::stream_error (no other
   // exception, no crash; the sanitizer builds catch reads outside the stream).
@@ -226,4 +228,100 @@ TEST_CASE("high-ratio: damaged streams are refused, never read past their end") 
     } catch (const ndzip::stream_error&) {
     }
   }
+}
+
+namespace {
+
+namespace hr = ndzip::core::high_ratio;
+
+// A decoder's result: the gray blocks' slots and its failure key.
+template <class Bits>
+struct decoded_slots {
+  std::vector<Bits> slots;
+  std::uint64_t failure = hr::no_failure;
+};
+
+// Runs the host's decoder (a thread per block) and a device's (a thread per code stream, in two
+// steps) on the host over the coded area of a high-ratio stream of `blocks` blocks.
+template <class T, int D>
+std::pair<decoded_slots<typename ndzip::profile<T, D>::bits_type>,
+          decoded_slots<typename ndzip::profile<T, D>::bits_type>>
+run_both_decoders(const std::vector<unsigned char>& stream, std::size_t blocks) {
+  using Bits = typename ndzip::profile<T, D>::bits_type;
+  constexpr int chunks = ndzip::profile<T, D>::chunks_per_hypercube;
+  constexpr int slot_words = ndzip::profile<T, D>::max_block_words;
+  const auto* bytes = reinterpret_cast<const std::byte*>(stream.data());
+  std::vector<std::uint16_t> decoder(hr::table_count<Bits> * hr::decoder_table_size);
+  std::vector<std::uint8_t> longest(hr::table_count<Bits>);
+  std::size_t at = 16;
+  for (int t = 0; t < hr::table_count<Bits>; ++t) {
+    hr::code_lengths code;
+    const char* why = nullptr;
+    const std::size_t read = hr::parse(bytes + at, stream.size() - at, code, why);
+    REQUIRE(read > 0);
+    at += read;
+    hr::decoder_entries(code, decoder.data() + t * hr::decoder_table_size);
+    longest[t] = code.longest;
+  }
+  const std::size_t table_at = (at + 7) / 8 * 8;
+  const std::size_t area_at = table_at + 8 * blocks;
+  const std::uint64_t area = hr::load_u64(bytes + 8);
+  REQUIRE(area_at + area <= stream.size());
+  std::pair<decoded_slots<Bits>, decoded_slots<Bits>> runs;
+  for (auto* run : {&runs.first, &runs.second}) {
+    run->slots.assign(blocks * slot_words, 0);
+    const hr::decoder_inputs<Bits, slot_words> in{
+        bytes + table_at, blocks,         bytes + area_at,   area,
+        decoder.data(),   longest.data(), run->slots.data(), &run->failure};
+    if (run == &runs.first) {
+      for (std::size_t i = 0; i < blocks; ++i) hr::decode_blocks<Bits, chunks, slot_words>{in}(i);
+    } else {
+      std::vector<hr::stream_state> states(blocks * hr::streams_per_block);
+      hr::decode_streams<Bits, chunks, slot_words> decode{in, states.data(), false};
+      for (std::size_t k = 0; k < states.size(); ++k) decode(k);
+      decode.columns = true;
+      for (std::size_t k = 0; k < states.size(); ++k) decode(k);
+    }
+  }
+  return runs;
+}
+
+}  // namespace
+
+// The device decoder runs only on a GPU: here both run on the host, on valid streams and on
+// streams damaged after their code tables, and must agree on every block and every failure.
+TEST_CASE_TEMPLATE("high-ratio: the host's and the device's decoders agree", C, ndzip_test::f32_2d,
+                   ndzip_test::f64_1d) {
+  using T = typename C::value_type;
+  ndzip::extent<C::dims> grid;
+  if constexpr (C::dims == 2)
+    grid = ndzip::extent<2>(130, 200);
+  else
+    grid = ndzip::extent<1>(3 * 4096 + 100);
+  const std::size_t blocks = C::dims == 2 ? 6 : 3;  // hypercubes; borders under 4096 elements
+  Kokkos::DefaultHostExecutionSpace exec;
+  ndzip::high_ratio_compressor<T, C::dims, Kokkos::DefaultHostExecutionSpace> codec(exec, grid);
+  const auto stream = hr_compress(codec, integer_valued<C>(grid));
+  REQUIRE(stream[5] == 0);
+  const auto valid = run_both_decoders<T, C::dims>(stream, blocks);
+  CHECK(valid.first.failure == hr::no_failure);
+  CHECK(valid.second.failure == hr::no_failure);
+  CHECK(valid.first.slots == valid.second.slots);
+  std::size_t tables_end = 16;
+  for (int t = 0; t < hr::table_count<typename C::bits_type>; ++t)
+    tables_end += stream[tables_end] == 0 ? 1 : 129;
+  std::mt19937 rng(3);
+  int refused = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    auto bad = stream;
+    const std::size_t k = tables_end + rng() % (bad.size() - tables_end);
+    bad[k] ^= static_cast<unsigned char>(1 + rng() % 255);
+    INFO("byte " << k << " changed");
+    const auto runs = run_both_decoders<T, C::dims>(bad, blocks);
+    CHECK(runs.first.failure == runs.second.failure);
+    if (runs.first.failure == hr::no_failure) CHECK(runs.first.slots == runs.second.slots);
+    refused += runs.first.failure != hr::no_failure;
+  }
+  // The comparison covered failures (about a fifth of the changes), not only valid streams.
+  CHECK(refused > 40);
 }

@@ -5,10 +5,9 @@
 // streams codes and with which table, and the bit strings the codes fill. Used by the kernels
 // of core/high_ratio/engine.hpp on every backend alike.
 
+#include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <cstdint>
-
-#include <Kokkos_Core.hpp>
 
 #include "core/high_ratio/huffman.hpp"
 
@@ -75,18 +74,6 @@ KOKKOS_INLINE_FUNCTION Bits ungray_chunk(Bits gray_head, const Next& next, const
   return head;
 }
 
-// A gray block in memory: the H gray heads, then the gray columns (the ndzip block layout);
-// written from the ndzip block at `block`, returning its length in words.
-template <class Bits, int Chunks>
-KOKKOS_INLINE_FUNCTION int gray_block(const Bits* block, Bits* gray) {
-  int offset = Chunks, written = Chunks;
-  for (int k = 0; k < Chunks; ++k) {
-    gray[k] = gray_chunk(block[k], block + offset, [&](int, Bits c) { gray[written++] = c; });
-    offset += popcount(block[k]);
-  }
-  return written;
-}
-
 // A coded block's bytes (the gray block's bytes in memory order, little-endian words: its
 // symbols) go to streams_per_block code streams in turn, symbol k to stream k mod S, so that
 // S threads (or one core's pipeline) code and decode a block together. A coded block starts
@@ -105,8 +92,7 @@ KOKKOS_INLINE_FUNCTION void for_each_head_symbol(int s, const Symbol& symbol) {
 // Calls symbol(k, table) for the column symbols of stream `s` of the gray block whose heads are
 // at `heads`: byte k of the block, from the table of its column's rank in its chunk.
 template <class Bits, int Chunks, class Symbol>
-KOKKOS_INLINE_FUNCTION void for_each_column_symbol(const Bits* heads, int s,
-                                                   const Symbol& symbol) {
+KOKKOS_INLINE_FUNCTION void for_each_column_symbol(const Bits* heads, int s, const Symbol& symbol) {
   constexpr int u = static_cast<int>(sizeof(Bits));
   int k = Chunks * u;  // the first byte of the chunk's first column
   for (int c = 0; c < Chunks; ++c) {
@@ -117,6 +103,19 @@ KOKKOS_INLINE_FUNCTION void for_each_column_symbol(const Bits* heads, int s,
       for (; b < u; b += streams_per_block) symbol(k + b, column_table<Bits>(rank));
     }
   }
+}
+
+// A block's table entry: its end in the coded area, and this flag if it is stored.
+inline constexpr std::uint64_t stored_flag = std::uint64_t{1} << 63;
+
+KOKKOS_INLINE_FUNCTION std::uint64_t load_u64(const std::byte* at) {
+  std::uint64_t v = 0;
+  for (int i = 0; i < 8; ++i)
+    v |= static_cast<std::uint64_t>(static_cast<unsigned>(at[i])) << 8 * i;
+  return v;
+}
+KOKKOS_INLINE_FUNCTION void store_u64(std::byte* at, std::uint64_t v) {
+  for (int i = 0; i < 8; ++i) at[i] = static_cast<std::byte>((v >> 8 * i) & 0xffu);
 }
 
 // Codes fill bytes from their least significant bit; an encoder entry (huffman.hpp) holds the
@@ -143,24 +142,40 @@ struct bit_writer {
 };
 
 // Reads codes from [at, end); a code that runs past the end, or bits that start no code, make
-// it fail (it then reads nothing more).
+// it fail (it then reads nothing more). Bits are loaded only when fewer than a longest code are
+// held, eight bytes at a time where eight remain.
 struct bit_reader {
-  const std::byte* at;
-  const std::byte* end;
+  const std::byte* at = nullptr;
+  const std::byte* end = nullptr;
   std::uint64_t pending = 0;
   int bits = 0;
   bool failed = false;
 
+  KOKKOS_DEFAULTED_FUNCTION bit_reader() = default;
   KOKKOS_INLINE_FUNCTION bit_reader(const std::byte* from, const std::byte* to)
       : at(from), end(to) {}
 
-  // The next symbol with the decoder table `entries` (huffman.hpp) of a code whose longest
-  // length is `longest`; 0 once failed.
-  KOKKOS_INLINE_FUNCTION unsigned next(const std::uint16_t* entries, int longest) {
+  KOKKOS_INLINE_FUNCTION void refill() {
+    if (end - at >= 8) {
+      std::uint64_t word = 0;
+      for (int b = 0; b < 8; ++b)
+        word |= static_cast<std::uint64_t>(static_cast<unsigned>(at[b])) << (8 * b);
+      const int taken = (63 - bits) / 8;  // whole bytes that fit above the held bits
+      pending |= (word & ((std::uint64_t{1} << (8 * taken)) - 1)) << bits;
+      at += taken;
+      bits += 8 * taken;
+      return;
+    }
     while (bits <= 56 && at < end) {
       pending |= static_cast<std::uint64_t>(static_cast<unsigned>(*at++)) << bits;
       bits += 8;
     }
+  }
+
+  // The next symbol with the decoder table `entries` (huffman.hpp) of a code whose longest
+  // length is `longest`; 0 once failed.
+  KOKKOS_INLINE_FUNCTION unsigned next(const std::uint16_t* entries, int longest) {
+    if (bits < max_code_length) refill();
     const unsigned entry = entries[pending & ((std::uint64_t{1} << longest) - 1)];
     const int length = static_cast<int>(entry >> 8);
     if (failed || longest == 0 || length == 0 || length > bits) {

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+// The high-ratio decoder's kernels (docs/FORMAT.md, "The high-ratio stream"): every code stream
+// decoded by a thread of its own (heads, then columns) into the gray blocks, every gray block
+// turned back into an ndzip block by a team (a thread per chunk; host teams are one thread),
+// and the ndzip blocks placed into an ndzip stream. Every length and offset read from the stream
+// is checked before it is used; a failure is reported as a key, never by reading past a block.
+
+#include <Kokkos_Core.hpp>
+#include <cstddef>
+#include <cstdint>
+
+#include "core/high_ratio/block_coding.hpp"
+#include "core/high_ratio/encode_kernels.hpp"
+#include "core/high_ratio/huffman.hpp"
+
+namespace ndzip::core::high_ratio {
+
+// Why a block failed to decode (the low bits of a failure key; the block index above them).
+enum class block_failure : std::uint64_t {
+  table = 1,       // its end before its start, or past the coded area
+  code = 2,        // bits that start no code, or a code running past the block's end
+  leftover = 3,    // bytes or non-zero padding after its last code
+  stored_size = 4  // a stored block whose length is not what its heads announce
+};
+inline constexpr std::uint64_t no_failure = ~std::uint64_t{0};
+
+// Where a coded block's stream s lies, from the lengths in front of its streams; false if they
+// do not fit the block.
+struct stream_range {
+  std::uint64_t begin = 0, end = 0;
+};
+KOKKOS_INLINE_FUNCTION bool locate_stream(const std::byte* block, std::uint64_t block_bytes, int s,
+                                          stream_range& range) {
+  if (block_bytes < stream_lengths_bytes) return false;
+  std::uint64_t at = stream_lengths_bytes;
+  for (int t = 0; t < streams_per_block; ++t) {
+    const std::uint64_t length =
+        t < streams_per_block - 1
+            ? static_cast<std::uint64_t>(static_cast<unsigned>(block[2 * t])) |
+                  static_cast<std::uint64_t>(static_cast<unsigned>(block[2 * t + 1])) << 8
+            : (at <= block_bytes ? block_bytes - at : 0);
+    if (at + length > block_bytes) return false;
+    if (t == s) {
+      range.begin = at;
+      range.end = at + length;
+    }
+    at += length;
+  }
+  return true;
+}
+
+// Where block i lies in the coded area, from its table entry and the one before; `valid` is
+// false for an end before its start or past the area, or a last block that does not end it
+// (no bytes may lie unread behind it).
+struct block_location {
+  const std::byte* at = nullptr;
+  std::uint64_t bytes = 0;
+  bool stored = false;
+  bool valid = false;
+};
+KOKKOS_INLINE_FUNCTION block_location locate_block(const std::byte* table, std::size_t blocks,
+                                                   const std::byte* area, std::uint64_t area_bytes,
+                                                   std::size_t i) {
+  const std::uint64_t end_entry = load_u64(table + 8 * i);
+  const std::uint64_t begin = i == 0 ? 0 : load_u64(table + 8 * (i - 1)) & ~stored_flag;
+  const std::uint64_t end = end_entry & ~stored_flag;
+  block_location where;
+  where.valid = !(end < begin || end > area_bytes || (i + 1 == blocks && end != area_bytes));
+  if (where.valid) {
+    where.at = area + begin;
+    where.bytes = end - begin;
+    where.stored = (end_entry & stored_flag) != 0;
+  }
+  return where;
+}
+
+// A stored block holds its heads and at most a whole block.
+template <class Bits, int Chunks, int SlotWords>
+KOKKOS_INLINE_FUNCTION bool stored_size_possible(std::uint64_t bytes) {
+  return bytes >= Chunks * sizeof(Bits) && bytes <= SlotWords * sizeof(Bits);
+}
+
+// The words of a gray (or ndzip) block whose heads are `heads`.
+template <class Bits, int Chunks>
+KOKKOS_INLINE_FUNCTION std::uint64_t block_words(const Bits* heads) {
+  std::uint64_t n = Chunks;
+  for (int k = 0; k < Chunks; ++k) n += popcount(heads[k]);
+  return n;
+}
+
+// What the decoders have in common: the stream's tables and where failures go, as a key
+// (block index * 8 + why; the lowest wins).
+template <class Bits, int SlotWords>
+struct decoder_inputs {
+  const std::byte* table;
+  std::size_t blocks;
+  const std::byte* area;
+  std::uint64_t area_bytes;
+  const std::uint16_t* decoder;  // table_count * decoder_table_size entries
+  const std::uint8_t* longest;   // table_count
+  Bits* slots;
+  std::uint64_t* failure;
+
+  KOKKOS_INLINE_FUNCTION void fail(std::size_t i, block_failure why) const {
+    Kokkos::atomic_fetch_min(failure,
+                             static_cast<std::uint64_t>(i) * 8 + static_cast<std::uint64_t>(why));
+  }
+  KOKKOS_INLINE_FUNCTION block_location locate(std::size_t i) const {
+    return locate_block(table, blocks, area, area_bytes, i);
+  }
+  KOKKOS_INLINE_FUNCTION Bits* slot(std::size_t i) const {
+    return slots + i * static_cast<std::size_t>(SlotWords);
+  }
+  KOKKOS_INLINE_FUNCTION unsigned next(bit_reader& reader, int t) const {
+    return reader.next(decoder + static_cast<std::size_t>(t) * decoder_table_size, longest[t]);
+  }
+};
+
+// Every block decoded by one thread (the host's decoder) into the gray block's bytes in its slot:
+// its eight code streams read side by side, symbol k from stream k mod S, which keeps eight
+// independent decodes in flight.
+template <class Bits, int Chunks, int SlotWords>
+struct decode_blocks {
+  decoder_inputs<Bits, SlotWords> in;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const {
+    constexpr int u = static_cast<int>(sizeof(Bits));
+    const block_location where = in.locate(i);
+    Bits* gray = in.slot(i);
+    auto* bytes = reinterpret_cast<unsigned char*>(gray);
+    if (!where.valid) return in.fail(i, block_failure::table);
+    if (where.stored) {
+      if (!stored_size_possible<Bits, Chunks, SlotWords>(where.bytes))
+        return in.fail(i, block_failure::stored_size);
+      for (std::uint64_t k = 0; k < where.bytes; ++k)
+        bytes[k] = static_cast<unsigned char>(where.at[k]);
+      // The heads announce the length: exactly the block's.
+      if (block_words<Bits, Chunks>(gray) * sizeof(Bits) != where.bytes)
+        in.fail(i, block_failure::stored_size);
+      return;
+    }
+    bit_reader readers[streams_per_block];
+    for (int s = 0; s < streams_per_block; ++s) {
+      stream_range range;
+      if (!locate_stream(where.at, where.bytes, s, range)) return in.fail(i, block_failure::table);
+      readers[s] = bit_reader(where.at + range.begin, where.at + range.end);
+    }
+    for (int w = 0; w < Chunks; ++w)
+      for_each_byte<Bits>(w, [&](int s, int j) {
+        bytes[w * u + j] = static_cast<unsigned char>(in.next(readers[s], j));
+      });
+    int w = Chunks;
+    for (int c = 0; c < Chunks; ++c) {
+      const int columns = popcount(gray[c]);
+      for (int rank = 0; rank < columns; ++rank, ++w) {
+        const int t = column_table<Bits>(rank);
+        for_each_byte<Bits>(w, [&](int s, int j) {
+          bytes[w * u + j] = static_cast<unsigned char>(in.next(readers[s], t));
+        });
+      }
+    }
+    bool code = false, leftover = false;
+    for (int s = 0; s < streams_per_block; ++s) {
+      code = code || readers[s].failed;
+      leftover = leftover || !readers[s].at_end();
+    }
+    if (code)
+      in.fail(i, block_failure::code);
+    else if (leftover)
+      in.fail(i, block_failure::leftover);
+  }
+};
+
+// What the decoder of one stream keeps between the heads and the columns.
+struct stream_state {
+  std::uint64_t pending;
+  std::uint64_t at;  // bytes of the stream read
+  std::int64_t bits;
+};
+
+// Every code stream decoded by a thread of its own (a device's decoder: eight threads per
+// block), in two steps: its head symbols, then, once all heads of the block are known, its
+// column symbols, into the gray block's bytes in its slot; a stored block copied there by its
+// stream threads. The same failures as decode_blocks.
+template <class Bits, int Chunks, int SlotWords>
+struct decode_streams {
+  decoder_inputs<Bits, SlotWords> in;
+  stream_state* states;
+  bool columns;  // false: the heads step, true: the columns step
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t index) const {
+    const std::size_t i = index / streams_per_block;
+    const int s = static_cast<int>(index % streams_per_block);
+    const block_location where = in.locate(i);
+    Bits* gray = in.slot(i);
+    auto* bytes = reinterpret_cast<unsigned char*>(gray);
+    // Stream 0 reports what concerns the whole block, in the heads step.
+    const bool reports = s == 0 && !columns;
+    if (!where.valid) {
+      if (reports) in.fail(i, block_failure::table);
+      return;
+    }
+    if (where.stored) {
+      if (!stored_size_possible<Bits, Chunks, SlotWords>(where.bytes)) {
+        if (reports) in.fail(i, block_failure::stored_size);
+        return;
+      }
+      if (!columns) {
+        for (std::uint64_t k = static_cast<std::uint64_t>(s); k < where.bytes;
+             k += streams_per_block)
+          bytes[k] = static_cast<unsigned char>(where.at[k]);
+      } else if (s == 0 && block_words<Bits, Chunks>(gray) * sizeof(Bits) != where.bytes) {
+        in.fail(i, block_failure::stored_size);
+      }
+      return;
+    }
+    stream_range range;
+    if (!locate_stream(where.at, where.bytes, s, range)) {
+      if (reports) in.fail(i, block_failure::table);
+      return;
+    }
+    bit_reader reader(where.at + range.begin, where.at + range.end);
+    stream_state& state = states[index];
+    const auto symbol = [&](int k, int t) {
+      bytes[k] = static_cast<unsigned char>(in.next(reader, t));
+    };
+    if (!columns) {
+      for_each_head_symbol<Bits, Chunks>(s, symbol);
+      if (reader.failed) in.fail(i, block_failure::code);
+      state = {reader.pending, static_cast<std::uint64_t>(reader.at - (where.at + range.begin)),
+               reader.failed ? -1 : reader.bits};
+      return;
+    }
+    if (state.bits < 0) return;  // reported by the heads step
+    reader.pending = state.pending;
+    reader.at = where.at + range.begin + state.at;
+    reader.bits = static_cast<int>(state.bits);
+    for_each_column_symbol<Bits, Chunks>(gray, s, symbol);
+    if (reader.failed)
+      in.fail(i, block_failure::code);
+    else if (!reader.at_end())
+      in.fail(i, block_failure::leftover);
+  }
+};
+
+// Gray blocks back into ndzip blocks: slot i of `gray` into slot i of `out`, its length in words
+// into words[i]; a team per block, a thread per chunk, which scans where its columns are.
+template <class Bits, int Chunks, int SlotWords, class ExecSpace>
+struct ungray_blocks {
+  using policy = Kokkos::TeamPolicy<ExecSpace>;
+  static constexpr int team_size = block_team_size<ExecSpace, Chunks>;
+  static constexpr std::size_t scratch_bytes = 2 * Chunks * sizeof(std::uint32_t);
+  const Bits* gray;
+  Bits* out;
+  std::uint64_t* words;
+
+  static policy make_policy(const ExecSpace& exec, std::size_t blocks) {
+    return policy(exec, static_cast<int>(blocks), team_size)
+        .set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const typename policy::member_type& member) const {
+    const std::size_t bytes_of_scratch = scratch_bytes;
+    auto* in_start =
+        static_cast<std::uint32_t*>(member.team_scratch(0).get_shmem(bytes_of_scratch));
+    std::uint32_t* out_start = in_start + Chunks;
+    const std::size_t i = member.league_rank();
+    const Bits* in = gray + i * static_cast<std::size_t>(SlotWords);
+    Bits* to = out + i * static_cast<std::size_t>(SlotWords);
+    scan_column_starts(member, in, Chunks, in_start);
+    member.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Chunks), [&](int c) {
+      const Bits* next = in + Chunks + in_start[c];
+      to[c] = ungray_chunk(
+          in[c], [&]() { return *next++; }, [](int, Bits) {});
+    });
+    member.team_barrier();
+    scan_column_starts(member, to, Chunks, out_start);
+    member.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Chunks), [&](int c) {
+      const Bits* next = in + Chunks + in_start[c];
+      Bits* column = to + Chunks + out_start[c];
+      ungray_chunk(
+          in[c], [&]() { return *next++; }, [&](int, Bits value) { *column++ = value; });
+    });
+    Kokkos::single(Kokkos::PerTeam(member),
+                   [&]() { words[i] = Chunks + out_start[Chunks - 1] + popcount(to[Chunks - 1]); });
+  }
+};
+
+// Places decoded blocks into an ndzip stream: the offset table (and its padding word) and the
+// blocks behind it; `first` is the stream's first block among the slots.
+template <class Bits, int SlotWords, class ExecSpace>
+void place_blocks(const ExecSpace& exec, const Bits* slots, const std::uint64_t* words,
+                  std::uint64_t* ends, std::size_t first, std::size_t count, std::byte* stream,
+                  std::size_t header_bytes, std::uint64_t* total) {
+  if (count == 0) return;
+  Kokkos::parallel_scan(
+      "ndzip::high_ratio::scan_block_words",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
+          exec, 0, static_cast<std::int64_t>(count)),
+      KOKKOS_LAMBDA(std::int64_t i, std::uint64_t & sum, bool final) {
+        sum += words[first + i];
+        if (final) {
+          ends[i] = sum;
+          reinterpret_cast<std::uint32_t*>(stream)[i] = static_cast<std::uint32_t>(sum);
+          if (i + 1 == static_cast<std::int64_t>(count)) {
+            *total = sum;
+            if (header_bytes > 4 * count) reinterpret_cast<std::uint32_t*>(stream)[count] = 0;
+          }
+        }
+      });
+  using policy = Kokkos::TeamPolicy<ExecSpace>;
+  Kokkos::parallel_for(
+      "ndzip::high_ratio::place_blocks", policy(exec, static_cast<int>(count), Kokkos::AUTO),
+      KOKKOS_LAMBDA(const typename policy::member_type& member) {
+        const std::size_t i = member.league_rank();
+        const std::uint64_t begin = i == 0 ? 0 : ends[i - 1];
+        const Bits* from = slots + (first + i) * static_cast<std::size_t>(SlotWords);
+        Bits* to = reinterpret_cast<Bits*>(stream + header_bytes) + begin;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(member, static_cast<int>(ends[i] - begin)),
+                             [&](int j) { to[j] = from[j]; });
+      });
+}
+
+}  // namespace ndzip::core::high_ratio

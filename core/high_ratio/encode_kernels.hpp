@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+// The high-ratio encoder's kernels (docs/FORMAT.md, "The high-ratio stream"): a team per block,
+// a thread per chunk (host teams are one thread). A block's symbols fall into units, the bytes
+// of one chunk's head and the bytes of one chunk's gray columns; a unit's symbols of one code
+// stream are consecutive in that stream, so once a team has scanned its units' bit counts per
+// stream, every thread writes its units' codes independently. The kernels:
+//   gray_and_count: the gray block into its slot, its bytes counted per code table;
+//   size_block_streams: every code stream's coded bytes and the block's size (coded or stored);
+//   write_block_streams: the block into the coded area, staged in team scratch.
+
+#include <Kokkos_Core.hpp>
+#include <cstddef>
+#include <cstdint>
+
+#include "core/high_ratio/block_coding.hpp"
+#include "core/high_ratio/huffman.hpp"
+
+namespace ndzip::core::high_ratio {
+
+// Where the blocks of the two ndzip streams are: the array's n hypercubes, then the border's.
+template <class Bits>
+struct block_source {
+  const std::byte* main;    // the array's ndzip stream
+  std::size_t main_blocks;  // n
+  std::size_t main_header;  // its offset table's bytes (P)
+  const std::byte* border;  // the border's 1-D ndzip stream
+  std::size_t border_header;
+
+  KOKKOS_INLINE_FUNCTION const Bits* block(std::size_t i) const {
+    const bool in_main = i < main_blocks;
+    const std::byte* stream = in_main ? main : border;
+    const std::size_t k = in_main ? i : i - main_blocks;
+    const auto* table = reinterpret_cast<const std::uint32_t*>(stream);
+    const std::size_t start = k == 0 ? 0 : table[k - 1];
+    return reinterpret_cast<const Bits*>(stream + (in_main ? main_header : border_header)) + start;
+  }
+};
+
+// How many threads a team of the per-block kernels has: one per chunk on a device, one on the
+// host.
+template <class ExecSpace, int Chunks>
+inline constexpr int block_team_size =
+    Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible ? 1 : Chunks;
+
+// Adds to a counter in team scratch: a plain add in a one-thread team (an atomic one costs a
+// locked instruction per symbol on the host).
+template <int TeamSize, class V>
+KOKKOS_INLINE_FUNCTION void team_add(V* at, V value) {
+  if constexpr (TeamSize == 1)
+    *at += value;
+  else
+    Kokkos::atomic_add(at, value);
+}
+
+// Byte j of word w of a gray block is symbol w * U + j, of stream (w * U + j) mod S: calls
+// symbol(stream, j) for j = 0 .. U-1 with the stream a constant after unrolling (so that
+// per-stream accumulators stay in registers).
+template <class Bits, class Symbol>
+KOKKOS_INLINE_FUNCTION void for_each_byte(int w, const Symbol& symbol) {
+  constexpr int u = static_cast<int>(sizeof(Bits));
+  static_assert(u == 4 || u == 8, "words of 4 or 8 bytes");
+  static_assert(streams_per_block == 8, "a word's bytes fall into one half of the streams or all");
+  if constexpr (u == 8) {
+    for (int j = 0; j < u; ++j) symbol(j, j);
+  } else if (w % 2 == 0) {
+    for (int j = 0; j < u; ++j) symbol(j, j);
+  } else {
+    for (int j = 0; j < u; ++j) symbol(u + j, j);
+  }
+}
+
+template <class Bits>
+KOKKOS_INLINE_FUNCTION unsigned byte_of(Bits word, int j) {
+  return static_cast<unsigned>(word >> (8 * j)) & 0xffu;
+}
+
+// Calls symbol(stream, table, byte) for the symbols of unit `unit` of a gray block in order:
+// units 0 .. H-1 are the heads, unit H + c the gray columns of chunk c, which start at word
+// H + column_start.
+template <class Bits, int Chunks, class Symbol>
+KOKKOS_INLINE_FUNCTION void for_each_unit_symbol(const Bits* gray, int unit, int column_start,
+                                                 const Symbol& symbol) {
+  if (unit < Chunks) {
+    const Bits head = gray[unit];
+    for_each_byte<Bits>(unit, [&](int s, int j) { symbol(s, j, byte_of(head, j)); });
+    return;
+  }
+  const int columns = popcount(gray[unit - Chunks]);
+  for (int rank = 0; rank < columns; ++rank) {
+    const int w = Chunks + column_start + rank;
+    const Bits column = gray[w];
+    const int table = column_table<Bits>(rank);
+    for_each_byte<Bits>(w, [&](int s, int j) { symbol(s, table, byte_of(column, j)); });
+  }
+}
+
+// start[c] = the words of the columns of chunks 0 .. c-1 of a block whose heads are `heads`.
+template <class Member, class Bits>
+KOKKOS_INLINE_FUNCTION void scan_column_starts(const Member& member, const Bits* heads, int chunks,
+                                               std::uint32_t* start) {
+  Kokkos::parallel_scan(Kokkos::TeamThreadRange(member, chunks),
+                        [&](int c, std::uint32_t& sum, bool final) {
+                          const auto n = static_cast<std::uint32_t>(popcount(heads[c]));
+                          if (final) start[c] = sum;
+                          sum += n;
+                        });
+}
+
+// Every block's gray form into its slot (SlotWords words apart), its length in words into
+// words[i], its bytes counted per code table into `counts`: in team scratch first (thousands of
+// threads adding to a few global counters one byte at a time waited on each other for
+// milliseconds), then added to `counts`.
+template <class Bits, int Chunks, int SlotWords, class ExecSpace>
+struct gray_and_count {
+  using policy = Kokkos::TeamPolicy<ExecSpace>;
+  static constexpr int team_size = block_team_size<ExecSpace, Chunks>;
+  static constexpr int bins = table_count<Bits> * alphabet;
+  static constexpr std::size_t scratch_bytes = (bins + 2 * Chunks) * sizeof(std::uint32_t);
+  block_source<Bits> source;
+  Bits* slots;
+  std::uint64_t* words;
+  std::uint64_t* counts;
+
+  static policy make_policy(const ExecSpace& exec, std::size_t blocks) {
+    return policy(exec, static_cast<int>(blocks), team_size)
+        .set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const typename policy::member_type& member) const {
+    const std::size_t bytes_of_scratch = scratch_bytes;
+    auto* hist = static_cast<std::uint32_t*>(member.team_scratch(0).get_shmem(bytes_of_scratch));
+    std::uint32_t* in_start = hist + bins;
+    std::uint32_t* out_start = in_start + Chunks;
+    const std::size_t i = member.league_rank();
+    const Bits* block = source.block(i);
+    Bits* gray = slots + i * static_cast<std::size_t>(SlotWords);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, bins), [&](int k) { hist[k] = 0; });
+    scan_column_starts(member, block, Chunks, in_start);
+    member.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Chunks), [&](int c) {
+      gray[c] = gray_chunk(block[c], block + Chunks + in_start[c], [](int, Bits) {});
+    });
+    member.team_barrier();
+    scan_column_starts(member, gray, Chunks, out_start);
+    member.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Chunks), [&](int c) {
+      const Bits head = gray[c];
+      for (int j = 0; j < static_cast<int>(sizeof(Bits)); ++j)
+        team_add<team_size>(&hist[j * alphabet + byte_of(head, j)], std::uint32_t{1});
+      int rank = 0;
+      Bits* to = gray + Chunks + out_start[c];
+      gray_chunk(block[c], block + Chunks + in_start[c], [&](int, Bits column) {
+        to[rank] = column;
+        const int table = column_table<Bits>(rank++);
+        for (int j = 0; j < static_cast<int>(sizeof(Bits)); ++j)
+          team_add<team_size>(&hist[table * alphabet + byte_of(column, j)], std::uint32_t{1});
+      });
+    });
+    member.team_barrier();
+    Kokkos::single(Kokkos::PerTeam(member), [&]() {
+      words[i] = Chunks + out_start[Chunks - 1] + popcount(gray[Chunks - 1]);
+    });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, bins), [&](int k) {
+      if (hist[k] != 0) Kokkos::atomic_add(&counts[k], static_cast<std::uint64_t>(hist[k]));
+    });
+  }
+};
+
+// The bits of each code stream among a unit's symbols; a stream's bits in a block stay below
+// 2^16 (at most max_block_words * U / S symbols of 12 bits), so four streams pack into a word.
+struct packed_stream_bits {
+  std::uint64_t low = 0, high = 0;  // streams 0-3 and 4-7, 16 bits each
+
+  KOKKOS_INLINE_FUNCTION std::uint32_t get(int s) const {
+    return static_cast<std::uint32_t>(((s < 4 ? low : high) >> (16 * (s % 4))) & 0xffffu);
+  }
+};
+
+template <class Bits, int Chunks>
+KOKKOS_INLINE_FUNCTION packed_stream_bits unit_stream_bits(const Bits* gray, int unit,
+                                                           int column_start,
+                                                           const std::uint32_t* encoder) {
+  std::uint32_t bits[streams_per_block] = {};
+  for_each_unit_symbol<Bits, Chunks>(gray, unit, column_start, [&](int s, int table, unsigned b) {
+    bits[s] += encoder[table * alphabet + b] >> 16;
+  });
+  packed_stream_bits packed;
+  for (int s = 0; s < 4; ++s) {
+    packed.low |= static_cast<std::uint64_t>(bits[s]) << (16 * s);
+    packed.high |= static_cast<std::uint64_t>(bits[4 + s]) << (16 * s);
+  }
+  return packed;
+}
+
+// Each code stream's coded bytes (index i * S + s) and each block's bytes, coded (its streams
+// and their lengths) or stored, the shorter (stored_flag on the latter).
+template <class Bits, int Chunks, int SlotWords, class ExecSpace>
+struct size_block_streams {
+  using policy = Kokkos::TeamPolicy<ExecSpace>;
+  static constexpr int team_size = block_team_size<ExecSpace, Chunks>;
+  static constexpr std::size_t scratch_bytes = (Chunks + streams_per_block) * sizeof(std::uint32_t);
+  static_assert(SlotWords * sizeof(Bits) / streams_per_block * max_code_length < (1u << 16),
+                "a stream's bits in a block fit 16 bits");
+  const Bits* slots;
+  const std::uint64_t* words;
+  const std::uint32_t* encoder;  // table_count * alphabet entries
+  std::uint64_t* stream_bytes;
+  std::uint64_t* sizes;
+
+  static policy make_policy(const ExecSpace& exec, std::size_t blocks) {
+    return policy(exec, static_cast<int>(blocks), team_size)
+        .set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const typename policy::member_type& member) const {
+    const std::size_t bytes_of_scratch = scratch_bytes;
+    auto* start = static_cast<std::uint32_t*>(member.team_scratch(0).get_shmem(bytes_of_scratch));
+    std::uint32_t* total = start + Chunks;
+    const std::size_t i = member.league_rank();
+    const Bits* gray = slots + i * static_cast<std::size_t>(SlotWords);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, streams_per_block),
+                         [&](int s) { total[s] = 0; });
+    scan_column_starts(member, gray, Chunks, start);
+    member.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 2 * Chunks), [&](int unit) {
+      const packed_stream_bits bits = unit_stream_bits<Bits, Chunks>(
+          gray, unit, unit < Chunks ? 0 : static_cast<int>(start[unit - Chunks]), encoder);
+      for (int s = 0; s < streams_per_block; ++s)
+        if (bits.get(s) != 0) team_add<team_size>(&total[s], bits.get(s));
+    });
+    member.team_barrier();
+    Kokkos::single(Kokkos::PerTeam(member), [&]() {
+      std::uint64_t coded = stream_lengths_bytes;
+      for (int s = 0; s < streams_per_block; ++s) {
+        const std::uint64_t bytes = (total[s] + 7) / 8;
+        stream_bytes[i * streams_per_block + s] = bytes;
+        coded += bytes;
+      }
+      const std::uint64_t stored = words[i] * sizeof(Bits);
+      sizes[i] = coded < stored ? coded : stored | stored_flag;
+    });
+  }
+};
+
+// Writes block i into the coded area, its table entry into the block table: a stored block's
+// gray words as they are; a coded block's stream lengths and streams staged in team scratch
+// (codes ORed into 32-bit words, little-endian: bit p of the block is bit p % 8 of its byte
+// p / 8), then copied out.
+template <class Bits, int Chunks, int SlotWords, class ExecSpace>
+struct write_block_streams {
+  using policy = Kokkos::TeamPolicy<ExecSpace>;
+  static constexpr int team_size = block_team_size<ExecSpace, Chunks>;
+  static constexpr int staging_words = SlotWords * static_cast<int>(sizeof(Bits)) / 4;
+  static constexpr std::size_t scratch_bytes = staging_words * sizeof(std::uint32_t) +
+                                               Chunks * sizeof(std::uint32_t) +
+                                               4 * (2 * Chunks) * sizeof(std::uint64_t);
+  // The unit counts behind the staged words and the column starts stay 8-byte aligned.
+  static_assert((staging_words + Chunks) % 2 == 0);
+  const Bits* slots;
+  const std::uint32_t* encoder;
+  const std::uint64_t* stream_bytes;
+  const std::uint64_t* ends;
+  std::byte* table;  // the block table in the stream
+  std::byte* area;   // the coded area
+
+  static policy make_policy(const ExecSpace& exec, std::size_t blocks) {
+    return policy(exec, static_cast<int>(blocks), team_size)
+        .set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
+  }
+
+  KOKKOS_INLINE_FUNCTION static void put(std::uint32_t* staging, std::uint32_t at,
+                                         std::uint32_t entry) {
+    const std::uint32_t code = entry & 0xffffu;
+    const std::uint32_t length = entry >> 16;
+    const std::uint32_t shift = at % 32;
+    team_add_or(&staging[at / 32], code << shift);
+    if (shift + length > 32) team_add_or(&staging[at / 32 + 1], code >> (32 - shift));
+  }
+  KOKKOS_INLINE_FUNCTION static void team_add_or(std::uint32_t* at, std::uint32_t bits) {
+    if constexpr (team_size == 1)
+      *at |= bits;
+    else
+      Kokkos::atomic_or(at, bits);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const typename policy::member_type& member) const {
+    const std::size_t i = member.league_rank();
+    const std::uint64_t begin = i == 0 ? 0 : ends[i - 1] & ~stored_flag;
+    const std::uint64_t block_bytes = (ends[i] & ~stored_flag) - begin;
+    const Bits* gray = slots + i * static_cast<std::size_t>(SlotWords);
+    std::byte* out = area + begin;
+    Kokkos::single(Kokkos::PerTeam(member), [&]() { store_u64(table + 8 * i, ends[i]); });
+    if (ends[i] & stored_flag) {
+      const auto* bytes = reinterpret_cast<const std::byte*>(gray);
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(member, static_cast<int>(block_bytes)),
+                           [&](int k) { out[k] = bytes[k]; });
+      return;
+    }
+    const std::size_t bytes_of_scratch = scratch_bytes;
+    auto* staging = static_cast<std::uint32_t*>(member.team_scratch(0).get_shmem(bytes_of_scratch));
+    auto* start = staging + staging_words;
+    auto* unit_bits = reinterpret_cast<packed_stream_bits*>(start + Chunks);
+    packed_stream_bits* unit_offset = unit_bits + 2 * Chunks;
+    const int used_words = static_cast<int>((block_bytes + 3) / 4);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, used_words),
+                         [&](int k) { staging[k] = 0; });
+    scan_column_starts(member, gray, Chunks, start);
+    member.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 2 * Chunks), [&](int unit) {
+      unit_bits[unit] = unit_stream_bits<Bits, Chunks>(
+          gray, unit, unit < Chunks ? 0 : static_cast<int>(start[unit - Chunks]), encoder);
+    });
+    member.team_barrier();
+    Kokkos::parallel_scan(Kokkos::TeamThreadRange(member, 2 * Chunks),
+                          [&](int unit, std::uint64_t& sum, bool final) {
+                            const std::uint64_t bits = unit_bits[unit].low;
+                            if (final) unit_offset[unit].low = sum;
+                            sum += bits;
+                          });
+    Kokkos::parallel_scan(Kokkos::TeamThreadRange(member, 2 * Chunks),
+                          [&](int unit, std::uint64_t& sum, bool final) {
+                            const std::uint64_t bits = unit_bits[unit].high;
+                            if (final) unit_offset[unit].high = sum;
+                            sum += bits;
+                          });
+    member.team_barrier();
+    const std::uint64_t* lengths = stream_bytes + i * streams_per_block;
+    Kokkos::single(Kokkos::PerTeam(member), [&]() {
+      // The lengths of streams 0 to S-2, uint16 little-endian, in front of the streams.
+      for (int s = 0; s < streams_per_block - 1; ++s)
+        team_add_or(&staging[s / 2], static_cast<std::uint32_t>(lengths[s]) << (16 * (s % 2)));
+    });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 2 * Chunks), [&](int unit) {
+      std::uint32_t at[streams_per_block];
+      std::uint32_t first = 8 * stream_lengths_bytes;
+      for (int s = 0; s < streams_per_block; ++s) {
+        at[s] = first + unit_offset[unit].get(s);
+        first += static_cast<std::uint32_t>(8 * lengths[s]);
+      }
+      for_each_unit_symbol<Bits, Chunks>(gray, unit,
+                                         unit < Chunks ? 0 : static_cast<int>(start[unit - Chunks]),
+                                         [&](int s, int t, unsigned b) {
+                                           const std::uint32_t entry = encoder[t * alphabet + b];
+                                           put(staging, at[s], entry);
+                                           at[s] += entry >> 16;
+                                         });
+    });
+    member.team_barrier();
+    const auto* staged = reinterpret_cast<const std::byte*>(staging);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, static_cast<int>(block_bytes)),
+                         [&](int k) { out[k] = staged[k]; });
+  }
+};
+
+// Block sizes -> block table entries (the end of each, with its flag); the coded area's length
+// into *total.
+template <class ExecSpace>
+void scan_block_ends(const ExecSpace& exec, const std::uint64_t* sizes, std::uint64_t* ends,
+                     std::size_t count, std::uint64_t* total) {
+  Kokkos::parallel_scan(
+      "ndzip::high_ratio::scan_block_ends",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
+          exec, 0, static_cast<std::int64_t>(count)),
+      KOKKOS_LAMBDA(std::int64_t i, std::uint64_t & sum, bool final) {
+        sum += sizes[i] & ~stored_flag;
+        if (final) {
+          ends[i] = sum | (sizes[i] & stored_flag);
+          if (i + 1 == static_cast<std::int64_t>(count)) *total = sum;
+        }
+      });
+}
+
+}  // namespace ndzip::core::high_ratio
