@@ -121,10 +121,11 @@ KOKKOS_INLINE_FUNCTION void store_u64(std::byte* at, std::uint64_t v) {
 // Codes fill bytes from their least significant bit; an encoder entry (huffman.hpp) holds the
 // reversed code in its low 16 bits and its length above.
 struct bit_writer {
-  std::byte* out;
+  std::byte* out = nullptr;
   std::uint64_t pending = 0;
   int bits = 0;
 
+  KOKKOS_DEFAULTED_FUNCTION bit_writer() = default;
   KOKKOS_INLINE_FUNCTION explicit bit_writer(std::byte* to) : out(to) {}
   KOKKOS_INLINE_FUNCTION void put(std::uint32_t entry) {
     pending |= static_cast<std::uint64_t>(entry & 0xffffu) << bits;
@@ -172,13 +173,14 @@ struct bit_reader {
     }
   }
 
-  // The next symbol with the decoder table `entries` (huffman.hpp) of a code whose longest
-  // length is `longest`; 0 once failed.
-  KOKKOS_INLINE_FUNCTION unsigned next(const std::uint16_t* entries, int longest) {
+  // The next symbol with the decoder table `entries` (huffman.hpp); 0 where the bits start no
+  // code or the code runs past the end, which fails the reader (what it reads after that does
+  // not matter: a failed stream's block is refused).
+  KOKKOS_INLINE_FUNCTION unsigned next(const std::uint16_t* entries) {
     if (bits < max_code_length) refill();
-    const unsigned entry = entries[pending & ((std::uint64_t{1} << longest) - 1)];
+    const unsigned entry = entries[pending & (decoder_table_size - 1)];
     const int length = static_cast<int>(entry >> 8);
-    if (failed || longest == 0 || length == 0 || length > bits) {
+    if (length == 0 || length > bits) {
       failed = true;
       return 0;
     }

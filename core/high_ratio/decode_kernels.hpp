@@ -98,7 +98,6 @@ struct decoder_inputs {
   const std::byte* area;
   std::uint64_t area_bytes;
   const std::uint16_t* decoder;  // table_count * decoder_table_size entries
-  const std::uint8_t* longest;   // table_count
   Bits* slots;
   std::uint64_t* failure;
 
@@ -113,7 +112,7 @@ struct decoder_inputs {
     return slots + i * static_cast<std::size_t>(SlotWords);
   }
   KOKKOS_INLINE_FUNCTION unsigned next(bit_reader& reader, int t) const {
-    return reader.next(decoder + static_cast<std::size_t>(t) * decoder_table_size, longest[t]);
+    return reader.next(decoder + static_cast<std::size_t>(t) * decoder_table_size);
   }
 };
 
@@ -246,7 +245,7 @@ struct decode_streams {
 
 // Gray blocks back into ndzip blocks: slot i of `gray` into slot i of `out`, its length in words
 // into words[i]; a team per block, a thread per chunk, which scans where its columns are.
-template <class Bits, int Chunks, int SlotWords, class ExecSpace>
+template <class Bits, int Chunks, int SlotWords, class ExecSpace, bool PerChunk>
 struct ungray_blocks {
   using policy = Kokkos::TeamPolicy<ExecSpace>;
   static constexpr int team_size = block_team_size<ExecSpace, Chunks>;
@@ -268,6 +267,17 @@ struct ungray_blocks {
     const std::size_t i = member.league_rank();
     const Bits* in = gray + i * static_cast<std::size_t>(SlotWords);
     Bits* to = out + i * static_cast<std::size_t>(SlotWords);
+    if constexpr (!PerChunk) {
+      // One thread: the chunks in order, their columns one after another, in one pass.
+      const Bits* next = in + Chunks;
+      Bits* column = to + Chunks;
+      for (int c = 0; c < Chunks; ++c)
+        to[c] = ungray_chunk(
+            in[c], [&]() { return *next++; }, [&](int, Bits value) { *column++ = value; });
+      words[i] = static_cast<std::uint64_t>(column - to);
+      return;
+    }
+    // A thread per chunk: where its columns are, in the gray block and in the ndzip block.
     scan_column_starts(member, in, Chunks, in_start);
     member.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Chunks), [&](int c) {

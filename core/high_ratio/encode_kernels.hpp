@@ -8,6 +8,8 @@
 //   gray_and_count: the gray block into its slot, its bytes counted per code table;
 //   size_block_streams: every code stream's coded bytes and the block's size (coded or stored);
 //   write_block_streams: the block into the coded area, staged in team scratch.
+// On the host (a one-thread team), gray_and_count takes the chunks in order in one pass, and
+// write_blocks writes a block's eight streams side by side instead of write_block_streams.
 
 #include <Kokkos_Core.hpp>
 #include <cstddef>
@@ -111,7 +113,7 @@ KOKKOS_INLINE_FUNCTION void scan_column_starts(const Member& member, const Bits*
 // words[i], its bytes counted per code table into `counts`: in team scratch first (thousands of
 // threads adding to a few global counters one byte at a time waited on each other for
 // milliseconds), then added to `counts`.
-template <class Bits, int Chunks, int SlotWords, class ExecSpace>
+template <class Bits, int Chunks, int SlotWords, class ExecSpace, bool PerChunk>
 struct gray_and_count {
   using policy = Kokkos::TeamPolicy<ExecSpace>;
   static constexpr int team_size = block_team_size<ExecSpace, Chunks>;
@@ -136,31 +138,50 @@ struct gray_and_count {
     const Bits* block = source.block(i);
     Bits* gray = slots + i * static_cast<std::size_t>(SlotWords);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, bins), [&](int k) { hist[k] = 0; });
-    scan_column_starts(member, block, Chunks, in_start);
-    member.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Chunks), [&](int c) {
-      gray[c] = gray_chunk(block[c], block + Chunks + in_start[c], [](int, Bits) {});
-    });
-    member.team_barrier();
-    scan_column_starts(member, gray, Chunks, out_start);
-    member.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Chunks), [&](int c) {
-      const Bits head = gray[c];
+    const auto count = [&](int table, Bits word) {
+      for (int j = 0; j < static_cast<int>(sizeof(Bits)); ++j)
+        team_add<team_size>(&hist[table * alphabet + byte_of(word, j)], std::uint32_t{1});
+    };
+    // Chunk c's gray head into its place and its gray columns to `to`, all counted; returns
+    // how many columns.
+    const auto gray_columns = [&](int c, const Bits* columns, Bits* to) {
+      int rank = 0;
+      const Bits head = gray_chunk(block[c], columns, [&](int, Bits column) {
+        to[rank] = column;
+        count(column_table<Bits>(rank++), column);
+      });
+      gray[c] = head;
       for (int j = 0; j < static_cast<int>(sizeof(Bits)); ++j)
         team_add<team_size>(&hist[j * alphabet + byte_of(head, j)], std::uint32_t{1});
-      int rank = 0;
-      Bits* to = gray + Chunks + out_start[c];
-      gray_chunk(block[c], block + Chunks + in_start[c], [&](int, Bits column) {
-        to[rank] = column;
-        const int table = column_table<Bits>(rank++);
-        for (int j = 0; j < static_cast<int>(sizeof(Bits)); ++j)
-          team_add<team_size>(&hist[table * alphabet + byte_of(column, j)], std::uint32_t{1});
+      return rank;
+    };
+    if constexpr (!PerChunk) {
+      // One thread: the chunks in order, their columns one after another, in one pass.
+      const Bits* columns = block + Chunks;
+      Bits* to = gray + Chunks;
+      for (int c = 0; c < Chunks; ++c) {
+        to += gray_columns(c, columns, to);
+        columns += popcount(block[c]);
+      }
+      words[i] = static_cast<std::uint64_t>(to - gray);
+    } else {
+      // A thread per chunk: where its columns are, in the ndzip block and in the gray block.
+      scan_column_starts(member, block, Chunks, in_start);
+      member.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Chunks), [&](int c) {
+        gray[c] = gray_chunk(block[c], block + Chunks + in_start[c], [](int, Bits) {});
       });
-    });
-    member.team_barrier();
-    Kokkos::single(Kokkos::PerTeam(member), [&]() {
-      words[i] = Chunks + out_start[Chunks - 1] + popcount(gray[Chunks - 1]);
-    });
+      member.team_barrier();
+      scan_column_starts(member, gray, Chunks, out_start);
+      member.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Chunks), [&](int c) {
+        gray_columns(c, block + Chunks + in_start[c], gray + Chunks + out_start[c]);
+      });
+      member.team_barrier();
+      Kokkos::single(Kokkos::PerTeam(member), [&]() {
+        words[i] = Chunks + out_start[Chunks - 1] + popcount(gray[Chunks - 1]);
+      });
+    }
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, bins), [&](int k) {
       if (hist[k] != 0) Kokkos::atomic_add(&counts[k], static_cast<std::uint64_t>(hist[k]));
     });
@@ -243,7 +264,57 @@ struct size_block_streams {
   }
 };
 
-// Writes block i into the coded area, its table entry into the block table: a stored block's
+// Writes block i into the coded area and its table entry into the block table, a thread per
+// block (the host's schedule): a stored block's gray words as they are; a coded block's stream
+// lengths, then its symbols in order, symbol k into stream k mod S.
+template <class Bits, int Chunks, int SlotWords>
+struct write_blocks {
+  const Bits* slots;
+  const std::uint32_t* encoder;
+  const std::uint64_t* stream_bytes;
+  const std::uint64_t* ends;
+  std::byte* table;
+  std::byte* area;
+
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const {
+    store_u64(table + 8 * i, ends[i]);
+    const std::uint64_t begin = i == 0 ? 0 : ends[i - 1] & ~stored_flag;
+    const std::uint64_t block_bytes = (ends[i] & ~stored_flag) - begin;
+    const Bits* gray = slots + i * static_cast<std::size_t>(SlotWords);
+    std::byte* out = area + begin;
+    if (ends[i] & stored_flag) {
+      const auto* bytes = reinterpret_cast<const std::byte*>(gray);
+      for (std::uint64_t k = 0; k < block_bytes; ++k) out[k] = bytes[k];
+      return;
+    }
+    const std::uint64_t* lengths = stream_bytes + i * streams_per_block;
+    bit_writer writers[streams_per_block];
+    std::uint64_t at = stream_lengths_bytes;
+    for (int s = 0; s < streams_per_block; ++s) {
+      if (s < streams_per_block - 1) {
+        out[2 * s] = static_cast<std::byte>(lengths[s] & 0xffu);
+        out[2 * s + 1] = static_cast<std::byte>(lengths[s] >> 8);
+      }
+      writers[s] = bit_writer(out + at);
+      at += lengths[s];
+    }
+    for (int w = 0; w < Chunks; ++w)
+      for_each_byte<Bits>(
+          w, [&](int s, int j) { writers[s].put(encoder[j * alphabet + byte_of(gray[w], j)]); });
+    int w = Chunks;
+    for (int c = 0; c < Chunks; ++c) {
+      const int columns = popcount(gray[c]);
+      for (int rank = 0; rank < columns; ++rank, ++w) {
+        const int t = column_table<Bits>(rank);
+        for_each_byte<Bits>(
+            w, [&](int s, int j) { writers[s].put(encoder[t * alphabet + byte_of(gray[w], j)]); });
+      }
+    }
+    for (int s = 0; s < streams_per_block; ++s) writers[s].finish();
+  }
+};
+
+// The same with a team per block, a thread per chunk (a device's schedule): a stored block's
 // gray words as they are; a coded block's stream lengths and streams staged in team scratch
 // (codes ORed into 32-bit words, little-endian: bit p of the block is bit p % 8 of its byte
 // p / 8), then copied out.

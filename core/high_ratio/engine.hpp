@@ -39,7 +39,7 @@ inline constexpr unsigned char magic[4] = {'N', 'D', 'Z', 'H'};
 inline constexpr unsigned char version = 1;
 enum class coding : unsigned char { coded = 0, stored = 1 };
 
-template <class T, int Dims, class ExecSpace>
+template <class T, int Dims, class ExecSpace, bool DeviceSchedule>
 struct engine {
   using bits_type = typename profile<T, Dims>::bits_type;
   using memory_space = typename ExecSpace::memory_space;
@@ -66,7 +66,6 @@ struct engine {
   Kokkos::View<std::uint64_t*, memory_space> counts;
   Kokkos::View<std::uint32_t*, memory_space> encoder;
   Kokkos::View<std::uint16_t*, memory_space> decoder;
-  Kokkos::View<std::uint8_t*, memory_space> longest;
   Kokkos::View<std::uint64_t*, memory_space> status;  // failure key, three totals
   std::mutex calls;
 
@@ -99,7 +98,6 @@ struct engine {
     counts = decltype(counts)("ndzip::high_ratio::counts", tables * alphabet);
     encoder = decltype(encoder)("ndzip::high_ratio::encoder", tables * alphabet);
     decoder = decltype(decoder)("ndzip::high_ratio::decoder", tables * decoder_table_size);
-    longest = decltype(longest)("ndzip::high_ratio::longest", tables);
     status = decltype(status)("ndzip::high_ratio::status", 4);
   }
 
@@ -145,7 +143,7 @@ struct engine {
       const auto src = source();
       if (blocks > 0) {
         Kokkos::deep_copy(exec, counts, std::uint64_t{0});
-        using grayer = gray_and_count<bits_type, chunks, slot_words, ExecSpace>;
+        using grayer = gray_and_count<bits_type, chunks, slot_words, ExecSpace, DeviceSchedule>;
         Kokkos::parallel_for("ndzip::high_ratio::gray_and_count", grayer::make_policy(exec, blocks),
                              grayer{src, gray_slots.data(), words.data(), counts.data()});
       }
@@ -192,11 +190,18 @@ struct engine {
     std::byte* table = stream + head.size();
     std::byte* coded = table + 8 * blocks;
     if (blocks > 0) {
-      using writer = write_block_streams<bits_type, chunks, slot_words, ExecSpace>;
-      Kokkos::parallel_for("ndzip::high_ratio::write_block_streams",
-                           writer::make_policy(exec, blocks),
-                           writer{gray_slots.data(), encoder.data(), stream_bytes.data(),
-                                  ends.data(), table, coded});
+      if constexpr (DeviceSchedule) {
+        using writer = write_block_streams<bits_type, chunks, slot_words, ExecSpace>;
+        Kokkos::parallel_for("ndzip::high_ratio::write_block_streams",
+                             writer::make_policy(exec, blocks),
+                             writer{gray_slots.data(), encoder.data(), stream_bytes.data(),
+                                    ends.data(), table, coded});
+      } else {
+        Kokkos::parallel_for(
+            "ndzip::high_ratio::write_blocks", Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks),
+            write_blocks<bits_type, chunks, slot_words>{
+                gray_slots.data(), encoder.data(), stream_bytes.data(), ends.data(), table, coded});
+      }
     }
     copy(coded + area, border_stream.data() + border_bytes - tail * word, tail * word);
     exec.fence();
@@ -244,7 +249,6 @@ struct engine {
 
     std::size_t at = high_ratio_header_bytes;
     auto host_decoder = Kokkos::create_mirror_view(Kokkos::HostSpace(), decoder);
-    auto host_longest = Kokkos::create_mirror_view(Kokkos::HostSpace(), longest);
     for (int t = 0; t < tables; ++t) {
       code_lengths code;
       const char* why = nullptr;
@@ -254,7 +258,6 @@ struct engine {
                            why);
       at += read;
       decoder_entries(code, host_decoder.data() + t * decoder_table_size);
-      host_longest(t) = code.longest;
     }
     const std::size_t table_at = padded(at);
     const std::size_t area_at = table_at + 8 * blocks;
@@ -275,7 +278,6 @@ struct engine {
     {
       const call_guard<ExecSpace> guard(nullptr);
       Kokkos::deep_copy(exec, decoder, host_decoder);
-      Kokkos::deep_copy(exec, longest, host_longest);
       Kokkos::deep_copy(exec, status, std::uint64_t{0});
       Kokkos::deep_copy(exec, Kokkos::subview(status, 0), no_failure);
       if (blocks > 0) {
@@ -284,15 +286,15 @@ struct engine {
           slots = decltype(slots)(
               Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::high_ratio::slots"),
               blocks * slot_words);
-          if constexpr (!Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible)
+          if constexpr (DeviceSchedule)
             states = decltype(states)(
                 Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::high_ratio::states"),
                 blocks * streams_per_block);
         }
         const decoder_inputs<bits_type, slot_words> in{
-            stream + table_at, blocks,         stream + area_at,  area,
-            decoder.data(),    longest.data(), gray_slots.data(), status.data()};
-        if constexpr (Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible) {
+            stream + table_at, blocks,       stream + area_at, area, decoder.data(),
+            gray_slots.data(), status.data()};
+        if constexpr (!DeviceSchedule) {
           Kokkos::parallel_for("ndzip::high_ratio::decode_blocks",
                                Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks),
                                decode_blocks<bits_type, chunks, slot_words>{in});
@@ -304,7 +306,7 @@ struct engine {
           decode.columns = true;
           Kokkos::parallel_for("ndzip::high_ratio::decode_columns", per_stream, decode);
         }
-        using ungrayer = ungray_blocks<bits_type, chunks, slot_words, ExecSpace>;
+        using ungrayer = ungray_blocks<bits_type, chunks, slot_words, ExecSpace, DeviceSchedule>;
         Kokkos::parallel_for("ndzip::high_ratio::ungray_blocks",
                              ungrayer::make_policy(exec, blocks),
                              ungrayer{gray_slots.data(), slots.data(), sizes.data()});

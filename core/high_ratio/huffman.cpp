@@ -107,11 +107,10 @@ void decoder_entries(const code_lengths& code, std::uint16_t* entries) {
   std::fill(entries, entries + decoder_table_size, std::uint16_t{0});
   if (code.longest == 0) return;
   const auto codes = canonical_codes(code);
-  const std::uint32_t size = 1u << code.longest;
   for (int s = 0; s < alphabet; ++s) {
     const int len = code.length[s];
     if (len == 0) continue;
-    for (std::uint32_t i = reversed(codes[s], len); i < size; i += 1u << len)
+    for (std::uint32_t i = reversed(codes[s], len); i < decoder_table_size; i += 1u << len)
       entries[i] = static_cast<std::uint16_t>(s | len << 8);
   }
 }

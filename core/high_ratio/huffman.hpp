@@ -30,9 +30,11 @@ code_lengths build_code(const std::uint64_t* counts);
 // in the low 16 bits and its length above them (0 for a symbol without a code).
 void encoder_entries(const code_lengths& code, std::uint32_t* entries /* [alphabet] */);
 
-// The decoding table of a code: 2^longest entries indexed by the next `longest` bits of the
-// stream (first bit least significant); each is the symbol in the low byte and its length
-// above it, or 0 where no code starts with those bits.
+// The decoding table of a code: decoder_table_size entries indexed by the next max_code_length
+// bits of the stream (first bit least significant; a code's entry repeats for every value of
+// the bits behind it, so that every table is read alike); each is the symbol in the low byte
+// and its length above it, or 0 where no code starts with those bits (everywhere for an unused
+// code).
 inline constexpr std::size_t decoder_table_size = std::size_t{1} << max_code_length;
 void decoder_entries(const code_lengths& code, std::uint16_t* entries /* [decoder_table_size] */);
 

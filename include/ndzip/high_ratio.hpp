@@ -18,11 +18,10 @@
 // stream must not overlap; the stream is untrusted when decompressed and every inconsistency
 // throws ndzip::stream_error). Movable, not copyable.
 
+#include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-
-#include <Kokkos_Core.hpp>
 
 #include "ndzip/compressor.hpp"
 #include "ndzip/export.hpp"
@@ -49,14 +48,19 @@ template <class T, int Dims>
 constexpr std::size_t high_ratio_smallest_stream_bytes(const extent<Dims>& grid) {
   const stream_layout<T, Dims> layout(grid);
   const std::size_t blocks = layout.hypercube_count + layout.border_size / 4096;
-  const std::size_t coded = high_ratio_header_bytes + sizeof(T) + 4 + 8 * blocks +
-                            layout.border_size % 4096 * sizeof(T);
+  const std::size_t coded =
+      high_ratio_header_bytes + sizeof(T) + 4 + 8 * blocks + layout.border_size % 4096 * sizeof(T);
   const std::size_t stored = high_ratio_header_bytes + layout.smallest_stream_bytes();
   return coded < stored ? coded : stored;
 }
 
 namespace core::high_ratio {
-template <class T, int Dims, class ExecSpace>
+// The kernels' schedule: a device's (a thread per chunk, per code stream) or a host thread's (a
+// thread per block); both write and read the same stream.
+template <class ExecSpace>
+inline constexpr bool device_schedule =
+    !Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
+template <class T, int Dims, class ExecSpace, bool DeviceSchedule = device_schedule<ExecSpace>>
 struct engine;
 }  // namespace core::high_ratio
 
