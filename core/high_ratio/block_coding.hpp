@@ -127,23 +127,30 @@ struct bit_writer {
 
   KOKKOS_DEFAULTED_FUNCTION bit_writer() = default;
   KOKKOS_INLINE_FUNCTION explicit bit_writer(std::byte* to) : out(to) {}
+
+  // Whole 32-bit words go out as they fill (a byte at a time cost a hard-to-predict branch per
+  // code); at most 31 + 16 bits are held.
   KOKKOS_INLINE_FUNCTION void put(std::uint32_t entry) {
     pending |= static_cast<std::uint64_t>(entry & 0xffffu) << bits;
     bits += static_cast<int>(entry >> 16);
-    while (bits >= 8) {
-      *out++ = static_cast<std::byte>(pending & 0xffu);
-      pending >>= 8;
-      bits -= 8;
+    if (bits >= 32) {
+      for (int b = 0; b < 4; ++b) out[b] = static_cast<std::byte>((pending >> (8 * b)) & 0xffu);
+      out += 4;
+      pending >>= 32;
+      bits -= 32;
     }
   }
   KOKKOS_INLINE_FUNCTION void finish() {
-    if (bits > 0) *out++ = static_cast<std::byte>(pending & 0xffu);
+    for (; bits > 0; bits -= 8) {
+      *out++ = static_cast<std::byte>(pending & 0xffu);
+      pending >>= 8;
+    }
     bits = 0;
   }
 };
 
-// Reads codes from [at, end); a code that runs past the end, or bits that start no code, make
-// it fail (it then reads nothing more). Bits are loaded only when fewer than a longest code are
+// Reads codes from [at, end), never past it; a code that runs past the end, or bits that start
+// no code, make it fail (a failed stream's block is refused). Bits are loaded only when fewer than a longest code are
 // held, eight bytes at a time where eight remain.
 struct bit_reader {
   const std::byte* at = nullptr;
