@@ -18,6 +18,7 @@
 #include "core/stream_status.hpp"
 #include "ndzip/compressor.hpp"
 #include "ndzip/detail/disjoint.hpp"
+#include "ndzip/high_ratio.hpp"
 
 namespace ndzip {
 
@@ -33,9 +34,16 @@ void check_stream_alignment(const void* stream) {
 }  // namespace detail
 
 template <class T, int Dims, class ExecSpace>
-compressor<T, Dims, ExecSpace>::compressor(const ExecSpace& exec, const extent<Dims>& grid)
+compressor<T, Dims, ExecSpace>::compressor(const ExecSpace& exec, const extent<Dims>& grid,
+                                           codec_mode mode)
     : m_exec(exec), m_grid(grid) {
   check_grid_representable<T>(grid);
+  if (mode == codec_mode::high_ratio)
+    // Before the library's lock below, which its constructor takes itself.
+    m_high_ratio = std::make_unique<high_ratio_compressor<T, Dims, ExecSpace>>(exec, grid);
+  else if (mode != codec_mode::ndzip)
+    throw std::invalid_argument("ndzip: unknown codec mode " +
+                                std::to_string(static_cast<unsigned>(mode)));
   const core::call_guard<ExecSpace> guard(nullptr);
   m_stream_bytes = decltype(m_stream_bytes)(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::stream_bytes"));
@@ -48,7 +56,23 @@ compressor<T, Dims, ExecSpace>::compressor(const ExecSpace& exec, const extent<D
 }
 
 template <class T, int Dims, class ExecSpace>
+compressor<T, Dims, ExecSpace>::~compressor() = default;
+template <class T, int Dims, class ExecSpace>
+compressor<T, Dims, ExecSpace>::compressor(compressor&&) noexcept = default;
+template <class T, int Dims, class ExecSpace>
+compressor<T, Dims, ExecSpace>& compressor<T, Dims, ExecSpace>::operator=(compressor&&) noexcept =
+    default;
+
+template <class T, int Dims, class ExecSpace>
 void compressor<T, Dims, ExecSpace>::check_stream_size(std::size_t stream_size) const {
+  if (m_high_ratio) {
+    const std::size_t smallest = high_ratio_smallest_stream_bytes<T>(m_grid);
+    if (stream_size < smallest)
+      throw stream_error("ndzip: a high-ratio stream of " + std::to_string(stream_size) +
+                         " bytes is shorter than the shortest of a " + to_string(m_grid) +
+                         " grid (" + std::to_string(smallest) + " bytes)");
+    return;
+  }
   const std::size_t smallest = stream_layout<T, Dims>(m_grid).smallest_stream_bytes();
   if (stream_size < smallest)
     throw stream_error(
@@ -59,9 +83,9 @@ template <class T, int Dims, class ExecSpace>
 std::size_t compressor<T, Dims, ExecSpace>::check_outcome(const decompress_outcome& outcome) const {
   using profile_type = profile<T, Dims>;
   if (outcome.failure != decompress_outcome::no_failure)
-    throw stream_error(core::describe_stream_failure(
-        outcome, profile_type::chunks_per_hypercube, profile_type::max_block_words,
-        to_string(m_grid)));
+    throw stream_error(core::describe_stream_failure(outcome, profile_type::chunks_per_hypercube,
+                                                     profile_type::max_block_words,
+                                                     to_string(m_grid)));
   return outcome.stream_bytes;
 }
 
@@ -95,8 +119,7 @@ struct codec {
     if (size > stream_capacity)
       throw capacity_error("ndzip: the stream needs " + std::to_string(size) +
                            " bytes but the output holds only " + std::to_string(stream_capacity) +
-                           " (compressed_size_bound is " + std::to_string(self.size_bound()) +
-                           ")");
+                           " (compressed_size_bound is " + std::to_string(self.size_bound()) + ")");
     compact_blocks_into(self, values, stream, self.m_stream_bytes.data());
     return size;
   }
@@ -105,9 +128,11 @@ struct codec {
                                  std::size_t stream_capacity, std::uint64_t* stream_bytes) {
     check_buffers(self, values, stream, stream_capacity);
     if (stream_capacity < self.size_bound())
-      throw capacity_error("ndzip: an asynchronous compression needs a stream of "
-                           "compressed_size_bound = " + std::to_string(self.size_bound()) +
-                           " bytes, but the output holds only " + std::to_string(stream_capacity));
+      throw capacity_error(
+          "ndzip: an asynchronous compression needs a stream of "
+          "compressed_size_bound = " +
+          std::to_string(self.size_bound()) + " bytes, but the output holds only " +
+          std::to_string(stream_capacity));
     const call_guard<ExecSpace> guard(self.m_calls.get());
     enqueue_compress(self, values, stream, stream_bytes);
   }
@@ -191,9 +216,9 @@ struct codec {
     const stream_layout<T, Dims> layout(self.m_grid);
     const std::size_t n = layout.hypercube_count;
     if (self.m_blocks.extent(0) == 0) {
-      self.m_blocks = decltype(self.m_blocks)(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::blocks"),
-          n * profile<T, Dims>::max_block_words);
+      self.m_blocks =
+          decltype(self.m_blocks)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::blocks"),
+                                  n * profile<T, Dims>::max_block_words);
       self.m_block_ends = decltype(self.m_block_ends)(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::block_ends"), n);
     }
@@ -211,16 +236,19 @@ struct codec {
                                   std::uint64_t* stream_bytes) {
     const stream_layout<T, Dims> layout(self.m_grid);
     const compact_blocks<T, Dims, ExecSpace, LaneOps> compact{
-        layout,        reinterpret_cast<const bits_type*>(values), self.m_blocks.data(),
-        self.m_block_ends.data(), stream, stream_bytes};
+        layout,
+        reinterpret_cast<const bits_type*>(values),
+        self.m_blocks.data(),
+        self.m_block_ends.data(),
+        stream,
+        stream_bytes};
     Kokkos::parallel_for("ndzip::compact_blocks",
                          kernels::hypercube_policy(self.m_exec, block_kernel_teams(layout)),
                          compact);
   }
 
   static void enqueue_decompress(compressor_type& self, const std::byte* stream,
-                                 std::size_t stream_size, T* values,
-                                 decompress_outcome* outcome) {
+                                 std::size_t stream_size, T* values, decompress_outcome* outcome) {
     detail::check_stream_alignment<bits_type>(stream);
     detail::check_disjoint(values, self.m_grid.size() * sizeof(T), stream, stream_size);
     self.check_stream_size(stream_size);
@@ -239,30 +267,56 @@ struct codec {
 
 template <class T, int Dims, class ExecSpace>
 std::size_t compressor<T, Dims, ExecSpace>::compress_raw(const T* values, std::byte* stream,
-                                                        std::size_t stream_capacity) {
+                                                         std::size_t stream_capacity) {
+  if (m_high_ratio) return m_high_ratio->compress_raw(values, stream, stream_capacity);
   return core::codec<T, Dims, ExecSpace, backend::lane_ops_for_t<ExecSpace>>::compress_raw(
       *this, values, stream, stream_capacity);
 }
 
 template <class T, int Dims, class ExecSpace>
 std::size_t compressor<T, Dims, ExecSpace>::decompress_raw(const std::byte* stream,
-                                                          std::size_t stream_size, T* values) {
+                                                           std::size_t stream_size, T* values) {
+  if (m_high_ratio) return m_high_ratio->decompress_raw(stream, stream_size, values);
   return core::codec<T, Dims, ExecSpace, backend::lane_ops_for_t<ExecSpace>>::decompress_raw(
       *this, stream, stream_size, values);
 }
 
 template <class T, int Dims, class ExecSpace>
 void compressor<T, Dims, ExecSpace>::compress_raw_async(const T* values, std::byte* stream,
-                                                       std::size_t stream_capacity,
-                                                       std::uint64_t* stream_size) {
+                                                        std::size_t stream_capacity,
+                                                        std::uint64_t* stream_size) {
+  if (m_high_ratio) {
+    // Synchronous (the code tables are built on the host); the size is written on the instance.
+    if (stream_capacity < size_bound())
+      throw capacity_error("ndzip: compress_async needs a stream buffer of size_bound() = " +
+                           std::to_string(size_bound()) + " bytes, but the output holds only " +
+                           std::to_string(stream_capacity));
+    const std::uint64_t size = m_high_ratio->compress_raw(values, stream, stream_capacity);
+    const core::call_guard<ExecSpace> guard(m_calls.get());
+    Kokkos::deep_copy(
+        m_exec, Kokkos::View<std::uint64_t, memory_space, Kokkos::MemoryUnmanaged>(stream_size),
+        size);
+    return;
+  }
   core::codec<T, Dims, ExecSpace, backend::lane_ops_for_t<ExecSpace>>::compress_raw_async(
       *this, values, stream, stream_capacity, stream_size);
 }
 
 template <class T, int Dims, class ExecSpace>
 void compressor<T, Dims, ExecSpace>::decompress_raw_async(const std::byte* stream,
-                                                         std::size_t stream_size, T* values,
-                                                         decompress_outcome* outcome) {
+                                                          std::size_t stream_size, T* values,
+                                                          decompress_outcome* outcome) {
+  if (m_high_ratio) {
+    // Synchronous, and a damaged stream throws here; a success is written on the instance.
+    const decompress_outcome done{decompress_outcome::no_failure,
+                                  m_high_ratio->decompress_raw(stream, stream_size, values),
+                                  stream_size};
+    const core::call_guard<ExecSpace> guard(m_calls.get());
+    Kokkos::deep_copy(
+        m_exec, Kokkos::View<decompress_outcome, memory_space, Kokkos::MemoryUnmanaged>(outcome),
+        done);
+    return;
+  }
   core::codec<T, Dims, ExecSpace, backend::lane_ops_for_t<ExecSpace>>::decompress_raw_async(
       *this, stream, stream_size, values, outcome);
 }

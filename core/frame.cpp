@@ -20,6 +20,7 @@
 
 #include "core/array_dispatch.hpp"
 #include "ndzip/format.hpp"
+#include "ndzip/high_ratio.hpp"
 
 namespace ndzip {
 

@@ -11,20 +11,19 @@
 // 24 for double) in the shapes 3-D float 512^3, 2-D float 8192^2, 1-D float 2^27, 1-D double
 // 2^27 and 3-D double 256^3; --scale K divides the slowest extent by K (for small machines).
 
+#include <CLI/CLI.hpp>
+#include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <ndzip/ndzip.hpp>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <vector>
-
-#include <CLI/CLI.hpp>
-#include <Kokkos_Core.hpp>
-#include <ndzip/ndzip.hpp>
 
 #include "bench_inputs.hpp"
 #include "bench_report.hpp"
@@ -52,8 +51,9 @@ template <class ExecSpace, class Bits>
 std::size_t count_mismatches(const ExecSpace& exec, const Bits* a, const Bits* b, std::size_t n) {
   std::size_t mismatches = 0;
   Kokkos::parallel_reduce(
-      "ndzip-bench::verify", Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
-                                 exec, 0, static_cast<std::int64_t>(n)),
+      "ndzip-bench::verify",
+      Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(exec, 0,
+                                                                      static_cast<std::int64_t>(n)),
       KOKKOS_LAMBDA(std::int64_t k, std::size_t & bad) { bad += a[k] != b[k]; }, mismatches);
   exec.fence();
   return mismatches;
@@ -73,7 +73,8 @@ void set_timings(ndzip::perf::result_row& row, const ndzip::perf::timing& compre
 // Measures and verifies ndzip on one input already in the backend's memory.
 // With `with_copies`, each timed run also copies its input from the host and its output back
 // (the values and the stream for compression, the stream and the values for decompression).
-// Codec: ndzip::compressor (codec "ndzip") or ndzip::high_ratio_compressor ("ndzip-high-ratio").
+// Codec: ndzip::compressor in its default mode (codec "ndzip") or its high-ratio mode
+// ("ndzip-high-ratio").
 template <class Codec, class View, class HostView>
 ndzip::perf::result_row measure_ndzip(const std::string& backend, const input_label& label,
                                       Codec& codec, const View& values, const HostView& host_values,
@@ -84,11 +85,12 @@ ndzip::perf::result_row measure_ndzip(const std::string& backend, const input_la
   using memory_space = typename ExecSpace::memory_space;
   const ExecSpace exec = codec.execution_space_instance();
   const ndzip::extent<Dims> grid = codec.grid();
-  const bool high_ratio = !std::is_same_v<Codec, ndzip::compressor<T, Dims, ExecSpace>>;
+  const bool high_ratio = codec.mode() == ndzip::codec_mode::high_ratio;
   const std::size_t n = grid.size();
-  Kokkos::View<T*, memory_space> restored(Kokkos::view_alloc(Kokkos::WithoutInitializing, "restored"), n);
-  Kokkos::View<std::byte*, memory_space> stream(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream"),
-                                                codec.size_bound());
+  Kokkos::View<T*, memory_space> restored(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "restored"), n);
+  Kokkos::View<std::byte*, memory_space> stream(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream"), codec.size_bound());
   exec.fence();
 
   const auto host_stream_buffer = Kokkos::create_mirror_view(stream);
@@ -134,9 +136,13 @@ ndzip::perf::result_row measure_ndzip(const std::string& backend, const input_la
     reference.bytes = std::move(bytes);
   }
 
-  ndzip::perf::result_row row{label.mode, label.dataset, sizeof(T) == 4 ? "float" : "double",
-                              ndzip::to_string(grid), backend,
-                              high_ratio ? "ndzip-high-ratio" : "ndzip", ExecSpace().concurrency()};
+  ndzip::perf::result_row row{label.mode,
+                              label.dataset,
+                              sizeof(T) == 4 ? "float" : "double",
+                              ndzip::to_string(grid),
+                              backend,
+                              high_ratio ? "ndzip-high-ratio" : "ndzip",
+                              ExecSpace().concurrency()};
   row.bytes = double(n) * sizeof(T);
   row.compressed_bytes = double(size);
   set_timings(row, compress, decompress, copy);
@@ -161,8 +167,13 @@ void measure_peers(ndzip::perf::report& report, const input_label& label,
       const auto compress = ndzip::perf::measure([&] { peer->compress(in, stream); });
       const auto decompress =
           ndzip::perf::measure([&] { peer->decompress(in, stream, restored.data()); });
-      ndzip::perf::result_row row{label.mode, label.dataset, in.is_double ? "double" : "float",
-                                  ndzip::to_string(grid), "host", peer->name(), 1};
+      ndzip::perf::result_row row{label.mode,
+                                  label.dataset,
+                                  in.is_double ? "double" : "float",
+                                  ndzip::to_string(grid),
+                                  "host",
+                                  peer->name(),
+                                  1};
       row.bytes = double(in.bytes);
       row.compressed_bytes = double(stream.size());
       set_timings(row, compress, decompress, copy);
@@ -176,7 +187,8 @@ void measure_peers(ndzip::perf::report& report, const input_label& label,
   }
 }
 
-// Calls f(T{}, std::integral_constant<int, Dims>{}, extent) for a type and extents known at run time.
+// Calls f(T{}, std::integral_constant<int, Dims>{}, extent) for a type and extents known at run
+// time.
 template <class F>
 void with_shape(bool is_double, const std::vector<std::size_t>& e, F&& f) {
   auto with_type = [&](auto tag) {
@@ -196,7 +208,7 @@ struct options {
   bool synthetic = false;
   bool sweep = false;
   bool high_ratio = false;  // --high-ratio: the high-ratio mode too
-  int peers = -1;  // -1: only with --manifest; 0: never (--no-peers); 1: always (--peers)
+  int peers = -1;           // -1: only with --manifest; 0: never (--no-peers); 1: always (--peers)
   std::size_t scale = 1;
   std::size_t max_mib = 256;
   std::string csv, json;
@@ -218,13 +230,13 @@ void run_input(ndzip::perf::report& report, const options& opt, const input_labe
       const Kokkos::View<const T*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host_view(
           host_values, grid.size());
       // A writable copy in the backend's memory (--with-copies refills it in every run).
-      Kokkos::View<T*, memory_space> values(Kokkos::view_alloc(Kokkos::WithoutInitializing, "values"),
-                                            grid.size());
+      Kokkos::View<T*, memory_space> values(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "values"), grid.size());
       Kokkos::deep_copy(values, host_view);
       ndzip::compressor<T, Dims, decltype(exec)> codec(exec, grid);
       report.add(measure_ndzip(b, label, codec, values, host_view, opt.with_copies, reference));
       if (opt.high_ratio) {
-        ndzip::high_ratio_compressor<T, Dims, decltype(exec)> hr(exec, grid);
+        ndzip::compressor<T, Dims, decltype(exec)> hr(exec, grid, ndzip::codec_mode::high_ratio);
         report.add(
             measure_ndzip(b, label, hr, values, host_view, opt.with_copies, high_ratio_reference));
       }
@@ -240,8 +252,8 @@ template <class T, int Dims>
 void run_synthetic_input(ndzip::perf::report& report, const options& opt, const input_label& label,
                          const ndzip::extent<Dims>& grid,
                          const std::vector<std::unique_ptr<ndzip::perf::peer_codec>>& peers) {
-  Kokkos::View<T*, Kokkos::HostSpace> host(Kokkos::view_alloc(Kokkos::WithoutInitializing, "synthetic"),
-                                           grid.size());
+  Kokkos::View<T*, Kokkos::HostSpace> host(
+      Kokkos::view_alloc(Kokkos::WithoutInitializing, "synthetic"), grid.size());
   fill_synthetic<T, Dims>(Kokkos::DefaultHostExecutionSpace(), host, grid);
   Kokkos::DefaultHostExecutionSpace().fence();
   run_input<T, Dims>(report, opt, label, grid, host.data(), peers);
@@ -383,11 +395,11 @@ struct typed_corpus_batch : corpus_batch<ExecSpace> {
     using bits = typename ndzip::profile<T, Dims>::bits_type;
     bool exact = true;
     for (std::size_t i = 0; i < batch.size(); ++i)
-      exact = exact && outcomes.host(i).failure == ndzip::decompress_outcome::no_failure &&
-              outcomes.host(i).stream_bytes == sizes.host(i) &&
-              count_mismatches(exec, reinterpret_cast<const bits*>(originals[i].data()),
-                               reinterpret_cast<const bits*>(values[i].data()),
-                               values[i].size()) == 0;
+      exact =
+          exact && outcomes.host(i).failure == ndzip::decompress_outcome::no_failure &&
+          outcomes.host(i).stream_bytes == sizes.host(i) &&
+          count_mismatches(exec, reinterpret_cast<const bits*>(originals[i].data()),
+                           reinterpret_cast<const bits*>(values[i].data()), values[i].size()) == 0;
     return exact;
   }
 };
@@ -487,9 +499,9 @@ void run_corpus_async(ndzip::perf::report& report, const options& opt,
         compressed += double(sizes.host(i));
       }
       const auto add_row = [&](const char* codec, const ndzip::perf::timing& compress_time,
-                               const ndzip::perf::timing& decompress_time,
-                               double compressed_bytes, bool verified) {
-        ndzip::perf::result_row row{"aggregate", "(all)", "mixed", "-", b, codec,
+                               const ndzip::perf::timing& decompress_time, double compressed_bytes,
+                               bool verified) {
+        ndzip::perf::result_row row{"aggregate",         "(all)", "mixed", "-", b, codec,
                                     Exec().concurrency()};
         row.bytes = double(total);
         row.compressed_bytes = compressed_bytes;
@@ -588,15 +600,19 @@ void add_latency_batch(ndzip::perf::report& report, const Exec& exec, const std:
       50, 0.2);
   bool exact = true;
   for (std::size_t i = 0; i < copies; ++i)
-    exact = exact && sizes.host(i) == stream_size &&
-            outcomes.host(i).failure == ndzip::decompress_outcome::no_failure &&
-            count_mismatches(exec, reinterpret_cast<const std::uint32_t*>(values.data()),
-                             reinterpret_cast<const std::uint32_t*>(restored.data()) +
-                                 i * grid.size(),
-                             grid.size()) == 0;
-  ndzip::perf::result_row row{"latency", "synthetic-" + std::to_string(bytes) + "B", "float",
-                              ndzip::to_string(grid) + "x" + std::to_string(copies), backend,
-                              "ndzip-batch", Exec().concurrency()};
+    exact =
+        exact && sizes.host(i) == stream_size &&
+        outcomes.host(i).failure == ndzip::decompress_outcome::no_failure &&
+        count_mismatches(exec, reinterpret_cast<const std::uint32_t*>(values.data()),
+                         reinterpret_cast<const std::uint32_t*>(restored.data()) + i * grid.size(),
+                         grid.size()) == 0;
+  ndzip::perf::result_row row{"latency",
+                              "synthetic-" + std::to_string(bytes) + "B",
+                              "float",
+                              ndzip::to_string(grid) + "x" + std::to_string(copies),
+                              backend,
+                              "ndzip-batch",
+                              Exec().concurrency()};
   row.bytes = double(copies * bytes);
   row.compressed_bytes = double(copies * stream_size);
   set_timings(row, compress, decompress, copy);  // copy: one deep_copy of all copies, fenced
@@ -667,8 +683,12 @@ void run_latency(ndzip::perf::report& report, const options& opt) {
             size.host(0) == stream_size && codec.check_outcome(outcome.host(0)) == stream_size;
         const auto add = [&](const char* codec_name, const ndzip::perf::timing& c,
                              const ndzip::perf::timing& d) {
-          ndzip::perf::result_row row{"latency", "synthetic-" + std::to_string(bytes) + "B",
-                                      "float", ndzip::to_string(grid), b, codec_name,
+          ndzip::perf::result_row row{"latency",
+                                      "synthetic-" + std::to_string(bytes) + "B",
+                                      "float",
+                                      ndzip::to_string(grid),
+                                      b,
+                                      codec_name,
                                       Exec().concurrency()};
           row.bytes = double(bytes);
           row.compressed_bytes = double(stream_size);
@@ -785,8 +805,8 @@ void run(ndzip::perf::report& report, const options& opt) {
       auto e = s.extents;
       e[0] = std::max<std::size_t>(1, e[0] / opt.scale);
       with_shape(s.is_double, e, [&](auto tag, auto dims, const auto& grid) {
-        run_synthetic_input<decltype(tag), decltype(dims)::value>(report, opt, {"synthetic", "synthetic"},
-                                                                  grid, peers);
+        run_synthetic_input<decltype(tag), decltype(dims)::value>(
+            report, opt, {"synthetic", "synthetic"}, grid, peers);
       });
     }
   } else if (opt.latency) {
@@ -795,8 +815,8 @@ void run(ndzip::perf::report& report, const options& opt) {
     // 3-D float cubes of 1, 4, 16, ... MiB: 64 x 64 x 64 is 1 MiB.
     for (std::size_t mib = 1; mib <= opt.max_mib; mib *= 4) {
       const ndzip::extent<3> grid(64 * mib, std::size_t{64}, std::size_t{64});
-      run_synthetic_input<float, 3>(report, opt, {"sweep", "synthetic-" + std::to_string(mib) + "MiB"},
-                                    grid, peers);
+      run_synthetic_input<float, 3>(
+          report, opt, {"sweep", "synthetic-" + std::to_string(mib) + "MiB"}, grid, peers);
     }
   }
 }

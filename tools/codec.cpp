@@ -99,26 +99,13 @@ void release_host_copy(const Exec& exec, const HostView&, byte_buffer* owner) {
   }
 }
 
-// The codec of an array's mode.
-template <class T, int Dims, class Exec, class F>
-decltype(auto) with_codec(ndzip::codec_mode mode, const Exec& exec, const ndzip::extent<Dims>& grid,
-                          F&& f) {
-  if (mode == ndzip::codec_mode::high_ratio) {
-    ndzip::high_ratio_compressor<T, Dims, Exec> codec(exec, grid);
-    return f(codec);
-  }
-  ndzip::compressor<T, Dims, Exec> codec(exec, grid);
-  return f(codec);
-}
-
 template <class T, int Dims, class Exec>
 byte_buffer compress_on(const Exec& exec, const ndzip::extent<Dims>& grid, byte_span values,
                         byte_buffer* owner, ndzip::codec_mode mode) {
   const auto host_values = make_host_view<const T>(element_cast<const T>(values.data), grid);
   const auto values_b = backend_view(exec, host_values, true);
   release_host_copy(exec, host_values, owner);
-  return with_codec<T, Dims>(mode, exec, grid, [&](auto& codec) {
-
+  ndzip::compressor<T, Dims, Exec> codec(exec, grid, mode);
   byte_buffer stream(codec.size_bound());
   const host_view<std::byte, 1> host_stream(stream.data(), stream.size());
   const auto stream_b = backend_view(exec, host_stream, false);
@@ -127,7 +114,6 @@ byte_buffer compress_on(const Exec& exec, const ndzip::extent<Dims>& grid, byte_
   copy_to_host(exec, Kokkos::subview(host_stream, written), Kokkos::subview(stream_b, written));
   stream.resize(size);
   return stream;
-  });
 }
 
 template <class T, int Dims, class Exec>
@@ -143,13 +129,12 @@ decompressed decompress_on(const Exec& exec, const ndzip::extent<Dims>& grid, by
   if (mode == ndzip::codec_mode::ndzip)
     ndzip::compressor<T, Dims, Exec>(exec, grid).check_stream_size(stream.size);
   else if (stream.size < ndzip::high_ratio_smallest_stream_bytes<T>(grid))
-    throw ndzip::stream_error("ndzip: a high-ratio stream of " + std::to_string(stream.size) +
-                              " bytes is shorter than the shortest of a " +
-                              ndzip::to_string(grid) + " grid (" +
-                              std::to_string(ndzip::high_ratio_smallest_stream_bytes<T>(grid)) +
-                              " bytes)");
+    throw ndzip::stream_error(
+        "ndzip: a high-ratio stream of " + std::to_string(stream.size) +
+        " bytes is shorter than the shortest of a " + ndzip::to_string(grid) + " grid (" +
+        std::to_string(ndzip::high_ratio_smallest_stream_bytes<T>(grid)) + " bytes)");
 
-  return with_codec<T, Dims>(mode, exec, grid, [&](auto& codec) {
+  ndzip::compressor<T, Dims, Exec> codec(exec, grid, mode);
   decompressed out;
   out.values.resize(grid.size() * sizeof(T));
   const auto host_values = make_host_view(element_cast<T>(out.values.data()), grid);
@@ -157,7 +142,6 @@ decompressed decompress_on(const Exec& exec, const ndzip::extent<Dims>& grid, by
   out.consumed = codec.decompress(stream_b, values_b);
   copy_to_host(exec, host_values, values_b);
   return out;
-  });
 }
 
 }  // namespace
@@ -211,9 +195,7 @@ std::string codec_message(const std::exception& e) {
 
 int host_thread_limit() { return ndzip::max_host_threads; }
 
-std::vector<std::string> backend_names() {
-  return ndzip::enabled_backends();
-}
+std::vector<std::string> backend_names() { return ndzip::enabled_backends(); }
 
 std::string backend_list() {
   std::string list;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The high-ratio mode (ndzip::high_ratio_compressor, docs/FORMAT.md "The high-ratio stream"):
+// The high-ratio mode (ndzip::compressor made with ndzip::codec_mode::high_ratio, docs/FORMAT.md
+// "The high-ratio stream"):
 // round trips of every family and shape on every backend with one stream for all of them, the
 // size bound, where it beats the default mode, and hostile streams.
 
@@ -16,7 +17,7 @@ using namespace ndzip_test;
 namespace {
 
 template <class T, int D, class Exec, class Bits>
-std::vector<unsigned char> hr_compress(ndzip::high_ratio_compressor<T, D, Exec>& codec,
+std::vector<unsigned char> hr_compress(ndzip::compressor<T, D, Exec>& codec,
                                        const std::vector<Bits>& input) {
   using space = typename Exec::memory_space;
   const auto values =
@@ -29,7 +30,7 @@ std::vector<unsigned char> hr_compress(ndzip::high_ratio_compressor<T, D, Exec>&
 
 template <class T, int D, class Exec>
 std::vector<typename ndzip::profile<T, D>::bits_type> hr_decompress(
-    ndzip::high_ratio_compressor<T, D, Exec>& codec, const std::vector<unsigned char>& stream,
+    ndzip::compressor<T, D, Exec>& codec, const std::vector<unsigned char>& stream,
     std::size_t* consumed = nullptr) {
   using space = typename Exec::memory_space;
   const auto stream_view = device_bytes<space>(stream, 0);
@@ -47,7 +48,7 @@ std::vector<unsigned char> check_high_ratio(const std::vector<typename C::bits_t
   std::vector<unsigned char> first;
   for_each_backend([&](const std::string&, auto exec) {
     using Exec = decltype(exec);
-    ndzip::high_ratio_compressor<T, C::dims, Exec> codec(exec, grid);
+    ndzip::compressor<T, C::dims, Exec> codec(exec, grid, ndzip::codec_mode::high_ratio);
     CHECK(codec.size_bound() == ndzip::compressed_size_bound<T>(grid) + 16);
     const auto stream = hr_compress(codec, input);
     CHECK(stream.size() <= codec.size_bound());
@@ -187,7 +188,8 @@ TEST_CASE("high-ratio: damaged streams are refused, never read past their end") 
   const ndzip::extent<2> grid(130, 200);
   const auto input = integer_valued<C>(grid);
   Kokkos::DefaultHostExecutionSpace exec;
-  ndzip::high_ratio_compressor<float, 2, Kokkos::DefaultHostExecutionSpace> codec(exec, grid);
+  ndzip::compressor<float, 2, Kokkos::DefaultHostExecutionSpace> codec(
+      exec, grid, ndzip::codec_mode::high_ratio);
   const auto stream = hr_compress(codec, input);
   REQUIRE(stream[5] == 0);
   const auto refused = [&](std::vector<unsigned char> bad, const char* what) {
@@ -281,7 +283,7 @@ TEST_CASE_TEMPLATE("high-ratio: the host's and the device's schedules agree", C,
   std::mt19937_64 rng(5);
   for (std::size_t k = 0; k < 4096; ++k) input[k] = static_cast<Bits>(rng());
   Kokkos::Serial exec;
-  ndzip::high_ratio_compressor<T, C::dims, Kokkos::Serial> host(exec, grid);
+  ndzip::compressor<T, C::dims, Kokkos::Serial> host(exec, grid, ndzip::codec_mode::high_ratio);
   hr::engine<T, C::dims, Kokkos::Serial, true> device(exec, grid);
   const auto stream = hr_compress(host, input);
   REQUIRE(stream[5] == 0);  // coded
@@ -321,4 +323,58 @@ TEST_CASE_TEMPLATE("high-ratio: the host's and the device's schedules agree", C,
   }
   // The comparison covered failures (about a fifth of the changes), not only valid streams.
   CHECK(refused > 30);
+}
+
+// The mode as an option of ndzip::compressor and of the View API; the asynchronous calls, which
+// complete before they return in this mode.
+TEST_CASE("high-ratio: a mode of ndzip::compressor, the View API and the asynchronous calls") {
+  using C = ndzip_test::f32_3d;
+  const ndzip::extent<3> grid(20, 33, 40);
+  const auto input = integer_valued<C>(grid);
+  Kokkos::DefaultHostExecutionSpace exec;
+  const auto values = host_view_of<float, 3>(input, grid);
+  ndzip::compressor<float, 3, Kokkos::DefaultHostExecutionSpace> plain(exec, grid);
+  ndzip::compressor<float, 3, Kokkos::DefaultHostExecutionSpace> codec(
+      exec, grid, ndzip::codec_mode::high_ratio);
+  CHECK(plain.mode() == ndzip::codec_mode::ndzip);
+  CHECK(codec.mode() == ndzip::codec_mode::high_ratio);
+  CHECK(plain.alignment() == 4);
+  CHECK(codec.alignment() == 8);
+  CHECK(codec.size_bound() == plain.size_bound() + ndzip::high_ratio_header_bytes);
+  CHECK(ndzip::compressed_size_bound(values, ndzip::codec_mode::high_ratio) == codec.size_bound());
+  CHECK_THROWS_AS(codec.check_stream_size(20), ndzip::stream_error);
+  using host_codec = ndzip::compressor<float, 3, Kokkos::DefaultHostExecutionSpace>;
+  CHECK_THROWS_AS(host_codec(exec, grid, static_cast<ndzip::codec_mode>(7)), std::invalid_argument);
+
+  // The View API: the same stream as the compressor's, decoded back.
+  const auto stream = hr_compress(codec, input);
+  CHECK(std::string(stream.begin(), stream.begin() + 4) == "NDZH");
+  Kokkos::View<std::byte*, Kokkos::HostSpace> buffer("stream", codec.size_bound());
+  const std::size_t size = ndzip::compress(exec, values, buffer, ndzip::codec_mode::high_ratio);
+  CHECK(mismatch(host_bytes(buffer, size), stream) == "");
+  auto decoded =
+      make_view<grid_view<float, 3, Kokkos::LayoutRight, Kokkos::HostSpace>>("out", grid);
+  CHECK(ndzip::decompress(exec, buffer, decoded, ndzip::codec_mode::high_ratio) == size);
+  CHECK(mismatch(bits_of<std::uint32_t>(decoded), input) == "");
+
+  // Asynchronous calls: the size and the outcome are written on the instance.
+  Kokkos::View<std::uint64_t, Kokkos::HostSpace> stream_bytes("stream_bytes");
+  Kokkos::View<std::byte*, Kokkos::HostSpace> async_stream("async", codec.size_bound());
+  codec.compress_async(values, async_stream, stream_bytes);
+  exec.fence();
+  CHECK(stream_bytes() == size);
+  CHECK(mismatch(host_bytes(async_stream, size), stream) == "");
+  Kokkos::View<ndzip::decompress_outcome, Kokkos::HostSpace> outcome("outcome");
+  auto async_decoded =
+      make_view<grid_view<float, 3, Kokkos::LayoutRight, Kokkos::HostSpace>>("out", grid);
+  codec.decompress_async(async_stream, async_decoded, outcome);
+  exec.fence();
+  CHECK(codec.check_outcome(outcome()) == size);
+  CHECK(mismatch(bits_of<std::uint32_t>(async_decoded), input) == "");
+  // A damaged stream throws from the call itself; a short output buffer before any work.
+  async_stream(0) = std::byte{'X'};  // not a high-ratio stream
+  CHECK_THROWS_AS(codec.decompress_async(async_stream, async_decoded, outcome),
+                  ndzip::stream_error);
+  const auto short_stream = Kokkos::subview(async_stream, std::make_pair(std::size_t{0}, size));
+  CHECK_THROWS_AS(codec.compress_async(values, short_stream, stream_bytes), ndzip::capacity_error);
 }

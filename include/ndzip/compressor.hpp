@@ -4,11 +4,12 @@
 // It writes and reads the bare ndzip stream of the original format, which records no type,
 // extents or checksum: a damaged stream can decode silently into other values. Bytes that are
 // stored or sent belong in a frame (ndzip/frame.hpp: XXH3-64 over every byte, checked before
-// decoding) or behind another integrity check (docs/FORMAT.md). It owns all scratch memory. The encoder's scratch is allocated by the first compress() that
-// needs it, so a compressor that only decompresses never holds it: 8 bytes per hypercube on
-// GPUs when the stream View holds size_bound() bytes, otherwise (host backends, or a smaller
-// stream View) a worst-case block per hypercube, about 1.03x the array's size. After that,
-// compress() and decompress() allocate nothing.
+// decoding) or behind another integrity check (docs/FORMAT.md). It owns all scratch memory. The
+// encoder's scratch is allocated by the first compress() that needs it, so a compressor that only
+// decompresses never holds it: 8 bytes per hypercube on GPUs when the stream View holds
+// size_bound() bytes, otherwise (host backends, or a smaller stream View) a worst-case block per
+// hypercube, about 1.03x the array's size. After that, compress() and decompress() allocate
+// nothing.
 //
 // Threads: a compressor may be shared by host threads; its calls are serialised. Distinct
 // compressors may be used concurrently from distinct threads; with Kokkos older than 4.4 the
@@ -29,14 +30,14 @@
 // (values, stream, result Views) must stay alive and untouched until then. The synchronous
 // calls are these plus one read of the result.
 
+#include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <type_traits>
 
-#include <Kokkos_Core.hpp>
-
+#include "ndzip/codec_mode.hpp"
 #include "ndzip/decompress_outcome.hpp"
 #include "ndzip/error.hpp"
 #include "ndzip/export.hpp"
@@ -68,6 +69,9 @@ template <class T, int Dims, class ExecSpace, class LaneOps>
 struct codec;
 }  // namespace core
 
+template <class T, int Dims, class ExecSpace>
+class high_ratio_compressor;
+
 template <class T, int Dims, class ExecSpace = Kokkos::DefaultExecutionSpace>
 class NDZIP_EXPORT compressor {
  public:
@@ -76,16 +80,30 @@ class NDZIP_EXPORT compressor {
   using memory_space = typename ExecSpace::memory_space;
   using bits_type = typename profile<T, Dims>::bits_type;
   static constexpr int dimensions = Dims;
-  // The stream must start at a multiple of this many bytes.
+  // The stream must start at a multiple of this many bytes in the default mode (alignment()
+  // gives it for the compressor's mode).
   static constexpr std::size_t stream_alignment = sizeof(T);
 
-  // A codec for grids of this extent (slowest dimension first) in ExecSpace's memory.
-  // Throws std::invalid_argument if the grid cannot be represented in the ndzip format.
-  compressor(const ExecSpace& exec, const extent<Dims>& grid);
+  // A codec for grids of this extent (slowest dimension first) in ExecSpace's memory, writing
+  // and reading the stream of `mode`: the original ndzip stream (the default), or the
+  // high-ratio stream (ndzip/high_ratio.hpp: smaller, slower; its scratch, about three times
+  // the array's size, is allocated here; both asynchronous calls then complete before they
+  // return). Throws std::invalid_argument if the grid cannot be represented in the ndzip
+  // format, or for a mode that is not one of these.
+  compressor(const ExecSpace& exec, const extent<Dims>& grid, codec_mode mode = codec_mode::ndzip);
+  ~compressor();
+  compressor(compressor&&) noexcept;
+  compressor& operator=(compressor&&) noexcept;
 
   const extent<Dims>& grid() const { return m_grid; }
   const ExecSpace& execution_space_instance() const { return m_exec; }
-  std::size_t size_bound() const { return compressed_size_bound<T>(m_grid); }
+  codec_mode mode() const { return m_high_ratio ? codec_mode::high_ratio : codec_mode::ndzip; }
+  std::size_t size_bound() const {
+    return compressed_size_bound<T>(m_grid) + (m_high_ratio ? high_ratio_header_bytes : 0);
+  }
+  std::size_t alignment() const {
+    return m_high_ratio ? high_ratio_stream_alignment : stream_alignment;
+  }
 
   // Throws ndzip::stream_error if no stream of this grid fits in `stream_size` bytes (every
   // stream holds at least the offset table, the chunk heads and the border). decompress() checks
@@ -120,7 +138,8 @@ class NDZIP_EXPORT compressor {
                           values.data());
   }
 
-  // Queues the compression of `values` into `stream` and returns at once; `stream_size` (a
+  // Queues the compression of `values` into `stream` and returns at once (high-ratio mode:
+  // completes first, and queues the write of the size); `stream_size` (a
   // rank-0 View of std::uint64_t that the instance can write: device memory, or host-pinned
   // memory to read without a copy) receives the stream size in bytes. The stream View must hold
   // size_bound() bytes: otherwise ndzip::capacity_error, before anything is queued.
@@ -134,7 +153,9 @@ class NDZIP_EXPORT compressor {
                        stream_size.data());
   }
 
-  // Queues the decompression of `stream` into `values` and returns at once; `outcome` (a rank-0
+  // Queues the decompression of `stream` into `values` and returns at once (high-ratio mode:
+  // completes first, throws ndzip::stream_error itself, and queues the write of a successful
+  // outcome); `outcome` (a rank-0
   // View of ndzip::decompress_outcome that the instance can write: device memory, or host-pinned
   // memory to read without a copy) receives the bytes consumed or the first inconsistency
   // found; check_outcome() turns it into decompress()'s result or exception. Errors that the
@@ -158,7 +179,7 @@ class NDZIP_EXPORT compressor {
   std::size_t check_outcome(const decompress_outcome& outcome) const;
 
   // The same on raw pointers into memory_space: `values` holds grid().size() elements in C
-  // order; `stream` must be aligned to the word size (sizeof(T)), and the two ranges
+  // order; `stream` must be aligned to alignment(), and the two ranges
   // ([stream, stream + capacity or size) and the values) must not overlap. `stream_size` and
   // `outcome` point into memory the instance can write.
   std::size_t compress_raw(const T* values, std::byte* stream, std::size_t stream_capacity);
@@ -174,6 +195,8 @@ class NDZIP_EXPORT compressor {
 
   ExecSpace m_exec;
   extent<Dims> m_grid;
+  // The high-ratio mode's codec, which every call is handed to; null in the default mode.
+  std::unique_ptr<high_ratio_compressor<T, Dims, ExecSpace>> m_high_ratio;
   // Encoder scratch, allocated by the first compress() that needs it. Single pass (GPUs, into
   // a stream with room for the worst case): a published word per hypercube and a ticket
   // counter (core/block_placement.hpp), and the number of such calls so far. Otherwise: every
@@ -206,11 +229,9 @@ class NDZIP_EXPORT compressor {
                       std::is_same_v<typename View::value_type, Value>,
                   "ndzip: the result of an asynchronous call goes into a rank-0 View of "
                   "std::uint64_t (compress) or ndzip::decompress_outcome (decompress)");
-    static_assert(
-        Kokkos::SpaceAccessibility<ExecSpace, typename View::memory_space>::accessible,
-        "ndzip: the result View is not accessible from the compressor's execution space");
+    static_assert(Kokkos::SpaceAccessibility<ExecSpace, typename View::memory_space>::accessible,
+                  "ndzip: the result View is not accessible from the compressor's execution space");
   }
 };
-
 
 }  // namespace ndzip

@@ -19,6 +19,7 @@
 // Like the one-shot functions of ndzip/view_api.hpp, each call builds a temporary compressor
 // (allocating its scratch) and completes before it returns.
 
+#include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <array>
 #include <cstddef>
@@ -28,15 +29,12 @@
 #include <type_traits>
 #include <utility>
 
-#include <Kokkos_Core.hpp>
-
 #include "ndzip/compressor.hpp"
 #include "ndzip/detail/disjoint.hpp"
 #include "ndzip/error.hpp"
 #include "ndzip/export.hpp"
 #include "ndzip/extent.hpp"
 #include "ndzip/frame_format.hpp"
-#include "ndzip/high_ratio.hpp"
 #include "ndzip/view_api.hpp"
 #include "ndzip/view_checks.hpp"
 
@@ -89,13 +87,12 @@ using unmanaged_bytes = Kokkos::View<Byte*, MemorySpace, Kokkos::MemoryTraits<Ko
 // The codec reads and writes a frame's stream where it lies if the execution space can access
 // that memory and the stream is aligned to the element size, as the codec needs (it starts 48
 // bytes into the frame); otherwise through a copy in the space's own memory.
-// Codec: ndzip::compressor or ndzip::high_ratio_compressor.
 template <class FrameSpace, class Codec, class ValuesView>
 std::size_t compress_into_frame(Codec& codec, const ValuesView& values, std::byte* stream,
                                 std::size_t capacity) {
   using ExecSpace = typename Codec::execution_space;
   if constexpr (Kokkos::SpaceAccessibility<ExecSpace, FrameSpace>::accessible) {
-    if (reinterpret_cast<std::uintptr_t>(stream) % Codec::stream_alignment == 0)
+    if (reinterpret_cast<std::uintptr_t>(stream) % codec.alignment() == 0)
       return codec.compress(values, unmanaged_bytes<std::byte, FrameSpace>(stream, capacity));
   }
   const Kokkos::View<std::byte*, typename ExecSpace::memory_space> scratch(
@@ -120,7 +117,7 @@ std::size_t decompress_from_frame(Codec& codec, const std::byte* stream, std::si
   using ExecSpace = typename Codec::execution_space;
   using frame_stream = unmanaged_bytes<const std::byte, FrameSpace>;
   if constexpr (Kokkos::SpaceAccessibility<ExecSpace, FrameSpace>::accessible) {
-    if (reinterpret_cast<std::uintptr_t>(stream) % Codec::stream_alignment == 0)
+    if (reinterpret_cast<std::uintptr_t>(stream) % codec.alignment() == 0)
       return codec.decompress(frame_stream(stream, stream_bytes), values);
   }
   const Kokkos::View<std::byte*, typename ExecSpace::memory_space> scratch(
@@ -132,11 +129,10 @@ std::size_t decompress_from_frame(Codec& codec, const std::byte* stream, std::si
 }  // namespace detail
 
 // The most bytes compress_frame writes for `values` in `mode`: the header and
-// compressed_size_bound (high-ratio: and the high-ratio stream's header).
+// compressed_size_bound in that mode.
 template <class ValuesView>
 std::size_t frame_size_bound(const ValuesView& values, codec_mode mode = codec_mode::ndzip) {
-  return frame_header_bytes + compressed_size_bound(values) +
-         (mode == codec_mode::high_ratio ? high_ratio_header_bytes : 0);
+  return frame_header_bytes + compressed_size_bound(values, mode);
 }
 
 // Compresses `values` (a contiguous View, as for compress; not empty: a frame's extents are at
@@ -166,13 +162,9 @@ std::size_t compress_frame(const ExecSpace& exec, const ValuesView& values, cons
 
   std::byte* const out = reinterpret_cast<std::byte*>(frame.data());
   std::byte* const stream = out + frame_header_bytes;
-  const auto into_frame = [&](auto&& codec) {
-    return detail::compress_into_frame<typename FrameView::memory_space>(
-        codec, values, stream, frame.size() - frame_header_bytes);
-  };
-  const std::size_t stream_bytes =
-      mode == codec_mode::high_ratio ? into_frame(high_ratio_compressor<T, Dims, ExecSpace>(exec, grid))
-                                     : into_frame(compressor<T, Dims, ExecSpace>(exec, grid));
+  compressor<T, Dims, ExecSpace> codec(exec, grid, mode);
+  const std::size_t stream_bytes = detail::compress_into_frame<typename FrameView::memory_space>(
+      codec, values, stream, frame.size() - frame_header_bytes);
   exec.fence();  // the header's checksum reads the stream on the host
 
   const auto header = encode_frame_header(element_type_of<T>(), Dims, detail::frame_extents(grid),
@@ -203,14 +195,9 @@ void decompress_frame(const ExecSpace& exec, const FrameView& frame, const Value
                             detail::view_label(values));
   detail::check_frame_disjoint<T>(values, grid, frame);
 
-  const auto from_frame = [&](auto&& codec) {
-    return detail::decompress_from_frame<typename FrameView::memory_space>(
-        codec, data + frame_header_bytes, static_cast<std::size_t>(info.stream_bytes), values);
-  };
-  const std::size_t consumed =
-      info.mode == codec_mode::high_ratio
-          ? from_frame(high_ratio_compressor<T, Dims, ExecSpace>(exec, grid))
-          : from_frame(compressor<T, Dims, ExecSpace>(exec, grid));
+  compressor<T, Dims, ExecSpace> codec(exec, grid, info.mode);
+  const std::size_t consumed = detail::decompress_from_frame<typename FrameView::memory_space>(
+      codec, data + frame_header_bytes, static_cast<std::size_t>(info.stream_bytes), values);
   detail::check_frame_stream_consumed(info, consumed);
 }
 

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "ndzip/codec_mode.hpp"
 #include "ndzip/error.hpp"
 #include "ndzip/export.hpp"
 
@@ -55,10 +56,6 @@ inline constexpr std::uint8_t frame_version = 1;
 // The version that records the codec mode in byte 7.
 inline constexpr std::uint8_t frame_version_with_mode = 2;
 
-// How a frame's stream is coded: the raw ndzip stream, or the high-ratio stream
-// (ndzip/high_ratio.hpp).
-enum class codec_mode : std::uint8_t { ndzip = 0, high_ratio = 1 };
-
 // What a frame's header records.
 struct frame_info {
   element_type type = element_type::float32;
@@ -78,10 +75,10 @@ struct frame_info {
 // Reads the header at the start of the `size` bytes at `data` and looks no further, for a reader
 // that reads the header first to learn how much follows. Throws ndzip::frame_error unless the
 // magic matches as far as the bytes go ("not a frame") and there are 48 bytes ("truncated"),
-// the version is frame_version or frame_version_with_mode (with a known mode), the type code, the dimension count and the reserved byte are
-// valid, the extents are at least 1 up to `dimensions` and 0 past it, the ndzip format can hold
-// the array, and an array of this type and these extents can compress to a stream of the
-// recorded length.
+// the version is frame_version or frame_version_with_mode (with a known mode), the type code, the
+// dimension count and the reserved byte are valid, the extents are at least 1 up to `dimensions`
+// and 0 past it, the ndzip format can hold the array, and an array of this type and these extents
+// can compress to a stream of the recorded length.
 NDZIP_EXPORT frame_info read_frame_header(const std::byte* data, std::size_t size);
 
 // Throws ndzip::frame_error unless a frame of `frame_size` bytes holds exactly the stream its

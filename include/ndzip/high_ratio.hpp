@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // ndzip::high_ratio_compressor: the codec's high-ratio mode for one grid shape on one
-// execution-space instance. It writes and reads the high-ratio stream (docs/FORMAT.md): the
-// ndzip transform with a gray step, the border compressed as a 1-D array, and every block's bytes
-// Huffman-coded with code tables built for the stream, each block decodable on its own. It
-// stores fewer bytes than the default mode on most data (docs/PERFORMANCE.md) and never more
-// than 16 bytes beyond the ndzip size bound (size_bound()). Like the raw ndzip stream it
-// records no type or extents and carries no checksum: keep it in a frame where bytes are
-// stored or sent.
+// execution-space instance, on raw pointers; an ndzip::compressor made with
+// ndzip::codec_mode::high_ratio runs it behind its View calls, and so does the frame. It writes
+// and reads the high-ratio stream (docs/FORMAT.md): the ndzip transform with a gray step, the
+// border compressed as a 1-D array, and every block's bytes Huffman-coded with code tables built
+// for the stream, each block decodable on its own. It stores fewer bytes than the default mode on
+// most data (docs/PERFORMANCE.md) and never more than 16 bytes beyond the ndzip size bound
+// (size_bound()). Like the raw ndzip stream it records no type or extents and carries no checksum:
+// keep it in a frame where bytes are stored or sent.
 //
 // The stream is the same on every backend. Both calls are synchronous: they fence the instance
 // (the code tables are built on the host from counts made on the device) and return once the
@@ -23,17 +24,13 @@
 #include <cstdint>
 #include <memory>
 
+#include "ndzip/codec_mode.hpp"
 #include "ndzip/compressor.hpp"
 #include "ndzip/export.hpp"
 #include "ndzip/extent.hpp"
 #include "ndzip/format.hpp"
-#include "ndzip/view_checks.hpp"
 
 namespace ndzip {
-
-// The high-ratio stream's header is this many bytes; a stream that coding would not shrink
-// holds the default ndzip stream behind it.
-inline constexpr std::size_t high_ratio_header_bytes = 16;
 
 template <class T, int Dims>
 constexpr std::size_t high_ratio_size_bound(const extent<Dims>& grid) {
@@ -72,7 +69,7 @@ class NDZIP_EXPORT high_ratio_compressor {
   using memory_space = typename ExecSpace::memory_space;
   static constexpr int dimensions = Dims;
   // The stream must start at a multiple of this many bytes.
-  static constexpr std::size_t stream_alignment = 8;
+  static constexpr std::size_t stream_alignment = high_ratio_stream_alignment;
 
   // Throws std::invalid_argument if the grid cannot be represented in the ndzip format.
   high_ratio_compressor(const ExecSpace& exec, const extent<Dims>& grid);
@@ -84,27 +81,7 @@ class NDZIP_EXPORT high_ratio_compressor {
   const ExecSpace& execution_space_instance() const { return m_exec; }
   std::size_t size_bound() const { return high_ratio_size_bound<T>(m_grid); }
 
-  // As ndzip::compressor's: contiguous Views in memory_space (LayoutLeft extents read reversed),
-  // the stream a rank-1 View of bytes. compress() returns the stream size (ndzip::capacity_error,
-  // before anything is written, if the stream View is too small); decompress() returns the bytes
-  // consumed (a longer stream View is accepted).
-  template <class ValuesView, class StreamView>
-  std::size_t compress(const ValuesView& values, const StreamView& stream) {
-    check_values_view<T, Dims, memory_space>(values, m_grid);
-    check_stream_view<memory_space>(stream);
-    return compress_raw(values.data(), reinterpret_cast<std::byte*>(stream.data()), stream.size());
-  }
-  template <class StreamView, class ValuesView>
-  std::size_t decompress(const StreamView& stream, const ValuesView& values) {
-    check_stream_view<memory_space>(stream);
-    check_values_view<T, Dims, memory_space>(values, m_grid);
-    static_assert(!std::is_const_v<typename ValuesView::value_type>,
-                  "ndzip::decompress needs a writable values View");
-    return decompress_raw(reinterpret_cast<const std::byte*>(stream.data()), stream.size(),
-                          values.data());
-  }
-
-  // The same on raw pointers into memory_space; the stream aligned to 8 bytes.
+  // As ndzip::compressor's raw calls; the stream aligned to 8 bytes.
   std::size_t compress_raw(const T* values, std::byte* stream, std::size_t stream_capacity);
   std::size_t decompress_raw(const std::byte* stream, std::size_t stream_size, T* values);
 

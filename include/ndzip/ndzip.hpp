@@ -4,6 +4,7 @@
 
 #include "ndzip/backends.hpp"
 #include "ndzip/batch_compressor.hpp"
+#include "ndzip/codec_mode.hpp"
 #include "ndzip/compressor.hpp"
 #include "ndzip/error.hpp"
 #include "ndzip/extent.hpp"

@@ -5,40 +5,44 @@
 // The stream is the bare ndzip stream, with no checksum (compressor.hpp); ndzip/frame.hpp puts
 // it in a checksummed, self-describing frame for storage and transfer.
 
+#include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <type_traits>
-
-#include <Kokkos_Core.hpp>
 
 #include "ndzip/compressor.hpp"
 #include "ndzip/view_checks.hpp"
 
 namespace ndzip {
 
-// Worst-case stream size for a View (same shape rules as compress()).
+// Worst-case stream size for a View (same shape rules as compress()) in `mode`.
 template <class ValuesView>
-std::size_t compressed_size_bound(const ValuesView& values) {
+std::size_t compressed_size_bound(const ValuesView& values, codec_mode mode = codec_mode::ndzip) {
   return compressed_size_bound<std::remove_const_t<typename ValuesView::value_type>>(
-      grid_of(values));
+             grid_of(values)) +
+         (mode == codec_mode::high_ratio ? high_ratio_header_bytes : 0);
 }
 
-// Compresses `values` into `stream` on `exec`; returns the stream size in bytes. Completes (the
-// instance is fenced) before returning, since the temporary scratch is released at return.
+// Compresses `values` into `stream` on `exec` in `mode` (ndzip/codec_mode.hpp); returns the
+// stream size in bytes. Completes (the instance is fenced) before returning, since the
+// temporary scratch is released at return.
 template <class ExecSpace, class ValuesView, class StreamView>
-std::size_t compress(const ExecSpace& exec, const ValuesView& values, const StreamView& stream) {
+std::size_t compress(const ExecSpace& exec, const ValuesView& values, const StreamView& stream,
+                     codec_mode mode = codec_mode::ndzip) {
   using T = std::remove_const_t<typename ValuesView::value_type>;
-  compressor<T, static_cast<int>(ValuesView::rank), ExecSpace> codec(exec, grid_of(values));
+  compressor<T, static_cast<int>(ValuesView::rank), ExecSpace> codec(exec, grid_of(values), mode);
   const std::size_t size = codec.compress(values, stream);
   exec.fence();
   return size;
 }
 
-// Decompresses `stream` into `values` on `exec`; returns the number of stream bytes consumed.
-// Throws ndzip::stream_error if the stream does not fit the extents of `values`.
+// Decompresses `stream`, written in `mode` (a raw stream does not record it), into `values` on
+// `exec`; returns the number of stream bytes consumed. Throws ndzip::stream_error if the stream
+// does not fit the extents of `values`.
 template <class ExecSpace, class StreamView, class ValuesView>
-std::size_t decompress(const ExecSpace& exec, const StreamView& stream, const ValuesView& values) {
+std::size_t decompress(const ExecSpace& exec, const StreamView& stream, const ValuesView& values,
+                       codec_mode mode = codec_mode::ndzip) {
   using T = std::remove_const_t<typename ValuesView::value_type>;
-  compressor<T, static_cast<int>(ValuesView::rank), ExecSpace> codec(exec, grid_of(values));
+  compressor<T, static_cast<int>(ValuesView::rank), ExecSpace> codec(exec, grid_of(values), mode);
   return codec.decompress(stream, values);
 }
 

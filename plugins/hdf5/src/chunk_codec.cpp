@@ -18,6 +18,10 @@
 namespace ndzip::hdf5_plugin {
 namespace {
 
+codec_mode mode_of(const chunk_parameters& chunk) {
+  return chunk.high_ratio ? codec_mode::high_ratio : codec_mode::ndzip;
+}
+
 filtered_chunk allocate(std::size_t capacity) {
   filtered_chunk out;
   out.bytes.reset(static_cast<std::byte*>(std::malloc(capacity)));
@@ -26,14 +30,15 @@ filtered_chunk allocate(std::size_t capacity) {
   return out;
 }
 
-// The ndzip API reads both values and streams as arrays of T. HDF5's buffers come from malloc
-// and so are aligned; one that is not is copied rather than read misaligned.
+// The ndzip API reads values as arrays of T, and streams from 8-byte boundaries (the high-ratio
+// stream's; the ndzip stream's is sizeof(T)). HDF5's buffers come from malloc and so are
+// aligned; one that is not is copied rather than read misaligned.
 template <class T>
 class aligned_input {
  public:
   aligned_input(const void* data, std::size_t size) : m_data(data) {
-    if (reinterpret_cast<std::uintptr_t>(data) % alignof(T) != 0) {
-      m_copy.resize((size + sizeof(T) - 1) / sizeof(T));
+    if (reinterpret_cast<std::uintptr_t>(data) % sizeof(std::uint64_t) != 0) {
+      m_copy.resize((size + sizeof(std::uint64_t) - 1) / sizeof(std::uint64_t));
       std::memcpy(m_copy.data(), data, size);
       m_data = m_copy.data();
     }
@@ -43,7 +48,7 @@ class aligned_input {
 
  private:
   const void* m_data;
-  std::vector<T> m_copy;
+  std::vector<std::uint64_t> m_copy;
 };
 
 // The bytes in front of the stream: its checksum, in a checksummed chunk.
@@ -73,9 +78,9 @@ filtered_chunk compress_chunk(const chunk_parameters& chunk, const void* chunk_d
     constexpr int dims = std::decay_t<decltype(grid)>::dimensions;
     const aligned_input<T> input(chunk_data, size);
     with_host_backend([&](const auto& exec) {
-      compressor<T, dims, std::decay_t<decltype(exec)>> codec(exec, grid);
+      compressor<T, dims, std::decay_t<decltype(exec)>> codec(exec, grid, mode_of(chunk));
       out = allocate(head + codec.size_bound());
-      // malloc's alignment holds at offset 8 too: the stream is written as words of T.
+      // malloc's alignment holds at offset 8 too, as the stream needs.
       const std::size_t stream_size =
           codec.compress_raw(input.values(), out.bytes.get() + head, out.capacity - head);
       exec.fence();
@@ -112,7 +117,7 @@ filtered_chunk decompress_chunk(const chunk_parameters& chunk, const void* store
     constexpr int dims = std::decay_t<decltype(grid)>::dimensions;
     const aligned_input<T> input(stored, size);
     with_host_backend([&](const auto& exec) {
-      compressor<T, dims, std::decay_t<decltype(exec)>> codec(exec, grid);
+      compressor<T, dims, std::decay_t<decltype(exec)>> codec(exec, grid, mode_of(chunk));
       std::size_t consumed = 0;
       try {
         consumed = codec.decompress_raw(input.bytes() + head, stream_size,

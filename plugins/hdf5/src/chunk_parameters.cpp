@@ -22,7 +22,9 @@ std::string chunk_parameters::description() const {
 
 std::vector<unsigned> to_cd_values(const chunk_parameters& chunk) {
   std::vector<unsigned> values{chunk.layout};
-  if (chunk.layout >= 2) values.push_back(chunk.checksum ? checksum_flag : 0);
+  if (chunk.layout >= 2)
+    values.push_back((chunk.checksum ? checksum_flag : 0) |
+                     (chunk.high_ratio ? high_ratio_flag : 0));
   values.push_back(static_cast<unsigned>(chunk.type));
   values.push_back(static_cast<unsigned>(chunk.rank));
   for (int a = 0; a < chunk.rank; ++a) values.push_back(static_cast<unsigned>(chunk.extents[a]));
@@ -51,10 +53,11 @@ chunk_parameters from_cd_values(std::size_t count, const unsigned* values) {
   if (chunk.layout == 1) {
     chunk.checksum = false;
   } else {
-    if (values[1] & ~checksum_flag)
+    if (values[1] & ~(checksum_flag | high_ratio_flag))
       fail("flags " + std::to_string(values[1]) +
            " set bits this filter does not know (written by a newer ndzip filter?)");
     chunk.checksum = (values[1] & checksum_flag) != 0;
+    chunk.high_ratio = (values[1] & high_ratio_flag) != 0;
   }
   const unsigned type = values[first];
   if (type != static_cast<unsigned>(element_type::float32) &&
@@ -79,21 +82,25 @@ chunk_parameters with_requested_layout(chunk_parameters chunk, std::size_t count
                                        const unsigned* values) {
   chunk.layout = cd_values_layout;
   chunk.checksum = true;
+  chunk.high_ratio = false;
   if (count == 0) return chunk;
   if (count >= min_stored_cd_values) {
     // A copied dataset's parameters: its layout and flags carry over to the copy.
     const chunk_parameters copied = from_cd_values(count, values);
     chunk.layout = copied.layout;
     chunk.checksum = copied.checksum;
+    chunk.high_ratio = copied.high_ratio;
     return chunk;
   }
-  if (count > max_user_options || values[0] > 1)
+  if (count > max_user_options || values[0] > 1 || (count == 2 && values[1] > 1))
     throw std::runtime_error(
         "ndzip HDF5 filter: the filter was added with " + std::to_string(count) + " value(s) (" +
         std::to_string(values[0]) + (count > 1 ? ", ...)" : ")") +
-        "; it takes none, one (checksum: 1 on, the default, or 0 off), or the " +
+        "; it takes none, one (checksum: 1 on, the default, or 0 off), two (checksum, then "
+        "high ratio: 1 for the high-ratio stream, 0 for the ndzip stream, the default), or the " +
         std::to_string(min_stored_cd_values) + " or more parameters of an ndzip dataset");
   chunk.checksum = values[0] == 1;
+  chunk.high_ratio = count == 2 && values[1] == 1;
   return chunk;
 }
 

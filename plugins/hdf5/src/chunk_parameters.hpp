@@ -7,7 +7,9 @@
 //
 // cd_values, layout version 2 (written after 0.1.0; 5 to 7 values):
 //   [0]           layout version: 2
-//   [1]           flags: bit 0 set = each chunk is checksummed (the default); other bits 0
+//   [1]           flags: bit 0 set = each chunk is checksummed (the default); bit 1 set = the
+//                 stream is the high-ratio stream (docs/FORMAT.md), else the ndzip stream;
+//                 other bits 0 (a filter that predates a bit refuses the dataset)
 //   [2]           element type: 1 = float (IEEE 754 binary32), 2 = double (binary64), both in
 //                 the byte order of the machine that writes them, which must be little endian
 //   [3]           rank: 1, 2 or 3
@@ -16,12 +18,14 @@
 //   [0] = 1, then the element type, the rank and the extents as [2..] above; no flags.
 //
 // The stored chunk (docs/FORMAT.md, "HDF5 chunks"): with the checksum flag, the XXH3-64 (seed 0)
-// of the ndzip stream as 8 little-endian bytes, followed by the stream; without it (and in
-// layout 1), the bare ndzip stream.
+// of the stream as 8 little-endian bytes, followed by the stream; without it (and in layout 1),
+// the bare stream. The stream is the ndzip stream, or with the high-ratio flag the high-ratio
+// stream.
 //
 // What a user passes when adding the filter (h5py's compression_opts, h5repack's UD=):
-//   nothing        layout 2, checksummed
-//   (checksum,)    layout 2, checksummed if checksum is 1, bare streams if it is 0
+//   nothing                    layout 2, checksummed, ndzip streams
+//   (checksum,)                layout 2, checksummed if checksum is 1, bare streams if it is 0
+//   (checksum, high_ratio)     and high-ratio streams if high_ratio is 1, ndzip streams if 0
 // A list of 4 or more values is the parameters of an existing dataset (h5repack and H5Pcopy
 // hand those to the new dataset): its layout and flags are kept, the extents recomputed.
 
@@ -35,8 +39,9 @@ namespace ndzip::hdf5_plugin {
 enum class element_type : unsigned { float32 = 1, float64 = 2 };
 
 struct chunk_parameters {
-  unsigned layout = 2;   // cd_values layout version: 1 or 2
-  bool checksum = true;  // layout 2 only: each chunk carries the XXH3-64 of its stream
+  unsigned layout = 2;      // cd_values layout version: 1 or 2
+  bool checksum = true;     // layout 2 only: each chunk carries the XXH3-64 of its stream
+  bool high_ratio = false;  // layout 2 only: the chunks hold high-ratio streams
   element_type type = element_type::float32;
   int rank = 0;
   std::array<std::size_t, 3> extents = {};  // the first `rank` are used
@@ -50,8 +55,9 @@ struct chunk_parameters {
 
 inline constexpr unsigned cd_values_layout = 2;  // what new datasets get
 inline constexpr unsigned checksum_flag = 1;
+inline constexpr unsigned high_ratio_flag = 2;
 inline constexpr std::size_t max_cd_values = 7;
-inline constexpr std::size_t max_user_options = 1;
+inline constexpr std::size_t max_user_options = 2;
 inline constexpr std::size_t min_stored_cd_values = 4;  // layout 1 of a 1-D chunk
 
 // The cd_values of `chunk`, in its layout.
@@ -63,8 +69,8 @@ std::vector<unsigned> to_cd_values(const chunk_parameters& chunk);
 chunk_parameters from_cd_values(std::size_t count, const unsigned* values);
 
 // The layout a new dataset gets from the values its filter was added with (user options or a
-// copied dataset's parameters, see above): `chunk`'s type and extents with the layout and
-// checksum those values ask for. Throws std::runtime_error naming an option it does not know.
+// copied dataset's parameters, see above): `chunk`'s type and extents with the layout, checksum
+// and mode those values ask for. Throws std::runtime_error naming an option it does not know.
 chunk_parameters with_requested_layout(chunk_parameters chunk, std::size_t count,
                                        const unsigned* values);
 

@@ -15,6 +15,7 @@ import numpy as np
 ELEMENT_TYPE_CODES = {np.dtype("float32"): 1, np.dtype("float64"): 2}  # cd_values[2]
 CD_VALUES_LAYOUT = 2  # cd_values[0]
 CHECKSUM_FLAG = 1  # cd_values[1]
+HIGH_RATIO_FLAG = 2  # cd_values[1] bit 1: the chunks hold high-ratio streams
 CHECKSUM_BYTES = 8  # in front of the stream in a checksummed chunk
 
 
@@ -90,9 +91,9 @@ def random_bits(dtype, shape, rng):
     return rng.integers(0, np.iinfo(uint).max, size=shape, dtype=uint, endpoint=True).view(dtype)
 
 
-def expected_cd_values(dtype, chunks, checksum=True):
-    return (CD_VALUES_LAYOUT, CHECKSUM_FLAG if checksum else 0, ELEMENT_TYPE_CODES[np.dtype(dtype)],
-            len(chunks), *chunks)
+def expected_cd_values(dtype, chunks, checksum=True, high_ratio=False):
+    flags = (CHECKSUM_FLAG if checksum else 0) | (HIGH_RATIO_FLAG if high_ratio else 0)
+    return (CD_VALUES_LAYOUT, flags, ELEMENT_TYPE_CODES[np.dtype(dtype)], len(chunks), *chunks)
 
 
 def pipeline(dataset):

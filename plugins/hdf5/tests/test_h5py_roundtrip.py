@@ -88,13 +88,19 @@ def check_overwrite(path, filter_id):
 
 def check_filter_options(path, filter_id):
     """What the filter was added with decides the chunk layout; set_local records the chunk:
-    no value (checksummed), checksum=1 or 0, a copied dataset's parameters (layout and flags
-    kept, extents recomputed). Anything else is refused when the dataset is created."""
-    values = smooth(np.float32, (100, 100))
+    no value (checksummed), checksum=1 or 0, then high_ratio=1 or 0, a copied dataset's
+    parameters (layout and flags kept, extents recomputed). Anything else is refused when the
+    dataset is created. Integer-valued data, where the high-ratio stream is smaller."""
+    values = np.round(smooth(np.float32, (100, 100)) * 1000).astype(np.float32)
     cases = {  # name -> (values the filter is added with, cd_values stored)
         "default": ((), expected_cd_values(np.float32, (64, 64))),
         "checksum_on": ((1,), expected_cd_values(np.float32, (64, 64))),
         "checksum_off": ((0,), expected_cd_values(np.float32, (64, 64), checksum=False)),
+        "ndzip_mode": ((1, 0), expected_cd_values(np.float32, (64, 64))),
+        "high_ratio": ((1, 1), expected_cd_values(np.float32, (64, 64), high_ratio=True)),
+        "high_ratio_bare": ((0, 1), expected_cd_values(np.float32, (64, 64), False, True)),
+        "copied_high_ratio": ((2, 3, 1, 2, 5, 5),
+                              expected_cd_values(np.float32, (64, 64), high_ratio=True)),
         "copied_layout_2": ((2, 0, 1, 2, 5, 5), expected_cd_values(np.float32, (64, 64), False)),
         "copied_layout_1": ((1, 1, 2, 5, 5), (1, 1, 2, 64, 64)),
     }
@@ -102,7 +108,8 @@ def check_filter_options(path, filter_id):
         for name, (given, _) in cases.items():
             f.create_dataset(name, data=values, chunks=(64, 64), compression=filter_id,
                              compression_opts=given or None)
-        for given in [(9, 9, 9), (2,), (3, 0, 1, 2, 64, 64), (2, 2, 1, 2, 64, 64)]:
+        for given in [(9, 9, 9), (2,), (1, 2), (1, 1, 1), (3, 0, 1, 2, 64, 64),
+                      (2, 4, 1, 2, 64, 64)]:
             try:
                 f.create_dataset("refused", data=values, chunks=(64, 64), compression=filter_id,
                                  compression_opts=given)
@@ -119,6 +126,9 @@ def check_filter_options(path, filter_id):
     # The same stream in every layout, behind its 8-byte checksum where there is one.
     assert stored["default"] == stored["checksum_off"] + CHECKSUM_BYTES, stored
     assert stored["copied_layout_1"] == stored["checksum_off"], stored
+    assert stored["ndzip_mode"] == stored["default"], stored
+    assert stored["high_ratio"] == stored["high_ratio_bare"] + CHECKSUM_BYTES, stored
+    assert stored["high_ratio"] < stored["default"], stored
 
 
 def check_refusals(path, filter_id):
