@@ -357,24 +357,33 @@ TEST_CASE("high-ratio: a mode of ndzip::compressor, the View API and the asynchr
   CHECK(ndzip::decompress(exec, buffer, decoded, ndzip::codec_mode::high_ratio) == size);
   CHECK(mismatch(bits_of<std::uint32_t>(decoded), input) == "");
 
-  // Asynchronous calls: the size and the outcome are written on the instance.
-  Kokkos::View<std::uint64_t, Kokkos::HostSpace> stream_bytes("stream_bytes");
-  Kokkos::View<std::byte*, Kokkos::HostSpace> async_stream("async", codec.size_bound());
-  codec.compress_async(values, async_stream, stream_bytes);
-  exec.fence();
-  CHECK(stream_bytes() == size);
-  CHECK(mismatch(host_bytes(async_stream, size), stream) == "");
-  Kokkos::View<ndzip::decompress_outcome, Kokkos::HostSpace> outcome("outcome");
-  auto async_decoded =
-      make_view<grid_view<float, 3, Kokkos::LayoutRight, Kokkos::HostSpace>>("out", grid);
-  codec.decompress_async(async_stream, async_decoded, outcome);
-  exec.fence();
-  CHECK(codec.check_outcome(outcome()) == size);
-  CHECK(mismatch(bits_of<std::uint32_t>(async_decoded), input) == "");
-  // A damaged stream throws from the call itself; a short output buffer before any work.
-  async_stream(0) = std::byte{'X'};  // not a high-ratio stream
-  CHECK_THROWS_AS(codec.decompress_async(async_stream, async_decoded, outcome),
-                  ndzip::stream_error);
-  const auto short_stream = Kokkos::subview(async_stream, std::make_pair(std::size_t{0}, size));
-  CHECK_THROWS_AS(codec.compress_async(values, short_stream, stream_bytes), ndzip::capacity_error);
+  // Asynchronous calls on every backend: the size and the outcome are written on the instance,
+  // into the backend's memory.
+  for_each_backend([&](const std::string& backend, auto space) {
+    using Exec = decltype(space);
+    using memory = typename Exec::memory_space;
+    INFO(backend);
+    ndzip::compressor<float, 3, Exec> async_codec(space, grid, ndzip::codec_mode::high_ratio);
+    const auto device_values = Kokkos::create_mirror_view_and_copy(memory{}, values);
+    Kokkos::View<std::uint64_t, memory> stream_bytes("stream_bytes");
+    Kokkos::View<std::byte*, memory> async_stream("async", async_codec.size_bound());
+    async_codec.compress_async(device_values, async_stream, stream_bytes);
+    space.fence();
+    CHECK(Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, stream_bytes)() == size);
+    CHECK(mismatch(host_bytes(async_stream, size), stream) == "");
+    Kokkos::View<ndzip::decompress_outcome, memory> outcome("outcome");
+    auto async_decoded = make_view<grid_view<float, 3, Kokkos::LayoutRight, memory>>("out", grid);
+    async_codec.decompress_async(async_stream, async_decoded, outcome);
+    space.fence();
+    CHECK(async_codec.check_outcome(
+              Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, outcome)()) == size);
+    CHECK(mismatch(bits_of<std::uint32_t>(async_decoded), input) == "");
+    // A damaged stream throws from the call itself; a short output buffer before any work.
+    Kokkos::deep_copy(Kokkos::subview(async_stream, 0), std::byte{'X'});  // not "NDZH"
+    CHECK_THROWS_AS(async_codec.decompress_async(async_stream, async_decoded, outcome),
+                    ndzip::stream_error);
+    const auto short_stream = Kokkos::subview(async_stream, std::make_pair(std::size_t{0}, size));
+    CHECK_THROWS_AS(async_codec.compress_async(device_values, short_stream, stream_bytes),
+                    ndzip::capacity_error);
+  });
 }
