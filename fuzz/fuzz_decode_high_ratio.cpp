@@ -2,17 +2,47 @@
 // Fuzz target: a high-ratio stream (docs/FORMAT.md) of a shaped array (fuzz_support.hpp) decoded
 // on every backend. Properties: decoding ends in ndzip::stream_error or in values; every backend
 // reaches the same outcome (the same message, or the same values from the same number of
-// bytes); decoded values compress in the high-ratio mode, on every backend to the same stream,
+// bytes), and so does the device schedule of the kernels (a thread per chunk and per code
+// stream, run here on the host; the backends here run the host's, a thread per block); decoded
+// values compress in the high-ratio mode, on every backend to the same stream,
 // within the bound, and that stream decodes back to them.
 
+#include <Kokkos_Core.hpp>
+#include <ndzip/error.hpp>
+#include <ndzip/high_ratio.hpp>
 #include <string>
 
-#include <ndzip/error.hpp>
-
 #include "codec.hpp"
+#include "core/array_dispatch.hpp"
+#include "core/high_ratio/engine.hpp"
 #include "fuzz_support.hpp"
 
 using namespace ndzip_fuzz;
+
+namespace {
+
+// Decodes with the device schedule on Serial: the error message, or empty and the values.
+std::string decode_with_device_schedule(const array_desc& array, const byte_buffer& stream,
+                                        byte_buffer& values) {
+  return ndzip::detail::with_array_type(array.type, array.dims, [&](auto tag, auto dims) {
+    using T = typename decltype(tag)::type;
+    constexpr int D = decltype(dims)::value;
+    ndzip::extent<D> grid;
+    for (int a = 0; a < D; ++a) grid[a] = array.extents[a];
+    if (stream.size() < ndzip::high_ratio_smallest_stream_bytes<T>(grid))
+      return std::string("shorter than the smallest stream");  // refused before decoding
+    ndzip::core::high_ratio::engine<T, D, Kokkos::Serial, true> engine(Kokkos::Serial(), grid);
+    values.resize(grid.size() * sizeof(T));
+    try {
+      engine.decompress(stream.data(), stream.size(), reinterpret_cast<T*>(values.data()));
+    } catch (const ndzip::stream_error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  });
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   auto input = parse_shaped_input({reinterpret_cast<const std::byte*>(data), size});
@@ -22,6 +52,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const byte_buffer stream = aligned_copy(input->payload);
 
   const decode_outcome first = decode_on_every_backend(array, stream);
+  byte_buffer device_values;
+  const std::string device_error = decode_with_device_schedule(array, stream, device_values);
+  if (device_error != "shorter than the smallest stream") {
+    require(device_error == first.error, "the device schedule says \"" + device_error +
+                                             "\", the backends \"" + first.error + "\"");
+    require(!device_error.empty() || same_bytes(device_values, first.result.values),
+            "the device schedule decodes other values");
+  }
   if (!first.error.empty()) return 0;
 
   const byte_buffer& values = first.result.values;
