@@ -10,7 +10,7 @@ Several CSVs are concatenated (e.g. a CPU run and a GPU run); rows that appear i
 
 Figures written to DIR (a figure whose rows are absent is skipped with a note):
   ratio_vs_throughput_compress.png    mean ratio over the datasets against corpus throughput,
-  ratio_vs_throughput_decompress.png  one marker per backend (ndzip) or peer codec
+  ratio_vs_throughput_decompress.png  one marker per backend (ndzip, each mode) or peer codec
   throughput_per_dataset.png          ndzip GB/s per dataset and backend (compress, decompress)
   ratio_per_dataset.png               ratio per dataset for ndzip and every peer codec
   scaling_size.png                    GB/s against input size (`sweep` rows)
@@ -156,6 +156,11 @@ def is_ndzip(r):
     return r["codec"] == "ndzip"
 
 
+def is_ndzip_mode(codec):
+    """ndzip in either mode: "ndzip" (the default) or "ndzip-high-ratio"."""
+    return codec == "ndzip" or codec.startswith("ndzip-")
+
+
 def multi_thread_backends(rows):
     """Backends whose ndzip rows come with more than one thread count."""
     counts = defaultdict(set)
@@ -171,9 +176,9 @@ def series_key(r):
 
 def series_label(key, multi):
     codec, backend, threads = key
-    if codec != "ndzip":
+    if not is_ndzip_mode(codec):
         return codec if backend == "host" else "%s (%s)" % (codec, backend)
-    label = "ndzip %s" % backend
+    label = "%s %s" % (codec, backend)
     if backend in multi:
         label += " (%d thr)" % threads
     return label
@@ -218,7 +223,7 @@ def ordered_series(keys, rows_order):
     first = {}
     for i, k in enumerate(rows_order):
         first.setdefault(k, i)
-    return sorted(set(keys), key=lambda k: (k[0] != "ndzip", first.get(k, 0)))
+    return sorted(set(keys), key=lambda k: (not is_ndzip_mode(k[0]), first.get(k, 0)))
 
 
 def dataset_labels(rows):
@@ -351,7 +356,7 @@ def plot_ratio_vs_throughput(rows, data, kind, styles, out_dir, dpi, written):
                 warn("%s: no usable %s throughput, not plotted" % (series_label(k, multi), direction))
                 continue
             label = series_label(k, multi)
-            if k[0] == "ndzip":
+            if is_ndzip_mode(k[0]):
                 color = styles.backend_color(k[1])
                 marker = styles.ndzip_marker(k)
                 ax.scatter([gbps], [mean_ratio], s=170, marker=marker, color=color,
@@ -387,7 +392,7 @@ def plot_ratio_vs_throughput(rows, data, kind, styles, out_dir, dpi, written):
                       % (n_inputs, kind), fontsize=12)
         what = "corpus throughput (total bytes / total time)" if aggregates else \
             "throughput (bytes-weighted harmonic mean)"
-        has_peers = any(k[0] != "ndzip" for k in keys)
+        has_peers = any(not is_ndzip_mode(k[0]) for k in keys)
         ax.set_title("Compression ratio vs. %s %s\n%s" % (
             direction, what, "ndzip per backend and CPU peer codecs (peers single-threaded on the "
             "host)" if has_peers else "ndzip per backend"), fontsize=13)

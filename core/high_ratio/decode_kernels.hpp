@@ -250,15 +250,18 @@ struct decode_block_streams {
       if (s == 0) in.fail(i, block_failure::table);
       return;
     }
-    reader = bit_reader(where.at + range.begin, where.at + range.end);
+    // Decoded in registers (a reader in scratch was read and written back around every byte
+    // stored), then kept in scratch for the columns step.
+    bit_reader local(where.at + range.begin, where.at + range.end);
     for_each_head_symbol<Bits, Chunks>(
-        s, [&](int k, int t) { bytes[k] = static_cast<unsigned char>(next(reader, primary, t)); });
-    if (reader.failed) in.fail(i, block_failure::code);
+        s, [&](int k, int t) { bytes[k] = static_cast<unsigned char>(next(local, primary, t)); });
+    if (local.failed) in.fail(i, block_failure::code);
+    reader = local;
   }
 
   // Stream s of block i, its columns (the heads of all its streams are in the slot now); stream
   // 0 checks a stored block's length against its heads.
-  KOKKOS_INLINE_FUNCTION void columns(std::size_t i, int s, bit_reader& reader,
+  KOKKOS_INLINE_FUNCTION void columns(std::size_t i, int s, const bit_reader& reader,
                                       const std::uint16_t* primary) const {
     if (i >= in.blocks) return;
     const Bits* gray = in.slot(i);
@@ -269,12 +272,13 @@ struct decode_block_streams {
       in.fail(i, block_failure::stored_size);
     if (reader.failed) return;  // nothing to read, or reported by the heads step
     auto* bytes = reinterpret_cast<unsigned char*>(in.slot(i));
+    bit_reader local = reader;
     for_each_column_symbol<Bits, Chunks>(gray, s, [&](int k, int t) {
-      bytes[k] = static_cast<unsigned char>(next(reader, primary, t));
+      bytes[k] = static_cast<unsigned char>(next(local, primary, t));
     });
-    if (reader.failed)
+    if (local.failed)
       in.fail(i, block_failure::code);
-    else if (!reader.at_end())
+    else if (!local.at_end())
       in.fail(i, block_failure::leftover);
   }
 };
