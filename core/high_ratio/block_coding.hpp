@@ -149,22 +149,9 @@ struct bit_writer {
   }
 };
 
-// A decoder table's first primary_bits bits (1024 entries: 2 KiB, where a whole table is
-// 8 KiB) hold the entries of the codes up to that long; the rest get long_code there and are
-// looked up in the whole table. A device decoder keeps the primary tables in team scratch (on-chip
-// memory), where all of a block's tables fit; codes longer than 10 bits are rare (a Huffman code
-// gives its longest codes to its rarest symbols).
-inline constexpr int primary_bits = 10;
-inline constexpr std::uint16_t long_code = 0xffff;
-
-KOKKOS_INLINE_FUNCTION std::uint16_t primary_entry(std::uint16_t entry) {
-  const int length = entry >> 8;
-  return length >= 1 && length <= primary_bits ? entry : long_code;
-}
-
 // Reads codes from [at, end), never past it; a code that runs past the end, or bits that start
-// no code, make it fail (a failed stream's block is refused). Bits are loaded only when fewer than
-// a longest code are held, eight bytes at a time where eight remain.
+// no code, make it fail (a failed stream's block is refused). Bits are loaded only when fewer than a longest code are
+// held, eight bytes at a time where eight remain.
 struct bit_reader {
   const std::byte* at = nullptr;
   const std::byte* end = nullptr;
@@ -198,19 +185,7 @@ struct bit_reader {
   // not matter: a failed stream's block is refused).
   KOKKOS_INLINE_FUNCTION unsigned next(const std::uint16_t* entries) {
     if (bits < max_code_length) refill();
-    return take(entries[pending & (decoder_table_size - 1)]);
-  }
-
-  // The same through a primary table first (primary_table below), the whole table only for
-  // codes longer than its bits.
-  KOKKOS_INLINE_FUNCTION unsigned next(const std::uint16_t* primary, const std::uint16_t* entries) {
-    if (bits < max_code_length) refill();
-    unsigned entry = primary[pending & ((1u << primary_bits) - 1)];
-    if (entry == long_code) entry = entries[pending & (decoder_table_size - 1)];
-    return take(entry);
-  }
-
-  KOKKOS_INLINE_FUNCTION unsigned take(unsigned entry) {
+    const unsigned entry = entries[pending & (decoder_table_size - 1)];
     const int length = static_cast<int>(entry >> 8);
     if (length == 0 || length > bits) {
       failed = true;

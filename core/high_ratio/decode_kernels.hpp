@@ -171,114 +171,74 @@ struct decode_blocks {
   }
 };
 
-// Every code stream decoded by a thread of its own (a device's decoder: eight threads per block,
-// a team per blocks_per_team blocks), in two steps: its head symbols, then, once all heads of
-// the block are known, its column symbols, into the gray block's bytes in its slot; a stored
-// block copied there by its stream threads. The primary tables (block_coding.hpp) are built in
-// team scratch first, and the streams' readers wait there between the steps. The same failures
-// as decode_blocks.
-template <class Bits, int Chunks, int SlotWords, class ExecSpace>
-struct decode_block_streams {
-  using policy = Kokkos::TeamPolicy<ExecSpace>;
-  static constexpr int blocks_per_team = 16;
-  static constexpr int team_streams = blocks_per_team * streams_per_block;
-  // A thread per code stream on a device; host teams are one thread.
-  static constexpr int team_size =
-      Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible ? 1 : team_streams;
-  static constexpr int primary_entries = table_count<Bits> << primary_bits;
-  static constexpr std::size_t scratch_bytes =
-      primary_entries * sizeof(std::uint16_t) + team_streams * sizeof(bit_reader);
-  static_assert(primary_entries * sizeof(std::uint16_t) % alignof(bit_reader) == 0);
+// What the decoder of one stream keeps between the heads and the columns.
+struct stream_state {
+  std::uint64_t pending;
+  std::uint64_t at;  // bytes of the stream read
+  std::int64_t bits;
+};
+
+// Every code stream decoded by a thread of its own (a device's decoder: eight threads per
+// block), in two steps: its head symbols, then, once all heads of the block are known, its
+// column symbols, into the gray block's bytes in its slot; a stored block copied there by its
+// stream threads. The same failures as decode_blocks.
+template <class Bits, int Chunks, int SlotWords>
+struct decode_streams {
   decoder_inputs<Bits, SlotWords> in;
+  stream_state* states;
+  bool columns;  // false: the heads step, true: the columns step
 
-  static policy make_policy(const ExecSpace& exec, std::size_t blocks) {
-    return policy(exec, static_cast<int>((blocks + blocks_per_team - 1) / blocks_per_team),
-                  team_size)
-        .set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
-  }
-
-  KOKKOS_INLINE_FUNCTION void operator()(const typename policy::member_type& member) const {
-    const std::size_t bytes_of_scratch = scratch_bytes;
-    auto* primary = static_cast<std::uint16_t*>(member.team_scratch(0).get_shmem(bytes_of_scratch));
-    auto* readers = reinterpret_cast<bit_reader*>(primary + primary_entries);
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, primary_entries), [&](int k) {
-      const int t = k >> primary_bits;
-      const int at = k & ((1 << primary_bits) - 1);
-      primary[k] = primary_entry(in.decoder[static_cast<std::size_t>(t) * decoder_table_size + at]);
-    });
-    member.team_barrier();
-    const std::size_t first = static_cast<std::size_t>(member.league_rank()) * blocks_per_team;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, team_streams), [&](int r) {
-      heads(first + r / streams_per_block, r % streams_per_block, readers[r], primary);
-    });
-    member.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, team_streams), [&](int r) {
-      columns(first + r / streams_per_block, r % streams_per_block, readers[r], primary);
-    });
-  }
-
-  KOKKOS_INLINE_FUNCTION unsigned next(bit_reader& reader, const std::uint16_t* primary,
-                                       int t) const {
-    return reader.next(primary + (t << primary_bits),
-                       in.decoder + static_cast<std::size_t>(t) * decoder_table_size);
-  }
-
-  // Stream s of block i, its heads; a reader that has failed or has nothing to read is left
-  // failed, which the columns step skips. Stream 0 reports what concerns the whole block.
-  KOKKOS_INLINE_FUNCTION void heads(std::size_t i, int s, bit_reader& reader,
-                                    const std::uint16_t* primary) const {
-    reader = bit_reader();
-    reader.failed = true;
-    if (i >= in.blocks) return;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t index) const {
+    const std::size_t i = index / streams_per_block;
+    const int s = static_cast<int>(index % streams_per_block);
     const block_location where = in.locate(i);
-    auto* bytes = reinterpret_cast<unsigned char*>(in.slot(i));
+    Bits* gray = in.slot(i);
+    auto* bytes = reinterpret_cast<unsigned char*>(gray);
+    // Stream 0 reports what concerns the whole block, in the heads step.
+    const bool reports = s == 0 && !columns;
     if (!where.valid) {
-      if (s == 0) in.fail(i, block_failure::table);
+      if (reports) in.fail(i, block_failure::table);
       return;
     }
     if (where.stored) {
       if (!stored_size_possible<Bits, Chunks, SlotWords>(where.bytes)) {
-        if (s == 0) in.fail(i, block_failure::stored_size);
+        if (reports) in.fail(i, block_failure::stored_size);
         return;
       }
-      for (std::uint64_t k = static_cast<std::uint64_t>(s); k < where.bytes; k += streams_per_block)
-        bytes[k] = static_cast<unsigned char>(where.at[k]);
+      if (!columns) {
+        for (std::uint64_t k = static_cast<std::uint64_t>(s); k < where.bytes;
+             k += streams_per_block)
+          bytes[k] = static_cast<unsigned char>(where.at[k]);
+      } else if (s == 0 && block_words<Bits, Chunks>(gray) * sizeof(Bits) != where.bytes) {
+        in.fail(i, block_failure::stored_size);
+      }
       return;
     }
     stream_range range;
     if (!locate_stream(where.at, where.bytes, s, range)) {
-      if (s == 0) in.fail(i, block_failure::table);
+      if (reports) in.fail(i, block_failure::table);
       return;
     }
-    // Decoded in registers (a reader in scratch was read and written back around every byte
-    // stored), then kept in scratch for the columns step.
-    bit_reader local(where.at + range.begin, where.at + range.end);
-    for_each_head_symbol<Bits, Chunks>(
-        s, [&](int k, int t) { bytes[k] = static_cast<unsigned char>(next(local, primary, t)); });
-    if (local.failed) in.fail(i, block_failure::code);
-    reader = local;
-  }
-
-  // Stream s of block i, its columns (the heads of all its streams are in the slot now); stream
-  // 0 checks a stored block's length against its heads.
-  KOKKOS_INLINE_FUNCTION void columns(std::size_t i, int s, const bit_reader& reader,
-                                      const std::uint16_t* primary) const {
-    if (i >= in.blocks) return;
-    const Bits* gray = in.slot(i);
-    const block_location where = in.locate(i);
-    if (where.valid && where.stored && s == 0 &&
-        stored_size_possible<Bits, Chunks, SlotWords>(where.bytes) &&
-        block_words<Bits, Chunks>(gray) * sizeof(Bits) != where.bytes)
-      in.fail(i, block_failure::stored_size);
-    if (reader.failed) return;  // nothing to read, or reported by the heads step
-    auto* bytes = reinterpret_cast<unsigned char*>(in.slot(i));
-    bit_reader local = reader;
-    for_each_column_symbol<Bits, Chunks>(gray, s, [&](int k, int t) {
-      bytes[k] = static_cast<unsigned char>(next(local, primary, t));
-    });
-    if (local.failed)
+    bit_reader reader(where.at + range.begin, where.at + range.end);
+    stream_state& state = states[index];
+    const auto symbol = [&](int k, int t) {
+      bytes[k] = static_cast<unsigned char>(in.next(reader, t));
+    };
+    if (!columns) {
+      for_each_head_symbol<Bits, Chunks>(s, symbol);
+      if (reader.failed) in.fail(i, block_failure::code);
+      state = {reader.pending, static_cast<std::uint64_t>(reader.at - (where.at + range.begin)),
+               reader.failed ? -1 : reader.bits};
+      return;
+    }
+    if (state.bits < 0) return;  // reported by the heads step
+    reader.pending = state.pending;
+    reader.at = where.at + range.begin + state.at;
+    reader.bits = static_cast<int>(state.bits);
+    for_each_column_symbol<Bits, Chunks>(gray, s, symbol);
+    if (reader.failed)
       in.fail(i, block_failure::code);
-    else if (!local.at_end())
+    else if (!reader.at_end())
       in.fail(i, block_failure::leftover);
   }
 };

@@ -62,6 +62,7 @@ struct engine {
   // Every block's gray form, and (decoding) its ndzip form, a worst-case block apart.
   Kokkos::View<bits_type*, memory_space> gray_slots, slots;
   Kokkos::View<std::uint64_t*, memory_space> words, sizes, ends, stream_bytes;
+  Kokkos::View<stream_state*, memory_space> states;
   Kokkos::View<std::uint64_t*, memory_space> counts;
   Kokkos::View<std::uint32_t*, memory_space> encoder;
   Kokkos::View<std::uint16_t*, memory_space> decoder;
@@ -281,10 +282,14 @@ struct engine {
       Kokkos::deep_copy(exec, Kokkos::subview(status, 0), no_failure);
       if (blocks > 0) {
         if (slots.extent(0) == 0) {
-          // The decoder's own scratch: the ndzip blocks.
+          // The decoder's own scratch: the ndzip blocks and (on a device) the streams' states.
           slots = decltype(slots)(
               Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::high_ratio::slots"),
               blocks * slot_words);
+          if constexpr (DeviceSchedule)
+            states = decltype(states)(
+                Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::high_ratio::states"),
+                blocks * streams_per_block);
         }
         const decoder_inputs<bits_type, slot_words> in{
             stream + table_at, blocks,       stream + area_at, area, decoder.data(),
@@ -294,10 +299,12 @@ struct engine {
                                Kokkos::RangePolicy<ExecSpace>(exec, 0, blocks),
                                decode_blocks<bits_type, chunks, slot_words>{in});
         } else {
-          // A device needs more threads than blocks: one per code stream.
-          using decoder_kernel = decode_block_streams<bits_type, chunks, slot_words, ExecSpace>;
-          Kokkos::parallel_for("ndzip::high_ratio::decode_block_streams",
-                               decoder_kernel::make_policy(exec, blocks), decoder_kernel{in});
+          // A device needs more threads than blocks: one per code stream, in two steps.
+          const Kokkos::RangePolicy<ExecSpace> per_stream(exec, 0, blocks * streams_per_block);
+          decode_streams<bits_type, chunks, slot_words> decode{in, states.data(), false};
+          Kokkos::parallel_for("ndzip::high_ratio::decode_heads", per_stream, decode);
+          decode.columns = true;
+          Kokkos::parallel_for("ndzip::high_ratio::decode_columns", per_stream, decode);
         }
         using ungrayer = ungray_blocks<bits_type, chunks, slot_words, ExecSpace, DeviceSchedule>;
         Kokkos::parallel_for("ndzip::high_ratio::ungray_blocks",
