@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-// The high-ratio decoder's kernels (docs/FORMAT.md, "The high-ratio stream"): every code stream
-// decoded by a thread of its own (heads, then columns) into the gray blocks, every gray block
-// turned back into an ndzip block by a team (a thread per chunk; host teams are one thread),
-// and the ndzip blocks placed into an ndzip stream. Every length and offset read from the stream
+// The high-ratio decoder's kernels (docs/FORMAT.md, "The high-ratio stream"): the code streams
+// decoded into the gray blocks (decode_blocks: a thread per block, its eight streams side by
+// side, the host's schedule; decode_streams: a thread per code stream, heads then columns, a
+// device's), every gray block turned back into an ndzip block by a team (a thread per chunk on
+// a device; one pass over the chunks on the host), and the ndzip blocks placed into an ndzip
+// stream. Every length and offset read from the stream
 // is checked before it is used; a failure is reported as a key, never by reading past a block.
 
 #include <Kokkos_Core.hpp>
