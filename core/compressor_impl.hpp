@@ -81,6 +81,7 @@ void compressor<T, Dims, ExecSpace>::check_stream_size(std::size_t stream_size) 
 
 template <class T, int Dims, class ExecSpace>
 std::size_t compressor<T, Dims, ExecSpace>::check_outcome(const decompress_outcome& outcome) const {
+  if (m_high_ratio) return m_high_ratio->check_outcome(outcome);
   using profile_type = profile<T, Dims>;
   if (outcome.failure != decompress_outcome::no_failure)
     throw stream_error(core::describe_stream_failure(outcome, profile_type::chunks_per_hypercube,
@@ -285,19 +286,8 @@ template <class T, int Dims, class ExecSpace>
 void compressor<T, Dims, ExecSpace>::compress_raw_async(const T* values, std::byte* stream,
                                                         std::size_t stream_capacity,
                                                         std::uint64_t* stream_size) {
-  if (m_high_ratio) {
-    // Synchronous (the code tables are built on the host); the size is written on the instance.
-    if (stream_capacity < size_bound())
-      throw capacity_error("ndzip: compress_async needs a stream buffer of size_bound() = " +
-                           std::to_string(size_bound()) + " bytes, but the output holds only " +
-                           std::to_string(stream_capacity));
-    const std::uint64_t size = m_high_ratio->compress_raw(values, stream, stream_capacity);
-    const core::call_guard<ExecSpace> guard(m_calls.get());
-    Kokkos::deep_copy(
-        m_exec, Kokkos::View<std::uint64_t, memory_space, Kokkos::MemoryUnmanaged>(stream_size),
-        size);
-    return;
-  }
+  if (m_high_ratio)
+    return m_high_ratio->compress_raw_async(values, stream, stream_capacity, stream_size);
   core::codec<T, Dims, ExecSpace, backend::lane_ops_for_t<ExecSpace>>::compress_raw_async(
       *this, values, stream, stream_capacity, stream_size);
 }
@@ -306,17 +296,8 @@ template <class T, int Dims, class ExecSpace>
 void compressor<T, Dims, ExecSpace>::decompress_raw_async(const std::byte* stream,
                                                           std::size_t stream_size, T* values,
                                                           decompress_outcome* outcome) {
-  if (m_high_ratio) {
-    // Synchronous, and a damaged stream throws here; a success is written on the instance.
-    const decompress_outcome done{decompress_outcome::no_failure,
-                                  m_high_ratio->decompress_raw(stream, stream_size, values),
-                                  stream_size};
-    const core::call_guard<ExecSpace> guard(m_calls.get());
-    Kokkos::deep_copy(
-        m_exec, Kokkos::View<decompress_outcome, memory_space, Kokkos::MemoryUnmanaged>(outcome),
-        done);
-    return;
-  }
+  if (m_high_ratio)
+    return m_high_ratio->decompress_raw_async(stream, stream_size, values, outcome);
   core::codec<T, Dims, ExecSpace, backend::lane_ops_for_t<ExecSpace>>::decompress_raw_async(
       *this, stream, stream_size, values, outcome);
 }

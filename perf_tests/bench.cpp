@@ -280,8 +280,9 @@ struct typed_corpus_entry : corpus_entry<ExecSpace> {
   Kokkos::View<T*, memory_space> values, restored;
   Kokkos::View<std::byte*, memory_space> stream;
 
-  typed_corpus_entry(const ExecSpace& exec, const ndzip::extent<Dims>& grid, const T* host)
-      : codec(exec, grid),
+  typed_corpus_entry(const ExecSpace& exec, const ndzip::extent<Dims>& grid, const T* host,
+                     ndzip::codec_mode mode)
+      : codec(exec, grid, mode),
         values(Kokkos::view_alloc(Kokkos::WithoutInitializing, "values"), grid.size()),
         restored(Kokkos::view_alloc(Kokkos::WithoutInitializing, "restored"), grid.size()),
         stream(Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream"), codec.size_bound()) {
@@ -452,52 +453,27 @@ std::vector<Exec> concurrent_instances(const Exec& exec, std::size_t count) {
 // read once (codec "ndzip-async"). Then the same with one batch per element type and rank, all
 // on that instance (codec "ndzip-batch"), and each on an instance of its own, so that the
 // batches overlap (codec "ndzip-batch-concurrent"; the same as "ndzip-batch" where
-// concurrent_instances gives one instance). Results are written into host-pinned memory where
-// Kokkos has it (result_array). One aggregate row per backend and codec.
+// concurrent_instances gives one instance). With --high-ratio, the high-ratio mode back to back
+// on one instance ("ndzip-high-ratio-async") and with every dataset on an instance of its own
+// ("ndzip-high-ratio-concurrent"). Results are written into host-pinned memory where Kokkos has
+// it (result_array). One aggregate row per backend and codec.
 void run_corpus_async(ndzip::perf::report& report, const options& opt,
                       const std::vector<dataset>& sets) {
   for (const auto& b : opt.backends)
     ndzip::with_backend(b, [&](auto exec) {
       using Exec = decltype(exec);
       using memory_space = typename Exec::memory_space;
-      std::vector<std::unique_ptr<corpus_entry<Exec>>> entries;
       std::size_t total = 0;
-      for (const auto& d : sets)
-        with_shape(d.is_double, d.extents, [&](auto tag, auto dims, const auto& grid) {
-          using T = decltype(tag);
-          const auto host = read_values<T>(d, grid.size());
-          entries.push_back(std::make_unique<typed_corpus_entry<T, decltype(dims)::value, Exec>>(
-              exec, grid, host.data()));
-          total += entries.back()->bytes();
-        });
-      const std::size_t n = entries.size();
-      const result_array<std::uint64_t, Exec> sizes("sizes", n);
-      const result_array<ndzip::decompress_outcome, Exec> outcomes("outcomes", n);
-      exec.fence();
-      const auto compress = ndzip::perf::measure([&] {
-        for (std::size_t i = 0; i < n; ++i) entries[i]->compress(sizes.written.data() + i);
-        sizes.read(exec);
-        exec.fence();
-      });
-      const auto decompress = ndzip::perf::measure([&] {
-        for (std::size_t i = 0; i < n; ++i)
-          entries[i]->decompress(sizes.host(i), outcomes.written.data() + i);
-        outcomes.read(exec);
-        exec.fence();
-      });
+      for (const auto& d : sets) {
+        std::size_t elements = 1;
+        for (const auto e : d.extents) elements *= e;
+        total += elements * (d.is_double ? sizeof(double) : sizeof(float));
+      }
       Kokkos::View<std::byte*, memory_space> from("copy from", total), to("copy to", total);
       const auto copy = ndzip::perf::measure([&] {
         Kokkos::deep_copy(exec, to, from);
         exec.fence();
       });
-      bool exact = true;
-      double compressed = 0;
-      for (std::size_t i = 0; i < n; ++i) {
-        exact = exact && outcomes.host(i).failure == ndzip::decompress_outcome::no_failure &&
-                outcomes.host(i).stream_bytes == sizes.host(i) &&
-                entries[i]->restored_exactly(exec);
-        compressed += double(sizes.host(i));
-      }
       const auto add_row = [&](const char* codec, const ndzip::perf::timing& compress_time,
                                const ndzip::perf::timing& decompress_time, double compressed_bytes,
                                bool verified) {
@@ -510,8 +486,56 @@ void run_corpus_async(ndzip::perf::report& report, const options& opt,
         row.same_stream = "-";
         report.add(std::move(row));
       };
-      add_row("ndzip-async", compress, decompress, compressed, exact);
-      entries.clear();
+
+      // Every dataset's call queued (dataset k on instances[k % size]), then every instance
+      // fenced and the results read; returns the streams' total.
+      const auto run_entries = [&](const char* codec, ndzip::codec_mode mode,
+                                   const std::vector<Exec>& instances) {
+        std::vector<std::unique_ptr<corpus_entry<Exec>>> entries;
+        for (const auto& d : sets)
+          with_shape(d.is_double, d.extents, [&](auto tag, auto dims, const auto& grid) {
+            using T = decltype(tag);
+            const auto host = read_values<T>(d, grid.size());
+            entries.push_back(std::make_unique<typed_corpus_entry<T, decltype(dims)::value, Exec>>(
+                instances[entries.size() % instances.size()], grid, host.data(), mode));
+          });
+        const std::size_t n = entries.size();
+        const result_array<std::uint64_t, Exec> sizes("sizes", n);
+        const result_array<ndzip::decompress_outcome, Exec> outcomes("outcomes", n);
+        const auto fence_all = [&] {
+          for (const auto& instance : instances) instance.fence();
+        };
+        fence_all();
+        const auto compress = ndzip::perf::measure([&] {
+          for (std::size_t i = 0; i < n; ++i) entries[i]->compress(sizes.written.data() + i);
+          fence_all();
+          sizes.read(exec);
+          exec.fence();
+        });
+        const auto decompress = ndzip::perf::measure([&] {
+          for (std::size_t i = 0; i < n; ++i)
+            entries[i]->decompress(sizes.host(i), outcomes.written.data() + i);
+          fence_all();
+          outcomes.read(exec);
+          exec.fence();
+        });
+        bool exact = true;
+        double compressed = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+          exact = exact && outcomes.host(i).failure == ndzip::decompress_outcome::no_failure &&
+                  outcomes.host(i).stream_bytes == sizes.host(i) &&
+                  entries[i]->restored_exactly(instances[i % instances.size()]);
+          compressed += double(sizes.host(i));
+        }
+        add_row(codec, compress, decompress, compressed, exact);
+        return compressed;
+      };
+      const double compressed = run_entries("ndzip-async", ndzip::codec_mode::ndzip, {exec});
+      if (opt.high_ratio) {
+        run_entries("ndzip-high-ratio-async", ndzip::codec_mode::high_ratio, {exec});
+        run_entries("ndzip-high-ratio-concurrent", ndzip::codec_mode::high_ratio,
+                    concurrent_instances(exec, sets.size()));
+      }
 
       // One batch per element type and rank, every batch's call queued, then every instance
       // fenced and the results read.
@@ -770,7 +794,9 @@ options parse(CLI::App& app, int argc, char** argv) {
       "--async: the whole corpus back to back with the asynchronous API on one instance, sizes\n"
       "  and outcomes read once (rows `(all)` ... `ndzip-async`), as one batch per type and\n"
       "  rank (`ndzip-batch`), and with each batch on an instance of its own\n"
-      "  (`ndzip-batch-concurrent`: GPU streams with Kokkos 4).\n"
+      "  (`ndzip-batch-concurrent`: GPU streams with Kokkos 4); with --high-ratio also the\n"
+      "  high-ratio mode back to back on one instance (`ndzip-high-ratio-async`) and with each\n"
+      "  dataset on an instance of its own (`ndzip-high-ratio-concurrent`).\n"
       "-b: the others must reproduce the first backend's streams byte for byte.\n"
       "Peer codecs: zstd, lz4, blosc, fpzip, zfp, single-threaded on the host.\n"
       "Exit status 1 if any round trip is not bit-exact or any backend's stream differs,\n"

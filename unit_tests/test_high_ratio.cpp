@@ -119,8 +119,48 @@ TEST_CASE_TEMPLATE("high-ratio: incompressible data stays within the bound", C, 
   }
 }
 
+namespace {
+namespace hr = ndzip::core::high_ratio;
+
+// A code built from counts as the build_codes kernel does, by one thread (sorted) or by a team
+// of `parts` (ranked); the halving rounds of the kernel included.
+hr::code_lengths build_code(const std::uint64_t* counts, int parts) {
+  hr::code_workspace ws{};
+  hr::code_lengths code{};
+  for (int s = 0; s < hr::alphabet; ++s) ws.counts[s] = counts[s];
+  for (;;) {
+    code = hr::code_lengths{};
+    ws.used = 0;
+    for (int s = 0; s < hr::alphabet; ++s) ws.used += ws.counts[s] != 0;
+    if (parts == 1)
+      hr::sort_symbols(ws);
+    else
+      for (int part = 0; part < parts; ++part) hr::rank_symbols(ws, part, parts);
+    hr::merge_symbols(ws, code);
+    if (ws.longest <= hr::max_code_length) break;
+    for (auto& n : ws.counts)
+      if (n) n = (n + 1) / 2;
+  }
+  code.longest = static_cast<std::uint8_t>(ws.longest);
+  return code;
+}
+
+std::vector<std::uint16_t> decoder_table(const hr::code_lengths& code) {
+  std::uint16_t codes[hr::alphabet];
+  hr::canonical_codes(code, codes);
+  std::vector<std::uint16_t> entries(hr::decoder_table_size, 0xffff);
+  hr::clear_decoder_entries(entries.data(), 0, 1);
+  hr::decoder_entries(code, codes, entries.data(), 0, 1);
+  return entries;
+}
+
+bool same_lengths(const hr::code_lengths& a, const hr::code_lengths& b) {
+  return a.longest == b.longest && std::equal(a.length, a.length + hr::alphabet, b.length);
+}
+
+}  // namespace
+
 TEST_CASE("high-ratio: code tables are canonical, limited to 12 bits and checked on reading") {
-  namespace hr = ndzip::core::high_ratio;
   // Fibonacci counts would need codes far longer than 12 bits.
   std::uint64_t counts[hr::alphabet] = {};
   std::uint64_t a = 1, b = 1;
@@ -130,7 +170,7 @@ TEST_CASE("high-ratio: code tables are canonical, limited to 12 bits and checked
     a = b;
     b = c;
   }
-  const auto code = hr::build_code(counts);
+  const auto code = build_code(counts, 1);
   CHECK(code.longest == hr::max_code_length);
   std::uint64_t kraft = 0;
   for (int s = 0; s < hr::alphabet; ++s) {
@@ -140,16 +180,17 @@ TEST_CASE("high-ratio: code tables are canonical, limited to 12 bits and checked
   }
   CHECK(kraft <= (std::uint64_t{1} << hr::max_code_length));
   std::vector<std::byte> bytes(hr::serialized_bytes(code));
-  hr::serialize(code, bytes.data());
-  hr::code_lengths back;
-  const char* why = nullptr;
+  hr::serialize(code, bytes.data(), 0, 1);
+  hr::code_lengths back{};
+  hr::code_failure why{};
   CHECK(hr::parse(bytes.data(), bytes.size(), back, why) == bytes.size());
-  CHECK(back.length == code.length);
+  CHECK(same_lengths(back, code));
   // Every decoder entry of a complete code decodes to the symbol whose code starts there.
-  std::vector<std::uint16_t> entries(hr::decoder_table_size);
+  std::vector<std::uint16_t> entries = decoder_table(code);
+  std::uint16_t codes[hr::alphabet];
   std::uint32_t encoder[hr::alphabet];
-  hr::decoder_entries(code, entries.data());
-  hr::encoder_entries(code, encoder);
+  hr::canonical_codes(code, codes);
+  hr::encoder_entries(code, codes, encoder, 0, 1);
   for (int s = 0; s < 40; ++s) {
     const std::uint32_t e = encoder[s];
     CHECK(entries[e & 0xffffu] == (s | (e >> 16) << 8));
@@ -158,15 +199,15 @@ TEST_CASE("high-ratio: code tables are canonical, limited to 12 bits and checked
   // same mask); an unused code has none.
   std::uint64_t few[hr::alphabet] = {};
   few[1] = 5, few[2] = 3, few[3] = 1;
-  const hr::code_lengths short_code = hr::build_code(few);
+  const hr::code_lengths short_code = build_code(few, 1);
   REQUIRE(short_code.longest == 2);
-  hr::decoder_entries(short_code, entries.data());
+  entries = decoder_table(short_code);
   for (std::size_t i = 0; i < entries.size(); ++i) {
     const unsigned length = entries[i] >> 8;
     REQUIRE(length >= 1);
     CHECK(entries[i] == entries[i & ((1u << length) - 1)]);
   }
-  hr::decoder_entries(hr::code_lengths{}, entries.data());
+  entries = decoder_table(hr::code_lengths{});
   CHECK(std::count(entries.begin(), entries.end(), 0) == static_cast<long>(entries.size()));
   // Too many short codes, a length above the stated longest, a truncated table.
   auto broken = bytes;
@@ -174,13 +215,39 @@ TEST_CASE("high-ratio: code tables are canonical, limited to 12 bits and checked
   broken[2] = std::byte{0x11};
   broken[3] = std::byte{0x11};
   CHECK(hr::parse(broken.data(), broken.size(), back, why) == 0);
-  CHECK(std::string(why).find("Kraft") != std::string::npos);
+  CHECK(why == hr::code_failure::kraft);
   broken = bytes;
   broken[0] = std::byte{3};
   CHECK(hr::parse(broken.data(), broken.size(), back, why) == 0);
+  CHECK(why == hr::code_failure::above_longest);
   CHECK(hr::parse(bytes.data(), 100, back, why) == 0);
+  CHECK(why == hr::code_failure::truncated);
   broken[0] = std::byte{13};
   CHECK(hr::parse(broken.data(), broken.size(), back, why) == 0);
+  CHECK(why == hr::code_failure::too_long);
+}
+
+TEST_CASE("high-ratio: a team's ranks and one thread's sort give the same codes") {
+  // Random counts with ties, many unused symbols, a single symbol, counts that need halving.
+  std::mt19937_64 rng(11);
+  for (int round = 0; round < 200; ++round) {
+    std::uint64_t counts[hr::alphabet] = {};
+    const int used = round == 0 ? 1 : 1 + static_cast<int>(rng() % hr::alphabet);
+    for (int k = 0; k < used; ++k) {
+      const int s = static_cast<int>(rng() % hr::alphabet);
+      counts[s] = round % 3 == 0 ? 1 + rng() % 4 : round % 3 == 1 ? rng() % 100000 + 1
+                                                                  : std::uint64_t{1} << (rng() % 40);
+    }
+    INFO("round " << round);
+    const auto sorted = build_code(counts, 1);
+    for (int parts : {2, 7, 128}) CHECK(same_lengths(build_code(counts, parts), sorted));
+    std::uint64_t kraft = 0;
+    for (int s = 0; s < hr::alphabet; ++s) {
+      CHECK((sorted.length[s] != 0) == (counts[s] != 0));
+      if (sorted.length[s]) kraft += std::uint64_t{1} << (hr::max_code_length - sorted.length[s]);
+    }
+    CHECK(kraft <= (std::uint64_t{1} << hr::max_code_length));
+  }
 }
 
 TEST_CASE("high-ratio: damaged streams are refused, never read past their end") {
@@ -249,7 +316,6 @@ TEST_CASE("high-ratio: damaged streams are refused, never read past their end") 
 
 namespace {
 
-namespace hr = ndzip::core::high_ratio;
 
 // What a decode gives: the values' bits, or the error message.
 template <class Bits, class Decode>
@@ -378,9 +444,42 @@ TEST_CASE("high-ratio: a mode of ndzip::compressor, the View API and the asynchr
     CHECK(async_codec.check_outcome(
               Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, outcome)()) == size);
     CHECK(mismatch(bits_of<std::uint32_t>(async_decoded), input) == "");
-    // A damaged stream throws from the call itself; a short output buffer before any work.
+    // Calls queued back to back on one compressor, fenced once: each reuses the scratch of the
+    // one before, in queue order. Two arrays (the input and its negation, another stream) each
+    // compressed into a buffer of its own, then both decoded.
+    auto negated = input;
+    for (auto& v : negated) v ^= 0x80000000u;
+    const auto negated_values = Kokkos::create_mirror_view_and_copy(
+        memory{}, host_view_of<float, 3>(negated, grid));
+    Kokkos::View<std::uint64_t, memory> second_bytes("second_bytes");
+    Kokkos::View<std::byte*, memory> second_stream("second", async_codec.size_bound());
+    Kokkos::View<ndzip::decompress_outcome, memory> second_outcome("second_outcome");
+    auto second_decoded = make_view<grid_view<float, 3, Kokkos::LayoutRight, memory>>("2", grid);
+    Kokkos::deep_copy(async_decoded, 0.f);
+    async_codec.compress_async(device_values, async_stream, stream_bytes);
+    async_codec.compress_async(negated_values, second_stream, second_bytes);
+    async_codec.decompress_async(async_stream, async_decoded, outcome);
+    async_codec.decompress_async(second_stream, second_decoded, second_outcome);
+    space.fence();
+    CHECK(async_codec.check_outcome(
+              Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, outcome)()) == size);
+    const std::size_t second_size =
+        Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, second_bytes)();
+    CHECK(async_codec.check_outcome(Kokkos::create_mirror_view_and_copy(
+              Kokkos::HostSpace{}, second_outcome)()) == second_size);
+    CHECK(mismatch(bits_of<std::uint32_t>(async_decoded), input) == "");
+    CHECK(mismatch(bits_of<std::uint32_t>(second_decoded), negated) == "");
+    // A damaged stream is reported in the outcome; a stream shorter than the header and a short
+    // output buffer are refused before any work.
     Kokkos::deep_copy(Kokkos::subview(async_stream, 0), std::byte{'X'});  // not "NDZH"
-    CHECK_THROWS_AS(async_codec.decompress_async(async_stream, async_decoded, outcome),
+    async_codec.decompress_async(async_stream, async_decoded, outcome);
+    space.fence();
+    CHECK_THROWS_WITH_AS(async_codec.check_outcome(Kokkos::create_mirror_view_and_copy(
+                             Kokkos::HostSpace{}, outcome)()),
+                         doctest::Contains("not a high-ratio stream"), ndzip::stream_error);
+    CHECK_THROWS_AS(async_codec.decompress_async(
+                        Kokkos::subview(async_stream, std::make_pair(0, 15)), async_decoded,
+                        outcome),
                     ndzip::stream_error);
     const auto short_stream = Kokkos::subview(async_stream, std::make_pair(std::size_t{0}, size));
     CHECK_THROWS_AS(async_codec.compress_async(device_values, short_stream, stream_bytes),

@@ -15,6 +15,7 @@
 #include "core/high_ratio/block_coding.hpp"
 #include "core/high_ratio/encode_kernels.hpp"
 #include "core/high_ratio/huffman.hpp"
+#include "core/high_ratio/stream_kernels.hpp"
 
 namespace ndzip::core::high_ratio {
 
@@ -25,7 +26,6 @@ enum class block_failure : std::uint64_t {
   leftover = 3,    // bytes or non-zero padding after its last code
   stored_size = 4  // a stored block whose length is not what its heads announce
 };
-inline constexpr std::uint64_t no_failure = ~std::uint64_t{0};
 
 // Where a coded block's stream s lies, from the lengths in front of its streams; false if they
 // do not fit the block.
@@ -91,24 +91,27 @@ KOKKOS_INLINE_FUNCTION std::uint64_t block_words(const Bits* heads) {
   return n;
 }
 
-// What the decoders have in common: the stream's tables and where failures go, as a key
-// (block index * 8 + why; the lowest wins).
+// What the decoders have in common: the stream, where read_header found its block table and
+// coded area, and where failures go, as a key (block index * 8 + why; the lowest wins).
 template <class Bits, int SlotWords>
 struct decoder_inputs {
-  const std::byte* table;
+  const std::byte* stream;
   std::size_t blocks;
-  const std::byte* area;
-  std::uint64_t area_bytes;
   const std::uint16_t* decoder;  // table_count * decoder_table_size entries
   Bits* slots;
-  std::uint64_t* failure;
+  pipeline_state* state;
 
+  // Whether there are blocks to decode: a coded stream whose header and tables passed.
+  KOKKOS_INLINE_FUNCTION bool active() const {
+    return state->header_failure == no_failure && state->coding == stream_coding::coded;
+  }
   KOKKOS_INLINE_FUNCTION void fail(std::size_t i, block_failure why) const {
-    Kokkos::atomic_fetch_min(failure,
+    Kokkos::atomic_fetch_min(&state->block_failure,
                              static_cast<std::uint64_t>(i) * 8 + static_cast<std::uint64_t>(why));
   }
   KOKKOS_INLINE_FUNCTION block_location locate(std::size_t i) const {
-    return locate_block(table, blocks, area, area_bytes, i);
+    const std::byte* table = stream + state->header_bytes;
+    return locate_block(table, blocks, table + 8 * blocks, state->area, i);
   }
   KOKKOS_INLINE_FUNCTION Bits* slot(std::size_t i) const {
     return slots + i * static_cast<std::size_t>(SlotWords);
@@ -127,6 +130,7 @@ struct decode_blocks {
 
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const {
     constexpr int u = static_cast<int>(sizeof(Bits));
+    if (!in.active()) return;
     const block_location where = in.locate(i);
     Bits* gray = in.slot(i);
     auto* bytes = reinterpret_cast<unsigned char*>(gray);
@@ -193,6 +197,7 @@ struct decode_streams {
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t index) const {
     const std::size_t i = index / streams_per_block;
     const int s = static_cast<int>(index % streams_per_block);
+    if (!in.active()) return;
     const block_location where = in.locate(i);
     Bits* gray = in.slot(i);
     auto* bytes = reinterpret_cast<unsigned char*>(gray);
@@ -255,6 +260,7 @@ struct ungray_blocks {
   const Bits* gray;
   Bits* out;
   std::uint64_t* words;
+  const pipeline_state* state;
 
   static policy make_policy(const ExecSpace& exec, std::size_t blocks) {
     return policy(exec, static_cast<int>(blocks), team_size)
@@ -266,6 +272,7 @@ struct ungray_blocks {
     auto* in_start =
         static_cast<std::uint32_t*>(member.team_scratch(0).get_shmem(bytes_of_scratch));
     std::uint32_t* out_start = in_start + Chunks;
+    if (state->header_failure != no_failure || state->coding != stream_coding::coded) return;
     const std::size_t i = member.league_rank();
     const Bits* in = gray + i * static_cast<std::size_t>(SlotWords);
     Bits* to = out + i * static_cast<std::size_t>(SlotWords);
@@ -302,17 +309,19 @@ struct ungray_blocks {
 };
 
 // Places decoded blocks into an ndzip stream: the offset table (and its padding word) and the
-// blocks behind it; `first` is the stream's first block among the slots.
+// blocks behind it; `first` is the stream's first block among the slots. Nothing where the
+// stream's blocks were not decoded (a stored stream, a damaged header).
 template <class Bits, int SlotWords, class ExecSpace>
 void place_blocks(const ExecSpace& exec, const Bits* slots, const std::uint64_t* words,
                   std::uint64_t* ends, std::size_t first, std::size_t count, std::byte* stream,
-                  std::size_t header_bytes, std::uint64_t* total) {
+                  std::size_t header_bytes, std::uint64_t* total, const pipeline_state* state) {
   if (count == 0) return;
   Kokkos::parallel_scan(
       "ndzip::high_ratio::scan_block_words",
       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
           exec, 0, static_cast<std::int64_t>(count)),
       KOKKOS_LAMBDA(std::int64_t i, std::uint64_t & sum, bool final) {
+        if (state->header_failure != no_failure || state->coding != stream_coding::coded) return;
         sum += words[first + i];
         if (final) {
           ends[i] = sum;
@@ -327,6 +336,7 @@ void place_blocks(const ExecSpace& exec, const Bits* slots, const std::uint64_t*
   Kokkos::parallel_for(
       "ndzip::high_ratio::place_blocks", policy(exec, static_cast<int>(count), Kokkos::AUTO),
       KOKKOS_LAMBDA(const typename policy::member_type& member) {
+        if (state->header_failure != no_failure || state->coding != stream_coding::coded) return;
         const std::size_t i = member.league_rank();
         const std::uint64_t begin = i == 0 ? 0 : ends[i - 1];
         const Bits* from = slots + (first + i) * static_cast<std::size_t>(SlotWords);

@@ -17,6 +17,7 @@
 
 #include "core/high_ratio/block_coding.hpp"
 #include "core/high_ratio/huffman.hpp"
+#include "core/high_ratio/stream_kernels.hpp"
 
 namespace ndzip::core::high_ratio {
 
@@ -264,6 +265,17 @@ struct size_block_streams {
   }
 };
 
+// Where the block table and the coded area go in the output stream, which plan_stream decided:
+// nothing is written unless the stream is coded.
+struct stream_place {
+  std::byte* stream;
+  std::size_t blocks;
+  const pipeline_state* state;
+
+  KOKKOS_INLINE_FUNCTION bool coded() const { return state->coding == stream_coding::coded; }
+  KOKKOS_INLINE_FUNCTION std::byte* table() const { return stream + state->header_bytes; }
+};
+
 // Writes block i into the coded area and its table entry into the block table, a thread per
 // block (the host's schedule): a stored block's gray words as they are; a coded block's stream
 // lengths, then its symbols in order, symbol k into stream k mod S.
@@ -273,10 +285,12 @@ struct write_blocks {
   const std::uint32_t* encoder;
   const std::uint64_t* stream_bytes;
   const std::uint64_t* ends;
-  std::byte* table;
-  std::byte* area;
+  stream_place place;
 
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const {
+    if (!place.coded()) return;
+    std::byte* const table = place.table();
+    std::byte* const area = table + 8 * place.blocks;
     store_u64(table + 8 * i, ends[i]);
     const std::uint64_t begin = i == 0 ? 0 : ends[i - 1] & ~stored_flag;
     const std::uint64_t block_bytes = (ends[i] & ~stored_flag) - begin;
@@ -332,8 +346,7 @@ struct write_block_streams {
   const std::uint32_t* encoder;
   const std::uint64_t* stream_bytes;
   const std::uint64_t* ends;
-  std::byte* table;  // the block table in the stream
-  std::byte* area;   // the coded area
+  stream_place place;
 
   static policy make_policy(const ExecSpace& exec, std::size_t blocks) {
     return policy(exec, static_cast<int>(blocks), team_size)
@@ -356,6 +369,9 @@ struct write_block_streams {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const typename policy::member_type& member) const {
+    if (!place.coded()) return;
+    std::byte* const table = place.table();
+    std::byte* const area = table + 8 * place.blocks;
     const std::size_t i = member.league_rank();
     const std::uint64_t begin = i == 0 ? 0 : ends[i - 1] & ~stored_flag;
     const std::uint64_t block_bytes = (ends[i] & ~stored_flag) - begin;

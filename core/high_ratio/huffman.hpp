@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // The code tables of the high-ratio stream (docs/FORMAT.md, "The high-ratio stream"): canonical
-// Huffman codes over byte values, at most max_code_length bits long, built on the host from
-// symbol counts (deterministically, so that every backend writes the same stream), written as
-// one byte plus 128 bytes of 4-bit lengths, and read back with every property checked.
+// Huffman codes over byte values, at most max_code_length bits long, built from symbol counts
+// (deterministically, so that every backend writes the same stream), written as one byte plus
+// 128 bytes of 4-bit lengths, and read back with every property checked.
+//
+// Everything here runs in kernels (core/high_ratio/code_kernels.hpp: a team per table), on the
+// host and on devices alike. Steps that a team shares take `part` and `parts`: the caller does
+// its share (the items part, part + parts, ...), parts = 1 doing all of it.
 
-#include <array>
+#include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <cstdint>
 
@@ -13,39 +17,258 @@ namespace ndzip::core::high_ratio {
 
 inline constexpr int max_code_length = 12;
 inline constexpr int alphabet = 256;
+inline constexpr std::size_t serialized_code_bytes = 1 + alphabet / 2;
 
 // A code: each symbol's length in bits (0: no code) and the longest (0: the code is unused).
 struct code_lengths {
-  std::uint8_t longest = 0;
-  std::array<std::uint8_t, alphabet> length{};
+  std::uint8_t longest;
+  std::uint8_t length[alphabet];
 };
 
-// Optimal lengths for these counts where none exceeds max_code_length; otherwise the counts are
-// halved (rounding up, so no used symbol is lost) until none does. A single used symbol gets
-// one bit.
-code_lengths build_code(const std::uint64_t* counts);
+// What building a code needs besides its lengths (team scratch in the kernel).
+struct code_workspace {
+  std::uint64_t counts[alphabet];  // the counts, halved until the code fits
+  std::uint64_t order[alphabet];   // the used symbols' (count << 8 | symbol), ascending
+  std::uint64_t weight[alphabet];  // merged nodes' weights, in the order they were made
+  std::uint16_t leaf_parent[alphabet];  // the merged node above order[k]
+  std::uint16_t node_parent[alphabet];  // the merged node above merged node k
+  std::uint8_t node_depth[alphabet];
+  int used;  // symbols with a count
+  int longest;
+};
 
-// The canonical codes of a code, bit-reversed (the stream fills bytes from their least
-// significant bit, and a code goes most significant bit first): symbol s -> its reversed code
-// in the low 16 bits and its length above them (0 for a symbol without a code).
-void encoder_entries(const code_lengths& code, std::uint32_t* entries /* [alphabet] */);
+// The key that orders symbols for merging: by count, then by value (counts stay below 2^56: they
+// count bytes of one stream).
+KOKKOS_INLINE_FUNCTION std::uint64_t symbol_key(std::uint64_t count, int symbol) {
+  return count << 8 | static_cast<std::uint64_t>(symbol);
+}
+
+// Step 1 (shared): every used symbol's key placed at its rank among the used symbols' keys.
+// A rank is a count of smaller keys, so parts may place theirs in any order.
+KOKKOS_INLINE_FUNCTION void rank_symbols(code_workspace& ws, int part, int parts) {
+  for (int s = part; s < alphabet; s += parts) {
+    if (ws.counts[s] == 0) continue;
+    const std::uint64_t key = symbol_key(ws.counts[s], s);
+    int rank = 0;
+    for (int q = 0; q < alphabet; ++q)
+      rank += ws.counts[q] != 0 && symbol_key(ws.counts[q], q) < key;
+    ws.order[rank] = key;
+  }
+}
+
+// Step 1 on one thread: the used symbols' keys sorted by a heap sort (O(n log n), where the
+// ranks cost O(n^2) on one thread); the same order as rank_symbols, keys being distinct.
+KOKKOS_INLINE_FUNCTION void sort_symbols(code_workspace& ws) {
+  int n = 0;
+  for (int s = 0; s < alphabet; ++s)
+    if (ws.counts[s] != 0) ws.order[n++] = symbol_key(ws.counts[s], s);
+  std::uint64_t* a = ws.order;
+  const auto sift = [a](int root, int end) {
+    for (;;) {
+      int child = 2 * root + 1;
+      if (child >= end) return;
+      if (child + 1 < end && a[child + 1] > a[child]) ++child;
+      if (a[root] >= a[child]) return;
+      const std::uint64_t t = a[root];
+      a[root] = a[child];
+      a[child] = t;
+      root = child;
+    }
+  };
+  for (int k = n / 2 - 1; k >= 0; --k) sift(k, n);
+  for (int end = n - 1; end > 0; --end) {
+    const std::uint64_t t = a[0];
+    a[0] = a[end];
+    a[end] = t;
+    sift(0, end);
+  }
+}
+
+// Step 2 (one thread): Huffman code lengths of the ordered symbols into code.length (zeroed
+// before) and ws.longest. Two queues, the symbols and the merged nodes, each ascending; the
+// smaller front is merged first, a symbol before a node of the same weight: the result depends
+// on the counts alone. A single used symbol gets one bit.
+KOKKOS_INLINE_FUNCTION void merge_symbols(code_workspace& ws, code_lengths& code) {
+  const int n = ws.used < alphabet ? ws.used : alphabet;
+  ws.longest = 0;
+  if (n == 0) return;
+  if (n == 1) {
+    code.length[ws.order[0] & 0xffu] = 1;
+    ws.longest = 1;
+    return;
+  }
+  int leaf = 0, node = 0;
+  for (int made = 0; made < n - 1; ++made) {
+    std::uint64_t sum = 0;
+    for (int pick = 0; pick < 2; ++pick) {
+      if (leaf < n && (node >= made || (ws.order[leaf] >> 8) <= ws.weight[node])) {
+        sum += ws.order[leaf] >> 8;
+        ws.leaf_parent[leaf++] = static_cast<std::uint16_t>(made);
+      } else {
+        sum += ws.weight[node];
+        ws.node_parent[node++] = static_cast<std::uint16_t>(made);
+      }
+    }
+    ws.weight[made] = sum;
+  }
+  // The last node made is the root; every other node lies one below its parent.
+  for (int k = n - 2; k >= 0; --k)
+    ws.node_depth[k] =
+        k == n - 2 ? 0 : static_cast<std::uint8_t>(ws.node_depth[ws.node_parent[k]] + 1);
+  for (int k = 0; k < n; ++k) {
+    const int depth = ws.node_depth[ws.leaf_parent[k]] + 1;
+    code.length[ws.order[k] & 0xffu] = static_cast<std::uint8_t>(depth > 255 ? 255 : depth);
+    ws.longest = depth > ws.longest ? depth : ws.longest;
+  }
+}
+
+// The canonical codes of a code (not reversed): each code is the previous one plus one,
+// shifted left where the length grows, in (length, symbol) order.
+KOKKOS_INLINE_FUNCTION void canonical_codes(const code_lengths& code,
+                                            std::uint16_t* codes /* [alphabet] */) {
+  int count[max_code_length + 1] = {};
+  for (int s = 0; s < alphabet; ++s) ++count[code.length[s]];
+  count[0] = 0;
+  int next[max_code_length + 1] = {};
+  int value = 0;
+  for (int len = 1; len <= max_code_length; ++len) {
+    value = (value + count[len - 1]) << 1;
+    next[len] = value;
+  }
+  for (int s = 0; s < alphabet; ++s)
+    codes[s] = code.length[s] > 0 ? static_cast<std::uint16_t>(next[code.length[s]]++) : 0;
+}
+
+KOKKOS_INLINE_FUNCTION std::uint32_t reversed(std::uint32_t value, int bits) {
+  std::uint32_t r = 0;
+  for (int i = 0; i < bits; ++i) r |= ((value >> i) & 1u) << (bits - 1 - i);
+  return r;
+}
+
+// The encoder entries of a code (shared): symbol s -> its code bit-reversed (the stream fills
+// bytes from their least significant bit, and a code goes most significant bit first) in the
+// low 16 bits and its length above them (0 for a symbol without a code).
+KOKKOS_INLINE_FUNCTION void encoder_entries(const code_lengths& code, const std::uint16_t* codes,
+                                            std::uint32_t* entries, int part, int parts) {
+  for (int s = part; s < alphabet; s += parts) {
+    const int len = code.length[s];
+    entries[s] = len == 0 ? 0 : reversed(codes[s], len) | static_cast<std::uint32_t>(len) << 16;
+  }
+}
 
 // The decoding table of a code: decoder_table_size entries indexed by the next max_code_length
 // bits of the stream (first bit least significant; a code's entry repeats for every value of
 // the bits behind it, so that every table is read alike); each is the symbol in the low byte
 // and its length above it, or 0 where no code starts with those bits (everywhere for an unused
-// code).
+// code). Shared: entries zeroed first (clear_decoder_entries), then every symbol's written.
 inline constexpr std::size_t decoder_table_size = std::size_t{1} << max_code_length;
-void decoder_entries(const code_lengths& code, std::uint16_t* entries /* [decoder_table_size] */);
+KOKKOS_INLINE_FUNCTION void clear_decoder_entries(std::uint16_t* entries, int part, int parts) {
+  for (std::size_t i = part; i < decoder_table_size; i += parts) entries[i] = 0;
+}
+KOKKOS_INLINE_FUNCTION void decoder_entries(const code_lengths& code, const std::uint16_t* codes,
+                                            std::uint16_t* entries, int part, int parts) {
+  for (int s = part; s < alphabet; s += parts) {
+    const int len = code.length[s];
+    if (len == 0 || code.longest == 0) continue;
+    for (std::uint32_t i = reversed(codes[s], len); i < decoder_table_size; i += 1u << len)
+      entries[i] = static_cast<std::uint16_t>(s | len << 8);
+  }
+}
 
-// Serialised size: 1 byte for an unused code, 1 + 128 otherwise.
-std::size_t serialized_bytes(const code_lengths& code);
-void serialize(const code_lengths& code, std::byte* out);
+// Serialised form (shared): the longest length, then (if the code is used) the lengths two to
+// a byte. serialized_bytes gives its size: 1 byte for an unused code, 1 + 128 otherwise.
+KOKKOS_INLINE_FUNCTION std::size_t serialized_bytes(const code_lengths& code) {
+  return code.longest == 0 ? 1 : serialized_code_bytes;
+}
+KOKKOS_INLINE_FUNCTION void serialize(const code_lengths& code, std::byte* out, int part,
+                                      int parts) {
+  if (part == 0) out[0] = static_cast<std::byte>(code.longest);
+  if (code.longest == 0) return;
+  for (int k = part; k < alphabet / 2; k += parts)
+    out[1 + k] = static_cast<std::byte>(code.length[2 * k] | code.length[2 * k + 1] << 4);
+}
+
+// Why a serialised code was refused.
+enum class code_failure : std::uint8_t {
+  none = 0,
+  truncated,         // fewer bytes than the table needs
+  too_long,          // a longest length above max_code_length
+  above_longest,     // a length above the stated longest
+  longest_not_seen,  // no length equals the stated longest (or none is non-zero)
+  kraft              // more codes than the lengths allow
+};
+inline const char* describe(code_failure why) {
+  switch (why) {
+    case code_failure::none:
+      break;
+    case code_failure::truncated:
+      return "truncated code table";
+    case code_failure::too_long:
+      return "code table with codes longer than 12 bits";
+    case code_failure::above_longest:
+      return "code table with a code longer than its stated longest";
+    case code_failure::longest_not_seen:
+      return "code table whose longest code is not the stated one";
+    case code_failure::kraft:
+      return "code table with more codes than its lengths allow (Kraft's inequality)";
+  }
+  return "";
+}
+
+// The bytes a serialised code takes, from its first byte: 0 if `available` is 0.
+KOKKOS_INLINE_FUNCTION std::size_t code_bytes(const std::byte* in, std::size_t available) {
+  return available == 0 ? 0 : static_cast<unsigned>(in[0]) == 0 ? 1 : serialized_code_bytes;
+}
 
 // Reads a code from `in` (`available` bytes), checking that the longest length is 0 to
 // max_code_length and is the longest of the lengths, that some symbol has a code where the
-// code is used, and Kraft's inequality. Returns the bytes read, or 0 and a reason in `error`.
-std::size_t parse(const std::byte* in, std::size_t available, code_lengths& code,
-                  const char*& error);
+// code is used, and Kraft's inequality. Returns the bytes read, or 0 and the reason in `why`.
+KOKKOS_INLINE_FUNCTION std::size_t parse(const std::byte* in, std::size_t available,
+                                         code_lengths& code, code_failure& why) {
+  code.longest = 0;
+  for (int s = 0; s < alphabet; ++s) code.length[s] = 0;
+  why = code_failure::none;
+  if (available < 1) {
+    why = code_failure::truncated;
+    return 0;
+  }
+  const int longest = static_cast<int>(in[0]);
+  if (longest > max_code_length) {
+    why = code_failure::too_long;
+    return 0;
+  }
+  if (longest == 0) return 1;
+  if (available < serialized_code_bytes) {
+    why = code_failure::truncated;
+    return 0;
+  }
+  int seen_longest = 0;
+  std::uint64_t kraft = 0;  // in units of 2^-max_code_length
+  for (int k = 0; k < alphabet / 2; ++k) {
+    const auto b = static_cast<unsigned>(in[1 + k]);
+    code.length[2 * k] = static_cast<std::uint8_t>(b & 15u);
+    code.length[2 * k + 1] = static_cast<std::uint8_t>(b >> 4);
+  }
+  for (int s = 0; s < alphabet; ++s) {
+    const int len = code.length[s];
+    if (len == 0) continue;
+    if (len > longest) {
+      why = code_failure::above_longest;
+      return 0;
+    }
+    seen_longest = len > seen_longest ? len : seen_longest;
+    kraft += std::uint64_t{1} << (max_code_length - len);
+  }
+  if (seen_longest != longest) {
+    why = code_failure::longest_not_seen;
+    return 0;
+  }
+  if (kraft > (std::uint64_t{1} << max_code_length)) {
+    why = code_failure::kraft;
+    return 0;
+  }
+  code.longest = static_cast<std::uint8_t>(longest);
+  return serialized_code_bytes;
+}
 
 }  // namespace ndzip::core::high_ratio

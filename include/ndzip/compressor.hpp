@@ -87,8 +87,7 @@ class NDZIP_EXPORT compressor {
   // A codec for grids of this extent (slowest dimension first) in ExecSpace's memory, writing
   // and reading the stream of `mode`: the original ndzip stream (the default), or the
   // high-ratio stream (ndzip/high_ratio.hpp: smaller, slower; its scratch, about three times
-  // the array's size, is allocated here; both asynchronous calls then complete before they
-  // return). Throws std::invalid_argument if the grid cannot be represented in the ndzip
+  // the array's size, is allocated here, and as much again by the first decompression). Throws std::invalid_argument if the grid cannot be represented in the ndzip
   // format, or for a mode that is not one of these.
   compressor(const ExecSpace& exec, const extent<Dims>& grid, codec_mode mode = codec_mode::ndzip);
   ~compressor();
@@ -138,8 +137,7 @@ class NDZIP_EXPORT compressor {
                           values.data());
   }
 
-  // Queues the compression of `values` into `stream` and returns at once (high-ratio mode:
-  // completes first, and queues the write of the size); `stream_size` (a
+  // Queues the compression of `values` into `stream` and returns at once; `stream_size` (a
   // rank-0 View of std::uint64_t that the instance can write: device memory, or host-pinned
   // memory to read without a copy) receives the stream size in bytes. The stream View must hold
   // size_bound() bytes: otherwise ndzip::capacity_error, before anything is queued.
@@ -153,9 +151,7 @@ class NDZIP_EXPORT compressor {
                        stream_size.data());
   }
 
-  // Queues the decompression of `stream` into `values` and returns at once (high-ratio mode:
-  // completes first, throws ndzip::stream_error itself, and queues the write of a successful
-  // outcome); `outcome` (a rank-0
+  // Queues the decompression of `stream` into `values` and returns at once; `outcome` (a rank-0
   // View of ndzip::decompress_outcome that the instance can write: device memory, or host-pinned
   // memory to read without a copy) receives the bytes consumed or the first inconsistency
   // found; check_outcome() turns it into decompress()'s result or exception. Errors that the

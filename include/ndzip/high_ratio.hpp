@@ -10,10 +10,12 @@
 // (size_bound()). Like the raw ndzip stream it records no type or extents and carries no checksum:
 // keep it in a frame where bytes are stored or sent.
 //
-// The stream is the same on every backend. Both calls are synchronous: they fence the instance
-// (the code tables are built on the host from counts made on the device) and return once the
-// output is complete. It owns all scratch memory, allocated when it is made: about three times
-// the array's byte size in the execution space's memory.
+// The stream is the same on every backend. Every step, the code tables included, runs on the
+// instance: the asynchronous calls only queue kernels (no fence, no host read; the first
+// decompression allocates the decoder's scratch), as ndzip::compressor's do, and the
+// synchronous ones are those, a fence and a read of the result. It owns all scratch memory:
+// about three times the array's byte size in the execution space's memory, allocated when it
+// is made, and as much again for the decoder.
 //
 // Threads and memory: as ndzip::compressor (calls on one object are serialised; values and
 // stream must not overlap; the stream is untrusted when decompressed and every inconsistency
@@ -26,6 +28,7 @@
 
 #include "ndzip/codec_mode.hpp"
 #include "ndzip/compressor.hpp"
+#include "ndzip/decompress_outcome.hpp"
 #include "ndzip/export.hpp"
 #include "ndzip/extent.hpp"
 #include "ndzip/format.hpp"
@@ -84,6 +87,11 @@ class NDZIP_EXPORT high_ratio_compressor {
   // As ndzip::compressor's raw calls; the stream aligned to 8 bytes.
   std::size_t compress_raw(const T* values, std::byte* stream, std::size_t stream_capacity);
   std::size_t decompress_raw(const std::byte* stream, std::size_t stream_size, T* values);
+  void compress_raw_async(const T* values, std::byte* stream, std::size_t stream_capacity,
+                          std::uint64_t* stream_size);
+  void decompress_raw_async(const std::byte* stream, std::size_t stream_size, T* values,
+                            decompress_outcome* outcome);
+  std::size_t check_outcome(const decompress_outcome& outcome) const;
 
  private:
   ExecSpace m_exec;

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+// The code tables built and read where the blocks are, so that neither direction waits for the
+// host: build_codes turns the byte counts into each table's code, encoder entries and serialised
+// form (a team per table); read_codes checks a stream's serialised tables and fills the decoder
+// entries (a team per table), noting a damaged one in the stream's header failure.
+
+#include <Kokkos_Core.hpp>
+#include <cstddef>
+#include <cstdint>
+
+#include "core/high_ratio/huffman.hpp"
+#include "core/high_ratio/stream_kernels.hpp"
+
+namespace ndzip::core::high_ratio {
+
+// A team per table: a thread per symbol's share on a device, one thread on the host.
+template <class ExecSpace>
+inline constexpr int code_team_size =
+    Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible ? 1 : 128;
+
+template <class ExecSpace>
+struct build_codes {
+  using policy = Kokkos::TeamPolicy<ExecSpace>;
+  struct scratch {
+    code_workspace ws;
+    code_lengths code;
+    std::uint16_t codes[alphabet];
+  };
+  const std::uint64_t* counts;  // tables * alphabet
+  std::uint32_t* encoder;       // tables * alphabet
+  std::byte* serialized;        // tables * serialized_code_bytes
+  std::uint64_t* serialized_sizes;
+
+  static policy make_policy(const ExecSpace& exec, int tables) {
+    return policy(exec, tables, code_team_size<ExecSpace>)
+        .set_scratch_size(0, Kokkos::PerTeam(sizeof(scratch)));
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const typename policy::member_type& member) const {
+    const int t = member.league_rank();
+    const int part = member.team_rank(), parts = member.team_size();
+    const bool first = part == 0;
+    auto& s = *static_cast<scratch*>(member.team_scratch(0).get_shmem(sizeof(scratch)));
+    for (int k = part; k < alphabet; k += parts)
+      s.ws.counts[k] = counts[static_cast<std::size_t>(t) * alphabet + k];
+    // Optimal lengths; where one exceeds max_code_length, the counts halved (rounding up, so
+    // that no used symbol is lost) until none does.
+    for (;;) {
+      for (int k = part; k < alphabet; k += parts) s.code.length[k] = 0;
+      member.team_barrier();
+      if (first) {
+        int used = 0;
+        for (int k = 0; k < alphabet; ++k) used += s.ws.counts[k] != 0;
+        s.ws.used = used;
+        if (parts == 1) sort_symbols(s.ws);
+      }
+      if (parts > 1) rank_symbols(s.ws, part, parts);
+      member.team_barrier();
+      if (first) merge_symbols(s.ws, s.code);
+      member.team_barrier();
+      if (s.ws.longest <= max_code_length) break;
+      for (int k = part; k < alphabet; k += parts)
+        if (s.ws.counts[k] != 0) s.ws.counts[k] = (s.ws.counts[k] + 1) / 2;
+      member.team_barrier();
+    }
+    if (first) {
+      s.code.longest = static_cast<std::uint8_t>(s.ws.longest);
+      canonical_codes(s.code, s.codes);
+      serialized_sizes[t] = serialized_bytes(s.code);
+    }
+    member.team_barrier();
+    encoder_entries(s.code, s.codes, encoder + static_cast<std::size_t>(t) * alphabet, part, parts);
+    serialize(s.code, serialized + static_cast<std::size_t>(t) * serialized_code_bytes, part,
+              parts);
+  }
+};
+
+// The code tables of a stream of `size` bytes at `stream`, behind its header, checked, and their
+// decoder entries; a refused table (or the bytes after the tables) becomes the stream's header
+// failure. Runs after read_header, which found the coding; does nothing for a stored stream or
+// a damaged header.
+template <class ExecSpace>
+struct read_codes {
+  using policy = Kokkos::TeamPolicy<ExecSpace>;
+  struct scratch {
+    code_lengths code;
+    std::uint16_t codes[alphabet];
+    int usable;
+  };
+  const std::byte* stream;
+  std::uint64_t size;
+  int tables;
+  std::uint16_t* decoder;  // tables * decoder_table_size
+  pipeline_state* state;
+
+  static policy make_policy(const ExecSpace& exec, int tables) {
+    return policy(exec, tables, code_team_size<ExecSpace>)
+        .set_scratch_size(0, Kokkos::PerTeam(sizeof(scratch)));
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const typename policy::member_type& member) const {
+    const int t = member.league_rank();
+    const int part = member.team_rank(), parts = member.team_size();
+    auto& s = *static_cast<scratch*>(member.team_scratch(0).get_shmem(sizeof(scratch)));
+    std::uint16_t* entries = decoder + static_cast<std::size_t>(t) * decoder_table_size;
+    clear_decoder_entries(entries, part, parts);
+    if (part == 0) {
+      s.usable = 0;
+      // Every table is checked unless the header before them failed (a truncated stream
+      // reports its first refused table rather than its length).
+      const bool header_read = state->header_failure == no_failure ||
+                               state->header_failure >= header_key(header_failure::code_table, 0,
+                                                                   code_failure::none);
+      if (header_read && state->coding == stream_coding::coded) {
+        // Where table t starts: behind the tables before it, whose sizes their first bytes give.
+        std::uint64_t at = high_ratio_header_bytes;
+        bool found = true;
+        for (int k = 0; k < t && found; ++k) {
+          const std::size_t bytes = code_bytes(stream + at, size - at);
+          found = bytes != 0 && bytes <= size - at;
+          at += bytes;
+        }
+        code_failure why = code_failure::truncated;
+        const std::size_t read = found ? parse(stream + at, size - at, s.code, why) : 0;
+        if (read == 0) {
+          Kokkos::atomic_fetch_min(&state->header_failure,
+                                   header_key(header_failure::code_table, t, why));
+        } else {
+          canonical_codes(s.code, s.codes);
+          s.usable = 1;
+        }
+        if (t + 1 == tables && read != 0) {
+          // The last team checks what follows the tables: zero padding to a multiple of 8.
+          at += read;
+          const std::uint64_t padded = (at + 7) / 8 * 8;
+          for (std::uint64_t k = at; k < padded; ++k)
+            if (k >= size || stream[k] != std::byte{0}) {
+              Kokkos::atomic_fetch_min(&state->header_failure,
+                                       header_key(header_failure::padding, 0, code_failure::none));
+              break;
+            }
+        }
+      }
+    }
+    member.team_barrier();
+    if (s.usable) decoder_entries(s.code, s.codes, entries, part, parts);
+  }
+};
+
+}  // namespace ndzip::core::high_ratio
