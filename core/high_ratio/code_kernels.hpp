@@ -44,27 +44,20 @@ struct build_codes {
     auto& s = *static_cast<scratch*>(member.team_scratch(0).get_shmem(sizeof(scratch)));
     for (int k = part; k < alphabet; k += parts)
       s.ws.counts[k] = counts[static_cast<std::size_t>(t) * alphabet + k];
-    // Optimal lengths; where one exceeds max_code_length, the counts halved (rounding up, so
-    // that no used symbol is lost) until none does.
-    for (;;) {
-      for (int k = part; k < alphabet; k += parts) s.code.length[k] = 0;
-      member.team_barrier();
-      if (first) {
-        int used = 0;
-        for (int k = 0; k < alphabet; ++k) used += s.ws.counts[k] != 0;
-        s.ws.used = used;
-        if (parts == 1) sort_symbols(s.ws);
-      }
-      if (parts > 1) rank_symbols(s.ws, part, parts);
-      member.team_barrier();
-      if (first) merge_symbols(s.ws, s.code);
-      member.team_barrier();
-      if (s.ws.longest <= max_code_length) break;
-      for (int k = part; k < alphabet; k += parts)
-        if (s.ws.counts[k] != 0) s.ws.counts[k] = (s.ws.counts[k] + 1) / 2;
-      member.team_barrier();
-    }
+    for (int k = part; k < alphabet; k += parts) s.code.length[k] = 0;
+    member.team_barrier();
     if (first) {
+      int used = 0;
+      for (int k = 0; k < alphabet; ++k) used += s.ws.counts[k] != 0;
+      s.ws.used = used;
+      if (parts == 1) sort_symbols(s.ws);
+    }
+    if (parts > 1) rank_symbols(s.ws, part, parts);
+    member.team_barrier();
+    // Optimal lengths, limited to max_code_length where one exceeds it.
+    if (first) {
+      merge_symbols(s.ws, s.code);
+      limit_lengths(s.ws, s.code);
       s.code.longest = static_cast<std::uint8_t>(s.ws.longest);
       canonical_codes(s.code, s.codes);
       serialized_sizes[t] = serialized_bytes(s.code);

@@ -129,13 +129,29 @@ struct engine {
       throw std::invalid_argument("ndzip: a high-ratio stream buffer must be aligned to 8 bytes");
   }
 
-  // Queues the compression; its size goes to *result when that is not null. Nothing is written
-  // where the stream needs more than `capacity` bytes (coding does_not_fit in the state).
+  // Queues the compression; its size goes to *result. Nothing is written where the stream needs
+  // more than `capacity` bytes (coding does_not_fit in the state).
   void compress_async(const T* values, std::byte* stream, std::size_t capacity,
                       std::uint64_t* result) {
+    const std::lock_guard<std::mutex> lock(calls);
+    enqueue_compress(values, stream, capacity, result);
+  }
+
+  std::size_t compress(const T* values, std::byte* stream, std::size_t capacity) {
+    // The lock until the state is read: another call would overwrite it.
+    const std::lock_guard<std::mutex> lock(calls);
+    enqueue_compress(values, stream, capacity, nullptr);
+    const pipeline_state done = read_state();
+    if (done.coding == stream_coding::does_not_fit)
+      throw capacity_error("ndzip: the high-ratio stream needs " + std::to_string(done.total) +
+                           " bytes but the output holds only " + std::to_string(capacity));
+    return done.total;
+  }
+
+  void enqueue_compress(const T* values, std::byte* stream, std::size_t capacity,
+                        std::uint64_t* result) {
     check_stream(stream);
     detail::check_disjoint(values, layout.grid.size() * word, stream, capacity);
-    const std::lock_guard<std::mutex> lock(calls);
     pipeline_state* const s = state.data();
     main_codec.compress_raw_async(values, main_stream.data(), main_stream.size(), &s->main_bytes);
     if (border > 0) {
@@ -159,13 +175,11 @@ struct engine {
                                        &s->border_bytes);
     }
     const call_guard<ExecSpace> guard(nullptr);
+    Kokkos::deep_copy(exec, counts, std::uint64_t{0});
     if (blocks > 0) {
-      Kokkos::deep_copy(exec, counts, std::uint64_t{0});
       using grayer = gray_and_count<bits_type, chunks, slot_words, ExecSpace, DeviceSchedule>;
       Kokkos::parallel_for("ndzip::high_ratio::gray_and_count", grayer::make_policy(exec, blocks),
                            grayer{source(), gray_slots.data(), words.data(), counts.data()});
-    } else {
-      Kokkos::deep_copy(exec, counts, std::uint64_t{0});
     }
     Kokkos::parallel_for(
         "ndzip::high_ratio::build_codes", build_codes<ExecSpace>::make_policy(exec, tables),
@@ -225,15 +239,6 @@ struct engine {
     }
   }
 
-  std::size_t compress(const T* values, std::byte* stream, std::size_t capacity) {
-    compress_async(values, stream, capacity, nullptr);
-    const pipeline_state done = read_state();
-    if (done.coding == stream_coding::does_not_fit)
-      throw capacity_error("ndzip: the high-ratio stream needs " + std::to_string(done.total) +
-                           " bytes but the output holds only " + std::to_string(capacity));
-    return done.total;
-  }
-
   pipeline_state read_state() {
     const call_guard<ExecSpace> guard(nullptr);
     Kokkos::deep_copy(exec, host_state, state);
@@ -245,13 +250,29 @@ struct engine {
   // for a misaligned stream, overlapping buffers, or a stream shorter than its header.
   void decompress_async(const std::byte* stream, std::size_t size, T* values,
                         decompress_outcome* result) {
+    const std::lock_guard<std::mutex> lock(calls);
+    enqueue_decompress(stream, size, values, result);
+  }
+
+  std::size_t decompress(const std::byte* stream, std::size_t size, T* values) {
+    const std::lock_guard<std::mutex> lock(calls);
+    enqueue_decompress(stream, size, values, outcome.data());
+    {
+      const call_guard<ExecSpace> guard(nullptr);
+      Kokkos::deep_copy(exec, host_outcome, outcome);
+      exec.fence();
+    }
+    return check_outcome(host_outcome());
+  }
+
+  void enqueue_decompress(const std::byte* stream, std::size_t size, T* values,
+                          decompress_outcome* result) {
     check_stream(stream);
     detail::check_disjoint(values, layout.grid.size() * word, stream, size);
     if (size < high_ratio_header_bytes)
       throw stream_error("ndzip: the high-ratio stream holds " + std::to_string(size) +
                          " bytes, fewer than its " + std::to_string(high_ratio_header_bytes) +
                          "-byte header");
-    const std::lock_guard<std::mutex> lock(calls);
     pipeline_state* const s = state.data();
     const std::size_t tail_bytes = tail * word;
     {
@@ -349,16 +370,6 @@ struct engine {
     const call_guard<ExecSpace> guard(nullptr);
     Kokkos::parallel_for("ndzip::high_ratio::finish_outcome", one(exec, 0, 1),
                          finish_outcome{s, size, border > 0, result});
-  }
-
-  std::size_t decompress(const std::byte* stream, std::size_t size, T* values) {
-    decompress_async(stream, size, values, outcome.data());
-    {
-      const call_guard<ExecSpace> guard(nullptr);
-      Kokkos::deep_copy(exec, host_outcome, outcome);
-      exec.fence();
-    }
-    return check_outcome(host_outcome());
   }
 
   // The bytes consumed, or the stream_error that the outcome of a decompression describes.

@@ -33,6 +33,7 @@ struct code_workspace {
   std::uint16_t leaf_parent[alphabet];  // the merged node above order[k]
   std::uint16_t node_parent[alphabet];  // the merged node above merged node k
   std::uint8_t node_depth[alphabet];
+  std::uint16_t at_length[alphabet];  // how many symbols have each length
   int used;  // symbols with a count
   int longest;
 };
@@ -120,6 +121,35 @@ KOKKOS_INLINE_FUNCTION void merge_symbols(code_workspace& ws, code_lengths& code
     code.length[ws.order[k] & 0xffu] = static_cast<std::uint8_t>(depth > 255 ? 255 : depth);
     ws.longest = depth > ws.longest ? depth : ws.longest;
   }
+}
+
+// Step 3 (one thread), where a length exceeds max_code_length: the lengths limited to it. The
+// number of symbols of each length is adjusted as JPEG's encoder does (ITU T.81, K.3): two
+// symbols of the deepest level give way to one there and two one level below the deepest level
+// that still has room, which keeps the code complete; then the lengths go to the symbols again
+// in their order, the longest to the least frequent.
+KOKKOS_INLINE_FUNCTION void limit_lengths(code_workspace& ws, code_lengths& code) {
+  if (ws.longest <= max_code_length) return;
+  const int n = ws.used < alphabet ? ws.used : alphabet;
+  for (int len = 0; len < alphabet; ++len) ws.at_length[len] = 0;
+  for (int k = 0; k < n; ++k) ++ws.at_length[code.length[ws.order[k] & 0xffu]];
+  for (int len = ws.longest; len > max_code_length; --len) {
+    while (ws.at_length[len] > 0) {
+      int room = len - 2;
+      while (room > 1 && ws.at_length[room] == 0) --room;
+      ws.at_length[len] -= 2;
+      ws.at_length[len - 1] += 1;
+      ws.at_length[room + 1] += 2;
+      ws.at_length[room] -= 1;
+    }
+  }
+  int len = max_code_length;
+  for (int k = 0; k < n; ++k) {
+    while (ws.at_length[len] == 0) --len;
+    --ws.at_length[len];
+    code.length[ws.order[k] & 0xffu] = static_cast<std::uint8_t>(len);
+  }
+  ws.longest = max_code_length;
 }
 
 // The canonical codes of a code (not reversed): each code is the previous one plus one,

@@ -21,7 +21,12 @@
 
 namespace ndzip::core::high_ratio {
 
-inline constexpr unsigned char magic[4] = {'N', 'D', 'Z', 'H'};
+// "NDZH", byte k of the stream being byte k of this word from its least significant one (a
+// scalar, which device code reads where it cannot read a host array).
+inline constexpr std::uint32_t magic = 0x485a444eu;
+KOKKOS_INLINE_FUNCTION constexpr std::byte magic_byte(int k) {
+  return static_cast<std::byte>((magic >> 8 * k) & 0xffu);
+}
 inline constexpr unsigned char version = 1;
 inline constexpr std::uint64_t no_failure = ~std::uint64_t{0};
 
@@ -130,7 +135,7 @@ struct write_header {
     if (coding == stream_coding::does_not_fit || i >= state->header_bytes) return;
     std::byte b{0};
     if (i < 4) {
-      b = static_cast<std::byte>(magic[i]);
+      b = magic_byte(static_cast<int>(i));
     } else if (i == 4) {
       b = static_cast<std::byte>(version);
     } else if (i == 5) {
@@ -200,7 +205,7 @@ struct read_header {
     state->main_words = state->border_words = 0;
     state->total = 0;
     bool is_magic = true;
-    for (int k = 0; k < 4; ++k) is_magic = is_magic && stream[k] == static_cast<std::byte>(magic[k]);
+    for (int k = 0; k < 4; ++k) is_magic = is_magic && stream[k] == magic_byte(k);
     const auto stream_version = static_cast<unsigned>(stream[4]);
     const auto coding = static_cast<unsigned>(stream[5]);
     const std::uint64_t area = load_u64(stream + 8);
