@@ -23,7 +23,8 @@
 //
 // Asynchronous calls (compress_async, decompress_async) only queue kernels on the instance:
 // no fence, no allocation (after the compressor's first compression, which allocates the
-// encoder's scratch), no deep copy and no host read. Their results (the stream size, or a
+// encoder's scratch, and in the high-ratio mode its first decompression, the decoder's), no
+// deep copy and no host read. Their results (the stream size, or a
 // decompress_outcome) are written into Views the caller provides, and are valid, like the
 // output, once the instance has been fenced. Calls queued on one compressor run in order, so
 // its scratch may be reused by the next call before the previous one has finished; its buffers
