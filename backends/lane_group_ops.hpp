@@ -127,15 +127,7 @@ struct lane_group_ops {
 
   template <class Bits>
   KOKKOS_INLINE_FUNCTION static int popcount(Bits v) {
-    static_assert(std::is_unsigned_v<Bits>);
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-    if constexpr (sizeof(Bits) == 4)
-      return __popc(v);
-    else
-      return __popcll(v);
-#else
-    return host_lane_ops::popcount(v);  // the device compilers' host pass; the host emulation
-#endif
+    return backend::popcount(v);
   }
 
   // Transposes each group's chunk bit matrix: afterwards row slot h of lane l holds column

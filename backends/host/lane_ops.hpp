@@ -12,6 +12,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "backends/bit_count.hpp"
 #include "backends/host/avx512_columns.hpp"
 #include "backends/host/isa.hpp"
 #include "backends/host/vector.hpp"
@@ -67,16 +68,9 @@ struct host_lane_ops {
     for (int item = 0; item < count; ++item) body(lanes{}, item);
   }
 
-  // Bit-parallel count: compilers turn it into a popcnt instruction where the target has one,
-  // and it avoids a library call where it has not (the default x86-64 target).
   template <class Bits>
   NDZIP_HOST_FORCEINLINE static int popcount(Bits v) {
-    static_assert(std::is_unsigned_v<Bits>);
-    constexpr Bits ones = static_cast<Bits>(~Bits{0});
-    v = v - ((v >> 1) & (ones / 3));
-    v = (v & (ones / 15 * 3)) + ((v >> 2) & (ones / 15 * 3));
-    v = (v + (v >> 4)) & (ones / 255 * 15);
-    return static_cast<int>(static_cast<Bits>(v * (ones / 255)) >> (sizeof(Bits) * 8 - 8));
+    return backend::popcount(v);
   }
 
   // Transposes the W x W bit matrix held in words[0..W) in place, most significant bit first:

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "backends/bit_count.hpp"
 #include "core/high_ratio/huffman.hpp"
 
 namespace ndzip::core::high_ratio {
@@ -24,10 +25,8 @@ KOKKOS_INLINE_FUNCTION constexpr int column_table(int rank) {
 }
 
 template <class Bits>
-KOKKOS_INLINE_FUNCTION constexpr int popcount(Bits v) {
-  int n = 0;
-  for (; v != 0; v &= static_cast<Bits>(v - 1)) ++n;
-  return n;
+KOKKOS_INLINE_FUNCTION int popcount(Bits v) {
+  return backend::popcount(v);
 }
 
 template <class Bits>
