@@ -19,6 +19,13 @@ template <class ExecSpace>
 inline constexpr int code_team_size =
     Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible ? 1 : 128;
 
+// A team per table, each with `Scratch` in team scratch.
+template <class ExecSpace, class Scratch>
+Kokkos::TeamPolicy<ExecSpace> table_policy(const ExecSpace& exec, int tables) {
+  return Kokkos::TeamPolicy<ExecSpace>(exec, tables, code_team_size<ExecSpace>)
+      .set_scratch_size(0, Kokkos::PerTeam(sizeof(Scratch)));
+}
+
 template <class ExecSpace>
 struct build_codes {
   using policy = Kokkos::TeamPolicy<ExecSpace>;
@@ -33,8 +40,7 @@ struct build_codes {
   std::uint64_t* serialized_sizes;
 
   static policy make_policy(const ExecSpace& exec, int tables) {
-    return policy(exec, tables, code_team_size<ExecSpace>)
-        .set_scratch_size(0, Kokkos::PerTeam(sizeof(scratch)));
+    return table_policy<ExecSpace, scratch>(exec, tables);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const typename policy::member_type& member) const {
@@ -88,8 +94,7 @@ struct read_codes {
   pipeline_state* state;
 
   static policy make_policy(const ExecSpace& exec, int tables) {
-    return policy(exec, tables, code_team_size<ExecSpace>)
-        .set_scratch_size(0, Kokkos::PerTeam(sizeof(scratch)));
+    return table_policy<ExecSpace, scratch>(exec, tables);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const typename policy::member_type& member) const {
