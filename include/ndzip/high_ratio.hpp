@@ -15,7 +15,7 @@
 // decompression allocates the decoder's scratch), as ndzip::compressor's do, and the
 // synchronous ones are those, a fence and a read of the result. It owns all scratch memory:
 // about three times the array's byte size in the execution space's memory, allocated when it
-// is made, and as much again for the decoder.
+// is made, and about the array's size more for the decoder.
 //
 // Threads and memory: as ndzip::compressor (calls on one object are serialised; values and
 // stream must not overlap; the stream is untrusted when decompressed and every inconsistency
