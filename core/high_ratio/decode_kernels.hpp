@@ -102,9 +102,7 @@ struct decoder_inputs {
   pipeline_state* state;
 
   // Whether there are blocks to decode: a coded stream whose header and tables passed.
-  KOKKOS_INLINE_FUNCTION bool active() const {
-    return state->header_failure == no_failure && state->coding == stream_coding::coded;
-  }
+  KOKKOS_INLINE_FUNCTION bool active() const { return blocks_decoded(*state); }
   KOKKOS_INLINE_FUNCTION void fail(std::size_t i, block_failure why) const {
     Kokkos::atomic_fetch_min(&state->block_failure,
                              static_cast<std::uint64_t>(i) * 8 + static_cast<std::uint64_t>(why));
@@ -272,7 +270,7 @@ struct ungray_blocks {
     auto* in_start =
         static_cast<std::uint32_t*>(member.team_scratch(0).get_shmem(bytes_of_scratch));
     std::uint32_t* out_start = in_start + Chunks;
-    if (state->header_failure != no_failure || state->coding != stream_coding::coded) return;
+    if (!blocks_decoded(*state)) return;
     const std::size_t i = member.league_rank();
     const Bits* in = gray + i * static_cast<std::size_t>(SlotWords);
     Bits* to = out + i * static_cast<std::size_t>(SlotWords);
@@ -321,7 +319,7 @@ void place_blocks(const ExecSpace& exec, const Bits* slots, const std::uint64_t*
       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
           exec, 0, static_cast<std::int64_t>(count)),
       KOKKOS_LAMBDA(std::int64_t i, std::uint64_t & sum, bool final) {
-        if (state->header_failure != no_failure || state->coding != stream_coding::coded) return;
+        if (!blocks_decoded(*state)) return;
         sum += words[first + i];
         if (final) {
           ends[i] = sum;
@@ -336,7 +334,7 @@ void place_blocks(const ExecSpace& exec, const Bits* slots, const std::uint64_t*
   Kokkos::parallel_for(
       "ndzip::high_ratio::place_blocks", policy(exec, static_cast<int>(count), Kokkos::AUTO),
       KOKKOS_LAMBDA(const typename policy::member_type& member) {
-        if (state->header_failure != no_failure || state->coding != stream_coding::coded) return;
+        if (!blocks_decoded(*state)) return;
         const std::size_t i = member.league_rank();
         const std::uint64_t begin = i == 0 ? 0 : ends[i - 1];
         const Bits* from = slots + (first + i) * static_cast<std::size_t>(SlotWords);

@@ -161,14 +161,14 @@ struct engine {
         const std::byte* main = main_stream.data();
         bits_type* to = border_values.data();
         const std::size_t border_bytes = border * word;
-        launch_copy<bits_type>("ndzip::high_ratio::gather_border", exec, border,
-                               KOKKOS_LAMBDA(const bits_type*& f, bits_type*& t, std::uint64_t& n) {
-                                 f = reinterpret_cast<const bits_type*>(main + s->main_bytes -
-                                                                        border_bytes);
-                                 t = to;
-                                 n = border_bytes / sizeof(bits_type);
-                                 return true;
-                               });
+        launch_copy<bits_type>(
+            "ndzip::high_ratio::gather_border", exec, border,
+            KOKKOS_LAMBDA(const bits_type*& f, bits_type*& t, std::uint64_t& n) {
+              f = reinterpret_cast<const bits_type*>(main + s->main_bytes - border_bytes);
+              t = to;
+              n = border_bytes / sizeof(bits_type);
+              return true;
+            });
       }
       border_codec->compress_raw_async(reinterpret_cast<const T*>(border_values.data()),
                                        border_stream.data(), border_stream.size(),
@@ -181,10 +181,10 @@ struct engine {
       Kokkos::parallel_for("ndzip::high_ratio::gray_and_count", grayer::make_policy(exec, blocks),
                            grayer{source(), gray_slots.data(), words.data(), counts.data()});
     }
-    Kokkos::parallel_for(
-        "ndzip::high_ratio::build_codes", build_codes<ExecSpace>::make_policy(exec, tables),
-        build_codes<ExecSpace>{counts.data(), encoder.data(), serialized.data(),
-                               serialized_sizes.data()});
+    Kokkos::parallel_for("ndzip::high_ratio::build_codes",
+                         build_codes<ExecSpace>::make_policy(exec, tables),
+                         build_codes<ExecSpace>{counts.data(), encoder.data(), serialized.data(),
+                                                serialized_sizes.data()});
     if (blocks > 0) {
       using sizer = size_block_streams<bits_type, chunks, slot_words, ExecSpace>;
       Kokkos::parallel_for("ndzip::high_ratio::size_block_streams",
@@ -194,9 +194,9 @@ struct engine {
       scan_block_ends(exec, sizes.data(), ends.data(), blocks, &s->area);
     }
     const std::size_t tail_bytes = tail * word;
-    Kokkos::parallel_for("ndzip::high_ratio::plan_stream", one(exec, 0, 1),
-                         plan_stream{s, serialized_sizes.data(), tables, blocks, tail_bytes,
-                                     capacity, result});
+    Kokkos::parallel_for(
+        "ndzip::high_ratio::plan_stream", one(exec, 0, 1),
+        plan_stream{s, serialized_sizes.data(), tables, blocks, tail_bytes, capacity, result});
     Kokkos::parallel_for(
         "ndzip::high_ratio::write_header", one(exec, 0, write_header::header_bytes_at_most(tables)),
         write_header{s, serialized.data(), serialized_sizes.data(), tables, stream});
@@ -208,10 +208,10 @@ struct engine {
             "ndzip::high_ratio::write_block_streams", writer::make_policy(exec, blocks),
             writer{gray_slots.data(), encoder.data(), stream_bytes.data(), ends.data(), place});
       } else {
-        Kokkos::parallel_for("ndzip::high_ratio::write_blocks", one(exec, 0, blocks),
-                             write_blocks<bits_type, chunks, slot_words>{
-                                 gray_slots.data(), encoder.data(), stream_bytes.data(),
-                                 ends.data(), place});
+        Kokkos::parallel_for(
+            "ndzip::high_ratio::write_blocks", one(exec, 0, blocks),
+            write_blocks<bits_type, chunks, slot_words>{gray_slots.data(), encoder.data(),
+                                                        stream_bytes.data(), ends.data(), place});
       }
     }
     // The stored form: the ndzip stream behind the header.
@@ -314,10 +314,9 @@ struct engine {
       place_blocks<bits_type, slot_words>(exec, slots.data(), sizes.data(), ends.data(), 0,
                                           layout.hypercube_count, main_stream.data(),
                                           layout.header_bytes(), &s->main_words, s);
-      place_blocks<bits_type, slot_words>(exec, slots.data(), sizes.data(), ends.data(),
-                                          layout.hypercube_count, border_blocks,
-                                          border_stream.data(), border_header(), &s->border_words,
-                                          s);
+      place_blocks<bits_type, slot_words>(
+          exec, slots.data(), sizes.data(), ends.data(), layout.hypercube_count, border_blocks,
+          border_stream.data(), border_header(), &s->border_words, s);
       // A stored stream: its ndzip stream, as far as the main stream's scratch holds it.
       std::byte* main = main_stream.data();
       const std::uint64_t room = main_stream.size();
@@ -342,7 +341,7 @@ struct engine {
               f = stream + s->total - tail_bytes;
               t = border_bytes + border_head + s->border_words * word;
               n = tail_bytes;
-              return s->header_failure == no_failure && s->coding == stream_coding::coded;
+              return blocks_decoded(*s);
             });
       }
       border_codec->decompress_raw_async(border_stream.data(), border_stream.size(),
@@ -358,10 +357,9 @@ struct engine {
             "ndzip::high_ratio::place_border", exec, border,
             KOKKOS_LAMBDA(const bits_type*& f, bits_type*& t, std::uint64_t& n) {
               f = from;
-              t = reinterpret_cast<bits_type*>(main + l.stream_bytes(s->main_words) -
-                                               border_bytes);
+              t = reinterpret_cast<bits_type*>(main + l.stream_bytes(s->main_words) - border_bytes);
               n = border_bytes / sizeof(bits_type);
-              return s->header_failure == no_failure && s->coding == stream_coding::coded;
+              return blocks_decoded(*s);
             });
       }
     }

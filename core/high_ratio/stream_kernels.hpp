@@ -42,13 +42,13 @@ inline constexpr std::uint64_t does_not_fit = 2;
 // header_key found is the one reported.
 enum class header_failure : std::uint64_t {
   magic = 1,
-  version,           // the version read, in the key's `value`
-  reserved,          // non-zero reserved bytes
-  stored_area,       // a stored stream with a coded-area length
-  coding,            // an unknown coding, in `value`
-  code_table,        // table `value` refused, for the reason in `why`
-  truncated,         // fewer bytes than the tables, block table, coded area and tail need
-  padding,           // non-zero bytes between the tables and the block table
+  version,      // the version read, in the key's `value`
+  reserved,     // non-zero reserved bytes
+  stored_area,  // a stored stream with a coded-area length
+  coding,       // an unknown coding, in `value`
+  code_table,   // table `value` refused, for the reason in `why`
+  truncated,    // fewer bytes than the tables, block table, coded area and tail need
+  padding,      // non-zero bytes between the tables and the block table
   area_without_blocks,
   stored_truncated,  // a stored stream shorter than its ndzip stream's offset table says
 };
@@ -74,11 +74,17 @@ struct pipeline_state {
   std::uint64_t total;         // the stream's bytes (decompression: what its header implies)
   std::uint64_t coding;        // stream_coding
   // Decompression.
-  std::uint64_t header_failure;  // the lowest header_key, or no_failure
-  std::uint64_t block_failure;   // the lowest block key (block * 8 + block_failure)
+  std::uint64_t header_failure;            // the lowest header_key, or no_failure
+  std::uint64_t block_failure;             // the lowest block key (block * 8 + block_failure)
   std::uint64_t main_words, border_words;  // the rebuilt ndzip streams' block words
   decompress_outcome main_outcome, border_outcome;
 };
+
+// Whether a decompression rebuilds the stream from its blocks: a coded stream whose header and
+// code tables passed (otherwise the block, placing and border kernels do nothing).
+KOKKOS_INLINE_FUNCTION bool blocks_decoded(const pipeline_state& state) {
+  return state.header_failure == no_failure && state.coding == stream_coding::coded;
+}
 
 KOKKOS_INLINE_FUNCTION constexpr std::uint64_t padded_to_8(std::uint64_t bytes) {
   return (bytes + 7) / 8 * 8;
@@ -178,9 +184,8 @@ struct copy_words {
 template <class Word, class ExecSpace, class Where>
 void launch_copy(const char* name, const ExecSpace& exec, std::size_t most, const Where& where) {
   if (most == 0) return;
-  const std::size_t threads = most < copy_words<Word, Where>::threads
-                                  ? most
-                                  : copy_words<Word, Where>::threads;
+  const std::size_t threads =
+      most < copy_words<Word, Where>::threads ? most : copy_words<Word, Where>::threads;
   Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecSpace>(exec, 0, threads),
                        copy_words<Word, Where>{where, threads});
 }
