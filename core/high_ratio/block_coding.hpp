@@ -89,18 +89,27 @@ KOKKOS_INLINE_FUNCTION void for_each_head_symbol(int s, const Symbol& symbol) {
 }
 
 // Calls symbol(k, table) for the column symbols of stream `s` of the gray block whose heads are
-// at `heads`: byte k of the block, from the table of its column's rank in its chunk.
+// at `heads`: byte k of the block, from the table of its column's rank in its chunk. The column
+// words start at byte H * U, a multiple of S, so stream s holds byte s mod U of every (S / U)-th
+// column word from word s / U on: a thread visits only its own symbols (visiting every word and
+// skipping the other streams' bytes left half of a device's threads idle on float blocks).
 template <class Bits, int Chunks, class Symbol>
 KOKKOS_INLINE_FUNCTION void for_each_column_symbol(const Bits* heads, int s, const Symbol& symbol) {
   constexpr int u = static_cast<int>(sizeof(Bits));
-  int k = Chunks * u;  // the first byte of the chunk's first column
-  for (int c = 0; c < Chunks; ++c) {
-    const int columns = popcount(heads[c]);
-    for (int rank = 0; rank < columns; ++rank, k += u) {
-      // The word's bytes k .. k + u - 1 that fall to stream s.
-      int b = (s - k % streams_per_block + streams_per_block) % streams_per_block;
-      for (; b < u; b += streams_per_block) symbol(k + b, column_table<Bits>(rank));
+  constexpr int first = Chunks * u;
+  static_assert(streams_per_block % u == 0 && first % streams_per_block == 0,
+                "a stream takes the same byte of every (S / U)-th column word");
+  constexpr int step = streams_per_block / u;
+  const int byte = s % u;
+  // Column words [chunk_start, chunk_end) belong to chunk c - 1.
+  int chunk_start = 0, chunk_end = 0, c = 0;
+  for (int w = s / u;; w += step) {
+    while (w >= chunk_end) {
+      if (c == Chunks) return;
+      chunk_start = chunk_end;
+      chunk_end += popcount(heads[c++]);
     }
+    symbol(first + w * u + byte, column_table<Bits>(w - chunk_start));
   }
 }
 
