@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ndzip/batch_compressor.hpp"
+#include "ndzip/codec_mode.hpp"
 #include "ndzip/format.hpp"
 
 namespace ndzip::core {
@@ -111,17 +112,21 @@ inline void check_ranges_disjoint(batch_call call, std::vector<batch_range>& ran
   }
 }
 
-// The check of the `grids.size()` items at `items` (host memory) for `call`, with `results`
-// (`result_bytes` at the sizes, possibly null, or the outcomes) that the call writes.
+// The check of the `grids.size()` items at `items` (host memory) for `call` in `mode`, with
+// `results` (`result_bytes` at the sizes, possibly null, or the outcomes) that the call writes.
 // `ranges` is scratch with room for 2 * grids.size() + 2 ranges. Compression reads the values
-// and writes [stream, stream + size bound) and the items (stream_bytes); decompression reads
-// [stream, stream + stream_bytes) and the items and writes the values. Values pointers are
-// checked first, then stream pointers, then the ranges.
+// and writes [stream, stream + the mode's size bound) and the items (stream_bytes);
+// decompression reads [stream, stream + stream_bytes) and the items and writes the values.
+// Values pointers are checked first, then stream pointers (aligned as the mode's streams must
+// be), then the ranges.
 template <class T, int Dims>
-void check_items_on_host(batch_call call, const std::vector<extent<Dims>>& grids,
+void check_items_on_host(batch_call call, codec_mode mode, const std::vector<extent<Dims>>& grids,
                          const batch_item<T>* items, const void* results, std::size_t result_bytes,
                          std::vector<batch_range>& ranges) {
   const bool compression = call == batch_call::compression;
+  const bool high_ratio = mode == codec_mode::high_ratio;
+  const std::size_t stream_alignment = high_ratio ? high_ratio_stream_alignment : sizeof(T);
+  const std::size_t header_bytes = high_ratio ? high_ratio_header_bytes : 0;
   ranges.clear();
   for (std::size_t i = 0; i < grids.size(); ++i) {
     const std::uint64_t bytes = grids[i].size() * sizeof(T);
@@ -133,8 +138,8 @@ void check_items_on_host(batch_call call, const std::vector<extent<Dims>>& grids
   const std::size_t values_end = ranges.size();
   for (std::size_t i = 0; i < grids.size(); ++i) {
     const std::uint64_t bytes =
-        compression ? compressed_size_bound<T>(grids[i]) : items[i].stream_bytes;
-    check_item_pointer(call, i, "stream", items[i].stream, bytes, sizeof(T));
+        compression ? header_bytes + compressed_size_bound<T>(grids[i]) : items[i].stream_bytes;
+    check_item_pointer(call, i, "stream", items[i].stream, bytes, stream_alignment);
     if (bytes > 0)
       ranges.push_back(range_at(items[i].stream, bytes, i, batch_range::kind::stream, compression));
   }

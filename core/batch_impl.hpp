@@ -4,12 +4,11 @@
 // (encode_team, decode_team) run for every grid of the batch in one launch, each team finding
 // its grid from its team number.
 
+#include <Kokkos_Core.hpp>
 #include <climits>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-
-#include <Kokkos_Core.hpp>
 
 #include "backends/host_inline.hpp"
 #include "backends/lane_ops.hpp"
@@ -18,6 +17,7 @@
 #include "core/call_guard.hpp"
 #include "core/decoder.hpp"
 #include "core/encoder.hpp"
+#include "core/high_ratio/engine.hpp"
 #include "core/stream_status.hpp"
 #include "ndzip/batch_compressor.hpp"
 
@@ -98,9 +98,8 @@ struct encode_batch {
     // its own from the kernel parameters), not held in registers for the whole team.
     const batch_array<T, Dims>& array = arrays[a];
     encode_team<T, Dims, ExecSpace, LaneOps>(
-        member, array.layout, reinterpret_cast<const bits_type*>(items[a].values),
-        items[a].stream, grid_look_back{*this, a}, grid_size_sink{*this, a},
-        ticket - array.first_team);
+        member, array.layout, reinterpret_cast<const bits_type*>(items[a].values), items[a].stream,
+        grid_look_back{*this, a}, grid_size_sink{*this, a}, ticket - array.first_team);
   }
 };
 
@@ -142,9 +141,7 @@ struct decode_batch {
       return kernel.arrays[a].layout;
     }
     KOKKOS_INLINE_FUNCTION const std::byte* stream() const { return kernel.items[a].stream; }
-    KOKKOS_INLINE_FUNCTION std::size_t stream_size() const {
-      return kernel.items[a].stream_bytes;
-    }
+    KOKKOS_INLINE_FUNCTION std::size_t stream_size() const { return kernel.items[a].stream_bytes; }
     KOKKOS_INLINE_FUNCTION bits_type* values() const {
       return reinterpret_cast<bits_type*>(kernel.items[a].values);
     }
@@ -161,10 +158,10 @@ struct decode_batch {
     const std::uint64_t given = items[a].stream_bytes;
     if (given < smallest) {
       Kokkos::single(Kokkos::PerTeam(member), [&]() NDZIP_INLINE_LAMBDA {
-        gatherer.finish_team(index,
-                             index == 0 ? failure_key(0, stream_failure::shorter_than_smallest)
-                                        : no_stream_failure,
-                             smallest, given);
+        gatherer.finish_team(
+            index,
+            index == 0 ? failure_key(0, stream_failure::shorter_than_smallest) : no_stream_failure,
+            smallest, given);
       });
       return;
     }
@@ -184,16 +181,15 @@ struct batch_codec {
     const call_guard<ExecSpace> guard(self.m_mutex.get());
     if (self.size() == 0) return;
     if constexpr (batch_type::checks_items_on_host)
-      check_items_on_host(batch_call::compression, self.m_grids, items, sizes,
+      check_items_on_host(batch_call::compression, codec_mode::ndzip, self.m_grids, items, sizes,
                           self.size() * sizeof(std::uint64_t), self.m_ranges);
     // Counted once launched: a launch that throws takes no tickets.
     const std::uint64_t call = self.m_calls + 1;
-    const block_placement placement{
-        self.m_published.data(), self.m_tickets.data(), (call - 1) * self.m_teams,
-        block_placement::epoch_of_call(call),
-        static_cast<std::uint64_t>(self.m_exec.concurrency())};
-    const encode_batch<T, Dims, ExecSpace, LaneOps> encode{self.m_arrays.data(), self.size(),
-                                                           items, sizes, placement};
+    const block_placement placement{self.m_published.data(), self.m_tickets.data(),
+                                    (call - 1) * self.m_teams, block_placement::epoch_of_call(call),
+                                    static_cast<std::uint64_t>(self.m_exec.concurrency())};
+    const encode_batch<T, Dims, ExecSpace, LaneOps> encode{self.m_arrays.data(), self.size(), items,
+                                                           sizes, placement};
     kernels::template launch<backend::kernel_role::encode>("ndzip::encode_batch", self.m_exec,
                                                            self.m_teams, encode);
     self.m_calls = call;
@@ -204,10 +200,10 @@ struct batch_codec {
     const call_guard<ExecSpace> guard(self.m_mutex.get());
     if (self.size() == 0) return;
     if constexpr (batch_type::checks_items_on_host)
-      check_items_on_host(batch_call::decompression, self.m_grids, items, outcomes,
-                          self.size() * sizeof(decompress_outcome), self.m_ranges);
-    const decode_batch<T, Dims, ExecSpace, LaneOps> decode{
-        self.m_arrays.data(), self.size(), items, outcomes, self.m_decode_status.data()};
+      check_items_on_host(batch_call::decompression, codec_mode::ndzip, self.m_grids, items,
+                          outcomes, self.size() * sizeof(decompress_outcome), self.m_ranges);
+    const decode_batch<T, Dims, ExecSpace, LaneOps> decode{self.m_arrays.data(), self.size(), items,
+                                                           outcomes, self.m_decode_status.data()};
     kernels::template launch<backend::kernel_role::decode>("ndzip::decode_batch", self.m_exec,
                                                            self.m_teams, decode);
   }
@@ -217,8 +213,19 @@ struct batch_codec {
 
 template <class T, int Dims, class ExecSpace>
 batch_compressor<T, Dims, ExecSpace>::batch_compressor(const ExecSpace& exec,
-                                                       const std::vector<extent<Dims>>& grids)
+                                                       const std::vector<extent<Dims>>& grids,
+                                                       codec_mode mode)
     : m_exec(exec), m_grids(grids) {
+  if (mode == codec_mode::high_ratio) {
+    for (const extent<Dims>& grid : grids) check_grid_representable<T>(grid);
+    // Without the library's lock, which its compressors take themselves.
+    m_high_ratio = std::make_unique<core::high_ratio::engine<T, Dims, ExecSpace>>(exec, grids);
+    if constexpr (checks_items_on_host) m_ranges.reserve(2 * grids.size() + 2);
+    return;
+  }
+  if (mode != codec_mode::ndzip)
+    throw std::invalid_argument("ndzip: unknown codec mode " +
+                                std::to_string(static_cast<unsigned>(mode)));
   const core::call_guard<ExecSpace> guard(nullptr);
   std::uint64_t hypercubes = 0;
   m_arrays = decltype(m_arrays)(
@@ -233,13 +240,15 @@ batch_compressor<T, Dims, ExecSpace>::batch_compressor(const ExecSpace& exec,
     m_teams += teams;
     hypercubes += layout.hypercube_count;
     if (m_teams > static_cast<std::uint64_t>(INT_MAX))
-      throw std::invalid_argument("ndzip: a batch of these grids needs more than INT_MAX teams "
-                                  "(grids 0.." + std::to_string(i) + "); split it");
+      throw std::invalid_argument(
+          "ndzip: a batch of these grids needs more than INT_MAX teams "
+          "(grids 0.." +
+          std::to_string(i) + "); split it");
   }
   Kokkos::deep_copy(exec, m_arrays, arrays);
   // Zeroed on the instance, ahead of every call in its queue.
-  m_published = decltype(m_published)(Kokkos::view_alloc(exec, "ndzip::batch_published"),
-                                      hypercubes);
+  m_published =
+      decltype(m_published)(Kokkos::view_alloc(exec, "ndzip::batch_published"), hypercubes);
   m_tickets = decltype(m_tickets)(Kokkos::view_alloc(exec, "ndzip::batch_tickets"));
   m_decode_status = decltype(m_decode_status)(
       Kokkos::view_alloc(exec, "ndzip::batch_decode_status"), 3 * grids.size());
@@ -250,11 +259,18 @@ batch_compressor<T, Dims, ExecSpace>::batch_compressor(const ExecSpace& exec,
 }
 
 template <class T, int Dims, class ExecSpace>
+batch_compressor<T, Dims, ExecSpace>::~batch_compressor() = default;
+template <class T, int Dims, class ExecSpace>
+batch_compressor<T, Dims, ExecSpace>::batch_compressor(batch_compressor&&) noexcept = default;
+template <class T, int Dims, class ExecSpace>
+batch_compressor<T, Dims, ExecSpace>& batch_compressor<T, Dims, ExecSpace>::operator=(
+    batch_compressor&&) noexcept = default;
+
+template <class T, int Dims, class ExecSpace>
 void batch_compressor<T, Dims, ExecSpace>::check_count(std::size_t count, const char* what) const {
   if (count != size())
     throw std::invalid_argument("ndzip: the batch has " + std::to_string(size()) +
-                                " grids but the " + what + " View holds " +
-                                std::to_string(count));
+                                " grids but the " + what + " View holds " + std::to_string(count));
 }
 
 template <class T, int Dims, class ExecSpace>
@@ -270,9 +286,11 @@ std::size_t batch_compressor<T, Dims, ExecSpace>::check_outcome(
     std::size_t i, const decompress_outcome& outcome) const {
   using profile_type = profile<T, Dims>;
   if (outcome.failure != decompress_outcome::no_failure) {
-    const std::string message = core::describe_stream_failure(
-        outcome, profile_type::chunks_per_hypercube, profile_type::max_block_words,
-        to_string(grid(i)));
+    const std::string message =
+        m_high_ratio
+            ? m_high_ratio->describe(outcome, i)
+            : core::describe_stream_failure(outcome, profile_type::chunks_per_hypercube,
+                                            profile_type::max_block_words, to_string(grid(i)));
     // "ndzip: invalid stream: ..." -> "ndzip: array i: invalid stream: ..."
     throw stream_error("ndzip: array " + std::to_string(i) + ": " + message.substr(7));
   }
@@ -282,13 +300,32 @@ std::size_t batch_compressor<T, Dims, ExecSpace>::check_outcome(
 template <class T, int Dims, class ExecSpace>
 void batch_compressor<T, Dims, ExecSpace>::compress_raw_async(item_type* items,
                                                               std::uint64_t* sizes) {
-  core::batch_codec<T, Dims, ExecSpace, backend::lane_ops_for_t<ExecSpace>>::compress(
-      *this, items, sizes);
+  if (m_high_ratio) {
+    // The high-ratio mode: checked as the default mode's items, then handed to its engine.
+    const std::lock_guard<std::mutex> lock(*m_mutex);
+    if (size() == 0) return;
+    if constexpr (checks_items_on_host)
+      core::check_items_on_host(core::batch_call::compression, codec_mode::high_ratio, m_grids,
+                                items, sizes, size() * sizeof(std::uint64_t), m_ranges);
+    m_high_ratio->compress_batch(items, sizes);
+    return;
+  }
+  core::batch_codec<T, Dims, ExecSpace, backend::lane_ops_for_t<ExecSpace>>::compress(*this, items,
+                                                                                      sizes);
 }
 
 template <class T, int Dims, class ExecSpace>
 void batch_compressor<T, Dims, ExecSpace>::decompress_raw_async(const item_type* items,
                                                                 decompress_outcome* outcomes) {
+  if (m_high_ratio) {
+    const std::lock_guard<std::mutex> lock(*m_mutex);
+    if (size() == 0) return;
+    if constexpr (checks_items_on_host)
+      core::check_items_on_host(core::batch_call::decompression, codec_mode::high_ratio, m_grids,
+                                items, outcomes, size() * sizeof(decompress_outcome), m_ranges);
+    m_high_ratio->decompress_batch(items, outcomes);
+    return;
+  }
   core::batch_codec<T, Dims, ExecSpace, backend::lane_ops_for_t<ExecSpace>>::decompress(
       *this, items, outcomes);
 }

@@ -158,8 +158,8 @@ struct bit_writer {
 };
 
 // Reads codes from [at, end), never past it; a code that runs past the end, or bits that start
-// no code, make it fail (a failed stream's block is refused). Bits are loaded only when fewer than a longest code are
-// held, eight bytes at a time where eight remain.
+// no code, make it fail (a failed stream's block is refused). Bits are loaded only when fewer than
+// a longest code are held, eight bytes at a time where eight remain.
 struct bit_reader {
   const std::byte* at = nullptr;
   const std::byte* end = nullptr;

@@ -19,7 +19,7 @@ template <class ExecSpace>
 inline constexpr int code_team_size =
     Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible ? 1 : 128;
 
-// A team per table, each with `Scratch` in team scratch.
+// A team per table (of every grid), each with `Scratch` in team scratch.
 template <class ExecSpace, class Scratch>
 Kokkos::TeamPolicy<ExecSpace> table_policy(const ExecSpace& exec, int tables) {
   return Kokkos::TeamPolicy<ExecSpace>(exec, tables, code_team_size<ExecSpace>)
@@ -34,9 +34,10 @@ struct build_codes {
     code_lengths code;
     std::uint16_t codes[alphabet];
   };
-  const std::uint64_t* counts;  // tables * alphabet
-  std::uint32_t* encoder;       // tables * alphabet
-  std::byte* serialized;        // tables * serialized_code_bytes
+  // Per grid and table (league rank t), from grid 0's first table on.
+  const std::uint64_t* counts;  // alphabet each
+  std::uint32_t* encoder;       // alphabet each
+  std::byte* serialized;        // serialized_code_bytes each
   std::uint64_t* serialized_sizes;
 
   static policy make_policy(const ExecSpace& exec, int tables) {
@@ -75,11 +76,11 @@ struct build_codes {
   }
 };
 
-// The code tables of a stream of `size` bytes at `stream`, behind its header, checked, and their
-// decoder entries; a refused table (or the bytes after the tables) becomes the stream's header
-// failure. Runs after read_header, which found the coding; does nothing for a stored stream or
-// a damaged header.
-template <class ExecSpace>
+// The code tables of every grid's stream, behind its header, checked, and their decoder entries
+// (a team per grid and table); a refused table (or the bytes after the tables) becomes the
+// stream's header failure. Runs after read_header, which found the coding; does nothing for a
+// stored stream or a damaged header.
+template <class T, int Dims, class ExecSpace>
 struct read_codes {
   using policy = Kokkos::TeamPolicy<ExecSpace>;
   struct scratch {
@@ -87,29 +88,32 @@ struct read_codes {
     std::uint16_t codes[alphabet];
     int usable;
   };
-  const std::byte* stream;
-  std::uint64_t size;
+  pipeline<T, Dims> p;
   int tables;
-  std::uint16_t* decoder;  // tables * decoder_table_size
-  pipeline_state* state;
+  std::uint16_t* decoder;  // per grid and table, decoder_table_size each
 
-  static policy make_policy(const ExecSpace& exec, int tables) {
-    return table_policy<ExecSpace, scratch>(exec, tables);
+  static policy make_policy(const ExecSpace& exec, std::size_t grids, int tables) {
+    return table_policy<ExecSpace, scratch>(exec, static_cast<int>(grids) * tables);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const typename policy::member_type& member) const {
-    const int t = member.league_rank();
+    const std::size_t g = static_cast<std::size_t>(member.league_rank()) / tables;
+    const int t = member.league_rank() % tables;
     const int part = member.team_rank(), parts = member.team_size();
     auto& s = *static_cast<scratch*>(member.team_scratch(0).get_shmem(sizeof(scratch)));
-    std::uint16_t* entries = decoder + static_cast<std::size_t>(t) * decoder_table_size;
+    std::uint16_t* entries =
+        decoder + static_cast<std::size_t>(member.league_rank()) * decoder_table_size;
+    pipeline_state* const state = &p.states[g];
+    const std::byte* const stream = p.items[g].stream;
+    const std::uint64_t size = p.items[g].stream_bytes;
     clear_decoder_entries(entries, part, parts);
     if (part == 0) {
       s.usable = 0;
       // Every table is checked unless the header before them failed (a truncated stream
       // reports its first refused table rather than its length).
-      const bool header_read = state->header_failure == no_failure ||
-                               state->header_failure >= header_key(header_failure::code_table, 0,
-                                                                   code_failure::none);
+      const bool header_read =
+          state->header_failure == no_failure ||
+          state->header_failure >= header_key(header_failure::code_table, 0, code_failure::none);
       if (header_read && state->coding == stream_coding::coded) {
         // Where table t starts: behind the tables before it, whose sizes their first bytes give.
         std::uint64_t at = high_ratio_header_bytes;

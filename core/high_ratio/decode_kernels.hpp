@@ -91,67 +91,80 @@ KOKKOS_INLINE_FUNCTION std::uint64_t block_words(const Bits* heads) {
   return n;
 }
 
-// What the decoders have in common: the stream, where read_header found its block table and
-// coded area, and where failures go, as a key (block index * 8 + why; the lowest wins).
-template <class Bits, int SlotWords>
+// What the decoders have in common: where read_header found each grid's block table and coded
+// area, and where failures go, as a key per grid (its block index * 8 + why; the lowest wins).
+template <class T, int Dims, class Bits, int SlotWords>
 struct decoder_inputs {
-  const std::byte* stream;
-  std::size_t blocks;
-  const std::uint16_t* decoder;  // table_count * decoder_table_size entries
+  pipeline<T, Dims> p;
+  const std::uint16_t* decoder;  // table_count * decoder_table_size entries per grid
   Bits* slots;
-  pipeline_state* state;
 
-  // Whether there are blocks to decode: a coded stream whose header and tables passed.
-  KOKKOS_INLINE_FUNCTION bool active() const { return blocks_decoded(*state); }
-  KOKKOS_INLINE_FUNCTION void fail(std::size_t i, block_failure why) const {
-    Kokkos::atomic_fetch_min(&state->block_failure,
-                             static_cast<std::uint64_t>(i) * 8 + static_cast<std::uint64_t>(why));
+  // Block i (of all grids) as its decoder sees it.
+  struct block {
+    std::size_t grid;
+    std::uint64_t local;  // its index in its grid
+    pipeline_state* state;
+    const std::uint16_t* tables;
+
+    // Whether there are blocks to decode: a coded stream whose header and tables passed.
+    KOKKOS_INLINE_FUNCTION bool active() const { return blocks_decoded(*state); }
+    KOKKOS_INLINE_FUNCTION void fail(block_failure why) const {
+      Kokkos::atomic_fetch_min(&state->block_failure, local * 8 + static_cast<std::uint64_t>(why));
+    }
+    KOKKOS_INLINE_FUNCTION unsigned next(bit_reader& reader, int t) const {
+      return reader.next(tables + static_cast<std::size_t>(t) * decoder_table_size);
+    }
+  };
+
+  KOKKOS_INLINE_FUNCTION block at(std::size_t i) const {
+    const std::size_t g = p.grid_of(i);
+    return {g, i - p.grids[g].first_block, &p.states[g],
+            decoder + g * static_cast<std::size_t>(table_count<Bits>) * decoder_table_size};
   }
-  KOKKOS_INLINE_FUNCTION block_location locate(std::size_t i) const {
-    const std::byte* table = stream + state->header_bytes;
-    return locate_block(table, blocks, table + 8 * blocks, state->area, i);
+  KOKKOS_INLINE_FUNCTION block_location locate(const block& b) const {
+    const std::byte* table = p.items[b.grid].stream + b.state->header_bytes;
+    const std::uint64_t blocks = p.grids[b.grid].blocks();
+    return locate_block(table, blocks, table + 8 * blocks, b.state->area, b.local);
   }
   KOKKOS_INLINE_FUNCTION Bits* slot(std::size_t i) const {
     return slots + i * static_cast<std::size_t>(SlotWords);
-  }
-  KOKKOS_INLINE_FUNCTION unsigned next(bit_reader& reader, int t) const {
-    return reader.next(decoder + static_cast<std::size_t>(t) * decoder_table_size);
   }
 };
 
 // Every block decoded by one thread (the host's decoder) into the gray block's bytes in its slot:
 // its eight code streams read side by side, symbol k from stream k mod S, which keeps eight
 // independent decodes in flight.
-template <class Bits, int Chunks, int SlotWords>
+template <class T, int Dims, class Bits, int Chunks, int SlotWords>
 struct decode_blocks {
-  decoder_inputs<Bits, SlotWords> in;
+  decoder_inputs<T, Dims, Bits, SlotWords> in;
 
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const {
     constexpr int u = static_cast<int>(sizeof(Bits));
-    if (!in.active()) return;
-    const block_location where = in.locate(i);
+    const auto b = in.at(i);
+    if (!b.active()) return;
+    const block_location where = in.locate(b);
     Bits* gray = in.slot(i);
     auto* bytes = reinterpret_cast<unsigned char*>(gray);
-    if (!where.valid) return in.fail(i, block_failure::table);
+    if (!where.valid) return b.fail(block_failure::table);
     if (where.stored) {
       if (!stored_size_possible<Bits, Chunks, SlotWords>(where.bytes))
-        return in.fail(i, block_failure::stored_size);
+        return b.fail(block_failure::stored_size);
       for (std::uint64_t k = 0; k < where.bytes; ++k)
         bytes[k] = static_cast<unsigned char>(where.at[k]);
       // The heads announce the length: exactly the block's.
       if (block_words<Bits, Chunks>(gray) * sizeof(Bits) != where.bytes)
-        in.fail(i, block_failure::stored_size);
+        b.fail(block_failure::stored_size);
       return;
     }
     bit_reader readers[streams_per_block];
     for (int s = 0; s < streams_per_block; ++s) {
       stream_range range;
-      if (!locate_stream(where.at, where.bytes, s, range)) return in.fail(i, block_failure::table);
+      if (!locate_stream(where.at, where.bytes, s, range)) return b.fail(block_failure::table);
       readers[s] = bit_reader(where.at + range.begin, where.at + range.end);
     }
     for (int w = 0; w < Chunks; ++w)
       for_each_byte<Bits>(w, [&](int s, int j) {
-        bytes[w * u + j] = static_cast<unsigned char>(in.next(readers[s], j));
+        bytes[w * u + j] = static_cast<unsigned char>(b.next(readers[s], j));
       });
     int w = Chunks;
     for (int c = 0; c < Chunks; ++c) {
@@ -159,7 +172,7 @@ struct decode_blocks {
       for (int rank = 0; rank < columns; ++rank, ++w) {
         const int t = column_table<Bits>(rank);
         for_each_byte<Bits>(w, [&](int s, int j) {
-          bytes[w * u + j] = static_cast<unsigned char>(in.next(readers[s], t));
+          bytes[w * u + j] = static_cast<unsigned char>(b.next(readers[s], t));
         });
       }
     }
@@ -169,9 +182,9 @@ struct decode_blocks {
       leftover = leftover || !readers[s].at_end();
     }
     if (code)
-      in.fail(i, block_failure::code);
+      b.fail(block_failure::code);
     else if (leftover)
-      in.fail(i, block_failure::leftover);
+      b.fail(block_failure::leftover);
   }
 };
 
@@ -186,28 +199,29 @@ struct stream_state {
 // block), in two steps: its head symbols, then, once all heads of the block are known, its
 // column symbols, into the gray block's bytes in its slot; a stored block copied there by its
 // stream threads. The same failures as decode_blocks.
-template <class Bits, int Chunks, int SlotWords>
+template <class T, int Dims, class Bits, int Chunks, int SlotWords>
 struct decode_streams {
-  decoder_inputs<Bits, SlotWords> in;
+  decoder_inputs<T, Dims, Bits, SlotWords> in;
   stream_state* states;
   bool columns;  // false: the heads step, true: the columns step
 
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t index) const {
     const std::size_t i = index / streams_per_block;
     const int s = static_cast<int>(index % streams_per_block);
-    if (!in.active()) return;
-    const block_location where = in.locate(i);
+    const auto b = in.at(i);
+    if (!b.active()) return;
+    const block_location where = in.locate(b);
     Bits* gray = in.slot(i);
     auto* bytes = reinterpret_cast<unsigned char*>(gray);
     // Stream 0 reports what concerns the whole block, in the heads step.
     const bool reports = s == 0 && !columns;
     if (!where.valid) {
-      if (reports) in.fail(i, block_failure::table);
+      if (reports) b.fail(block_failure::table);
       return;
     }
     if (where.stored) {
       if (!stored_size_possible<Bits, Chunks, SlotWords>(where.bytes)) {
-        if (reports) in.fail(i, block_failure::stored_size);
+        if (reports) b.fail(block_failure::stored_size);
         return;
       }
       if (!columns) {
@@ -215,23 +229,23 @@ struct decode_streams {
              k += streams_per_block)
           bytes[k] = static_cast<unsigned char>(where.at[k]);
       } else if (s == 0 && block_words<Bits, Chunks>(gray) * sizeof(Bits) != where.bytes) {
-        in.fail(i, block_failure::stored_size);
+        b.fail(block_failure::stored_size);
       }
       return;
     }
     stream_range range;
     if (!locate_stream(where.at, where.bytes, s, range)) {
-      if (reports) in.fail(i, block_failure::table);
+      if (reports) b.fail(block_failure::table);
       return;
     }
     bit_reader reader(where.at + range.begin, where.at + range.end);
     stream_state& state = states[index];
     const auto symbol = [&](int k, int t) {
-      bytes[k] = static_cast<unsigned char>(in.next(reader, t));
+      bytes[k] = static_cast<unsigned char>(b.next(reader, t));
     };
     if (!columns) {
       for_each_head_symbol<Bits, Chunks>(s, symbol);
-      if (reader.failed) in.fail(i, block_failure::code);
+      if (reader.failed) b.fail(block_failure::code);
       state = {reader.pending, static_cast<std::uint64_t>(reader.at - (where.at + range.begin)),
                reader.failed ? -1 : reader.bits};
       return;
@@ -242,23 +256,23 @@ struct decode_streams {
     reader.bits = static_cast<int>(state.bits);
     for_each_column_symbol<Bits, Chunks>(gray, s, symbol);
     if (reader.failed)
-      in.fail(i, block_failure::code);
+      b.fail(block_failure::code);
     else if (!reader.at_end())
-      in.fail(i, block_failure::leftover);
+      b.fail(block_failure::leftover);
   }
 };
 
 // Gray blocks back into ndzip blocks: slot i of `gray` into slot i of `out`, its length in words
 // into words[i]; a team per block, a thread per chunk, which scans where its columns are.
-template <class Bits, int Chunks, int SlotWords, class ExecSpace, bool PerChunk>
+template <class T, int Dims, class Bits, int Chunks, int SlotWords, class ExecSpace, bool PerChunk>
 struct ungray_blocks {
   using policy = Kokkos::TeamPolicy<ExecSpace>;
   static constexpr int team_size = block_team_size<ExecSpace, Chunks>;
   static constexpr std::size_t scratch_bytes = 2 * Chunks * sizeof(std::uint32_t);
+  pipeline<T, Dims> p;
   const Bits* gray;
   Bits* out;
   std::uint64_t* words;
-  const pipeline_state* state;
 
   static policy make_policy(const ExecSpace& exec, std::size_t blocks) {
     return policy(exec, static_cast<int>(blocks), team_size)
@@ -270,8 +284,8 @@ struct ungray_blocks {
     auto* in_start =
         static_cast<std::uint32_t*>(member.team_scratch(0).get_shmem(bytes_of_scratch));
     std::uint32_t* out_start = in_start + Chunks;
-    if (!blocks_decoded(*state)) return;
     const std::size_t i = member.league_rank();
+    if (!blocks_decoded(p.states[p.grid_of(i)])) return;
     const Bits* in = gray + i * static_cast<std::size_t>(SlotWords);
     Bits* to = out + i * static_cast<std::size_t>(SlotWords);
     if constexpr (!PerChunk) {
@@ -306,40 +320,52 @@ struct ungray_blocks {
   }
 };
 
-// Places decoded blocks into an ndzip stream: the offset table (and its padding word) and the
-// blocks behind it; `first` is the stream's first block among the slots. Nothing where the
-// stream's blocks were not decoded (a stored stream, a damaged header).
-template <class Bits, int SlotWords, class ExecSpace>
-void place_blocks(const ExecSpace& exec, const Bits* slots, const std::uint64_t* words,
-                  std::uint64_t* ends, std::size_t first, std::size_t count, std::byte* stream,
-                  std::size_t header_bytes, std::uint64_t* total, const pipeline_state* state) {
-  if (count == 0) return;
+// Places every grid's decoded blocks into its two ndzip streams: their offset tables (and
+// padding words) and the blocks behind them. One scan over all blocks; a grid's main blocks are
+// placed from the end before its first block, its border blocks from the end before its first
+// border block. Nothing for a grid whose blocks were not decoded (a stored stream, a damaged
+// header): its blocks count no words, so that the other grids' places stay right.
+template <class T, int Dims, class Bits, int SlotWords, class ExecSpace>
+void place_blocks(const ExecSpace& exec, const pipeline<T, Dims>& p, const Bits* slots,
+                  const std::uint64_t* words, std::uint64_t* ends, std::size_t blocks) {
+  if (blocks == 0) return;
   Kokkos::parallel_scan(
       "ndzip::high_ratio::scan_block_words",
       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
-          exec, 0, static_cast<std::int64_t>(count)),
+          exec, 0, static_cast<std::int64_t>(blocks)),
       KOKKOS_LAMBDA(std::int64_t i, std::uint64_t & sum, bool final) {
-        if (!blocks_decoded(*state)) return;
-        sum += words[first + i];
-        if (final) {
-          ends[i] = sum;
-          reinterpret_cast<std::uint32_t*>(stream)[i] = static_cast<std::uint32_t>(sum);
-          if (i + 1 == static_cast<std::int64_t>(count)) {
-            *total = sum;
-            if (header_bytes > 4 * count) reinterpret_cast<std::uint32_t*>(stream)[count] = 0;
-          }
-        }
+        if (blocks_decoded(p.states[p.grid_of(i)])) sum += words[i];
+        if (final) ends[i] = sum;
       });
   using policy = Kokkos::TeamPolicy<ExecSpace>;
   Kokkos::parallel_for(
-      "ndzip::high_ratio::place_blocks", policy(exec, static_cast<int>(count), Kokkos::AUTO),
+      "ndzip::high_ratio::place_blocks", policy(exec, static_cast<int>(blocks), Kokkos::AUTO),
       KOKKOS_LAMBDA(const typename policy::member_type& member) {
-        if (!blocks_decoded(*state)) return;
-        const std::size_t i = member.league_rank();
-        const std::uint64_t begin = i == 0 ? 0 : ends[i - 1];
-        const Bits* from = slots + (first + i) * static_cast<std::size_t>(SlotWords);
+        const std::uint64_t i = member.league_rank();
+        const std::size_t g = p.grid_of(i);
+        pipeline_state& state = p.states[g];
+        if (!blocks_decoded(state)) return;
+        const grid_plan<T, Dims>& grid = p.grids[g];
+        const std::uint64_t border_first = grid.first_block + grid.main_blocks;
+        const bool in_main = i < border_first;
+        std::byte* const stream = in_main ? grid.main : grid.border_stream;
+        const std::uint64_t header_bytes =
+            in_main ? grid.layout.header_bytes() : grid.border_header;
+        const std::uint64_t first = in_main ? grid.first_block : border_first;
+        const std::uint64_t count = in_main ? grid.main_blocks : grid.border_blocks;
+        const std::uint64_t base = end_before(ends, first);
+        const std::uint64_t k = i - first;  // the block's index in its stream
+        const std::uint64_t begin = end_before(ends, i) - base, end = ends[i] - base;
+        const Bits* from = slots + i * static_cast<std::size_t>(SlotWords);
         Bits* to = reinterpret_cast<Bits*>(stream + header_bytes) + begin;
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(member, static_cast<int>(ends[i] - begin)),
+        Kokkos::single(Kokkos::PerTeam(member), [&]() {
+          reinterpret_cast<std::uint32_t*>(stream)[k] = static_cast<std::uint32_t>(end);
+          if (k + 1 == count) {
+            (in_main ? state.main_words : state.border_words) = end;
+            if (header_bytes > 4 * count) reinterpret_cast<std::uint32_t*>(stream)[count] = 0;
+          }
+        });
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(member, static_cast<int>(end - begin)),
                              [&](int j) { to[j] = from[j]; });
       });
 }

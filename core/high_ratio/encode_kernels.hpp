@@ -21,25 +21,6 @@
 
 namespace ndzip::core::high_ratio {
 
-// Where the blocks of the two ndzip streams are: the array's n hypercubes, then the border's.
-template <class Bits>
-struct block_source {
-  const std::byte* main;    // the array's ndzip stream
-  std::size_t main_blocks;  // n
-  std::size_t main_header;  // its offset table's bytes (P)
-  const std::byte* border;  // the border's 1-D ndzip stream
-  std::size_t border_header;
-
-  KOKKOS_INLINE_FUNCTION const Bits* block(std::size_t i) const {
-    const bool in_main = i < main_blocks;
-    const std::byte* stream = in_main ? main : border;
-    const std::size_t k = in_main ? i : i - main_blocks;
-    const auto* table = reinterpret_cast<const std::uint32_t*>(stream);
-    const std::size_t start = k == 0 ? 0 : table[k - 1];
-    return reinterpret_cast<const Bits*>(stream + (in_main ? main_header : border_header)) + start;
-  }
-};
-
 // How many threads a team of the per-block kernels has: one per chunk on a device, one on the
 // host.
 template <class ExecSpace, int Chunks>
@@ -114,16 +95,16 @@ KOKKOS_INLINE_FUNCTION void scan_column_starts(const Member& member, const Bits*
 // words[i], its bytes counted per code table into `counts`: in team scratch first (thousands of
 // threads adding to a few global counters one byte at a time waited on each other for
 // milliseconds), then added to `counts`.
-template <class Bits, int Chunks, int SlotWords, class ExecSpace, bool PerChunk>
+template <class T, int Dims, class Bits, int Chunks, int SlotWords, class ExecSpace, bool PerChunk>
 struct gray_and_count {
   using policy = Kokkos::TeamPolicy<ExecSpace>;
   static constexpr int team_size = block_team_size<ExecSpace, Chunks>;
   static constexpr int bins = table_count<Bits> * alphabet;
   static constexpr std::size_t scratch_bytes = (bins + 2 * Chunks) * sizeof(std::uint32_t);
-  block_source<Bits> source;
+  pipeline<T, Dims> p;
   Bits* slots;
   std::uint64_t* words;
-  std::uint64_t* counts;
+  std::uint64_t* counts;  // bins per grid
 
   static policy make_policy(const ExecSpace& exec, std::size_t blocks) {
     return policy(exec, static_cast<int>(blocks), team_size)
@@ -136,7 +117,8 @@ struct gray_and_count {
     std::uint32_t* in_start = hist + bins;
     std::uint32_t* out_start = in_start + Chunks;
     const std::size_t i = member.league_rank();
-    const Bits* block = source.block(i);
+    const std::size_t g = p.grid_of(i);
+    const Bits* block = p.grids[g].source_block(i - p.grids[g].first_block);
     Bits* gray = slots + i * static_cast<std::size_t>(SlotWords);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, bins), [&](int k) { hist[k] = 0; });
     const auto count = [&](int table, Bits word) {
@@ -184,7 +166,8 @@ struct gray_and_count {
       });
     }
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, bins), [&](int k) {
-      if (hist[k] != 0) Kokkos::atomic_add(&counts[k], static_cast<std::uint64_t>(hist[k]));
+      if (hist[k] != 0)
+        Kokkos::atomic_add(&counts[g * bins + k], static_cast<std::uint64_t>(hist[k]));
     });
   }
 };
@@ -226,7 +209,8 @@ struct size_block_streams {
                 "a stream's bits in a block fit 16 bits");
   const Bits* slots;
   const std::uint64_t* words;
-  const std::uint32_t* encoder;  // table_count * alphabet entries
+  const std::uint32_t* encoder;  // table_count * alphabet entries per grid
+  const std::uint32_t* block_grid;
   std::uint64_t* stream_bytes;
   std::uint64_t* sizes;
 
@@ -241,13 +225,15 @@ struct size_block_streams {
     std::uint32_t* total = start + Chunks;
     const std::size_t i = member.league_rank();
     const Bits* gray = slots + i * static_cast<std::size_t>(SlotWords);
+    const std::uint32_t* codes =
+        encoder + static_cast<std::size_t>(block_grid[i]) * table_count<Bits> * alphabet;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, streams_per_block),
                          [&](int s) { total[s] = 0; });
     scan_column_starts(member, gray, Chunks, start);
     member.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 2 * Chunks), [&](int unit) {
       const packed_stream_bits bits = unit_stream_bits<Bits, Chunks>(
-          gray, unit, unit < Chunks ? 0 : static_cast<int>(start[unit - Chunks]), encoder);
+          gray, unit, unit < Chunks ? 0 : static_cast<int>(start[unit - Chunks]), codes);
       for (int s = 0; s < streams_per_block; ++s)
         if (bits.get(s) != 0) team_add<team_size>(&total[s], bits.get(s));
     });
@@ -265,38 +251,59 @@ struct size_block_streams {
   }
 };
 
-// Where the block table and the coded area go in the output stream, which plan_stream decided:
-// nothing is written unless the stream is coded.
-struct stream_place {
-  std::byte* stream;
-  std::size_t blocks;
-  const pipeline_state* state;
+// Where block i's grid writes its block table and coded area, which plan_stream decided (nothing
+// is written unless that stream is coded), and the block's place among its grid's.
+template <class T, int Dims>
+struct block_place {
+  std::byte* table = nullptr;                    // null: the stream is not coded
+  std::uint64_t local = 0;                       // the block's index in its grid
+  std::uint64_t begin = 0, end = 0, stored = 0;  // in the coded area; stored_flag or 0
+  std::size_t grid = 0;
 
-  KOKKOS_INLINE_FUNCTION bool coded() const { return state->coding == stream_coding::coded; }
-  KOKKOS_INLINE_FUNCTION std::byte* table() const { return stream + state->header_bytes; }
+  KOKKOS_INLINE_FUNCTION block_place(const pipeline<T, Dims>& p, const std::uint64_t* ends,
+                                     std::uint64_t i) {
+    grid = p.grid_of(i);
+    const grid_plan<T, Dims>& plan = p.grids[grid];
+    const pipeline_state& state = p.states[grid];
+    if (state.coding != stream_coding::coded) return;
+    table = p.items[grid].stream + state.header_bytes;
+    local = i - plan.first_block;
+    const std::uint64_t base = end_before(ends, plan.first_block);
+    begin = end_before(ends, i) - base;
+    end = (ends[i] & ~stored_flag) - base;
+    stored = ends[i] & stored_flag;
+    area = table + 8 * plan.blocks();
+  }
+  KOKKOS_INLINE_FUNCTION bool coded() const { return table != nullptr; }
+  // Its table entry: its end in the coded area, flagged if stored.
+  KOKKOS_INLINE_FUNCTION void write_entry() const { store_u64(table + 8 * local, end | stored); }
+  KOKKOS_INLINE_FUNCTION std::byte* out() const { return area + begin; }
+
+ private:
+  std::byte* area = nullptr;
 };
 
 // Writes block i into the coded area and its table entry into the block table, a thread per
 // block (the host's schedule): a stored block's gray words as they are; a coded block's stream
 // lengths, then its symbols in order, symbol k into stream k mod S.
-template <class Bits, int Chunks, int SlotWords>
+template <class T, int Dims, class Bits, int Chunks, int SlotWords>
 struct write_blocks {
+  pipeline<T, Dims> p;
   const Bits* slots;
-  const std::uint32_t* encoder;
+  const std::uint32_t* encoder;  // per grid
   const std::uint64_t* stream_bytes;
   const std::uint64_t* ends;
-  stream_place place;
 
   KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const {
+    const block_place<T, Dims> place(p, ends, i);
     if (!place.coded()) return;
-    std::byte* const table = place.table();
-    std::byte* const area = table + 8 * place.blocks;
-    store_u64(table + 8 * i, ends[i]);
-    const std::uint64_t begin = i == 0 ? 0 : ends[i - 1] & ~stored_flag;
-    const std::uint64_t block_bytes = (ends[i] & ~stored_flag) - begin;
+    place.write_entry();
+    const std::uint64_t block_bytes = place.end - place.begin;
     const Bits* gray = slots + i * static_cast<std::size_t>(SlotWords);
-    std::byte* out = area + begin;
-    if (ends[i] & stored_flag) {
+    const std::uint32_t* codes =
+        encoder + place.grid * static_cast<std::size_t>(table_count<Bits>) * alphabet;
+    std::byte* out = place.out();
+    if (place.stored) {
       const auto* bytes = reinterpret_cast<const std::byte*>(gray);
       for (std::uint64_t k = 0; k < block_bytes; ++k) out[k] = bytes[k];
       return;
@@ -314,14 +321,14 @@ struct write_blocks {
     }
     for (int w = 0; w < Chunks; ++w)
       for_each_byte<Bits>(
-          w, [&](int s, int j) { writers[s].put(encoder[j * alphabet + byte_of(gray[w], j)]); });
+          w, [&](int s, int j) { writers[s].put(codes[j * alphabet + byte_of(gray[w], j)]); });
     int w = Chunks;
     for (int c = 0; c < Chunks; ++c) {
       const int columns = popcount(gray[c]);
       for (int rank = 0; rank < columns; ++rank, ++w) {
         const int t = column_table<Bits>(rank);
         for_each_byte<Bits>(
-            w, [&](int s, int j) { writers[s].put(encoder[t * alphabet + byte_of(gray[w], j)]); });
+            w, [&](int s, int j) { writers[s].put(codes[t * alphabet + byte_of(gray[w], j)]); });
       }
     }
     for (int s = 0; s < streams_per_block; ++s) writers[s].finish();
@@ -332,7 +339,7 @@ struct write_blocks {
 // gray words as they are; a coded block's stream lengths and streams staged in team scratch
 // (codes ORed into 32-bit words, little-endian: bit p of the block is bit p % 8 of its byte
 // p / 8), then copied out.
-template <class Bits, int Chunks, int SlotWords, class ExecSpace>
+template <class T, int Dims, class Bits, int Chunks, int SlotWords, class ExecSpace>
 struct write_block_streams {
   using policy = Kokkos::TeamPolicy<ExecSpace>;
   static constexpr int team_size = block_team_size<ExecSpace, Chunks>;
@@ -342,11 +349,11 @@ struct write_block_streams {
                                                4 * (2 * Chunks) * sizeof(std::uint64_t);
   // The unit counts behind the staged words and the column starts stay 8-byte aligned.
   static_assert((staging_words + Chunks) % 2 == 0);
+  pipeline<T, Dims> p;
   const Bits* slots;
-  const std::uint32_t* encoder;
+  const std::uint32_t* encoder;  // per grid
   const std::uint64_t* stream_bytes;
   const std::uint64_t* ends;
-  stream_place place;
 
   static policy make_policy(const ExecSpace& exec, std::size_t blocks) {
     return policy(exec, static_cast<int>(blocks), team_size)
@@ -369,16 +376,16 @@ struct write_block_streams {
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const typename policy::member_type& member) const {
-    if (!place.coded()) return;
-    std::byte* const table = place.table();
-    std::byte* const area = table + 8 * place.blocks;
     const std::size_t i = member.league_rank();
-    const std::uint64_t begin = i == 0 ? 0 : ends[i - 1] & ~stored_flag;
-    const std::uint64_t block_bytes = (ends[i] & ~stored_flag) - begin;
+    const block_place<T, Dims> place(p, ends, i);
+    if (!place.coded()) return;
+    const std::uint64_t block_bytes = place.end - place.begin;
     const Bits* gray = slots + i * static_cast<std::size_t>(SlotWords);
-    std::byte* out = area + begin;
-    Kokkos::single(Kokkos::PerTeam(member), [&]() { store_u64(table + 8 * i, ends[i]); });
-    if (ends[i] & stored_flag) {
+    const std::uint32_t* codes =
+        encoder + place.grid * static_cast<std::size_t>(table_count<Bits>) * alphabet;
+    std::byte* out = place.out();
+    Kokkos::single(Kokkos::PerTeam(member), [&]() { place.write_entry(); });
+    if (place.stored) {
       const auto* bytes = reinterpret_cast<const std::byte*>(gray);
       Kokkos::parallel_for(Kokkos::TeamThreadRange(member, static_cast<int>(block_bytes)),
                            [&](int k) { out[k] = bytes[k]; });
@@ -396,7 +403,7 @@ struct write_block_streams {
     member.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 2 * Chunks), [&](int unit) {
       unit_bits[unit] = unit_stream_bits<Bits, Chunks>(
-          gray, unit, unit < Chunks ? 0 : static_cast<int>(start[unit - Chunks]), encoder);
+          gray, unit, unit < Chunks ? 0 : static_cast<int>(start[unit - Chunks]), codes);
     });
     member.team_barrier();
     Kokkos::parallel_scan(Kokkos::TeamThreadRange(member, 2 * Chunks),
@@ -428,7 +435,7 @@ struct write_block_streams {
       for_each_unit_symbol<Bits, Chunks>(gray, unit,
                                          unit < Chunks ? 0 : static_cast<int>(start[unit - Chunks]),
                                          [&](int s, int t, unsigned b) {
-                                           const std::uint32_t entry = encoder[t * alphabet + b];
+                                           const std::uint32_t entry = codes[t * alphabet + b];
                                            put(staging, at[s], entry);
                                            at[s] += entry >> 16;
                                          });
@@ -440,21 +447,18 @@ struct write_block_streams {
   }
 };
 
-// Block sizes -> block table entries (the end of each, with its flag); the coded area's length
-// into *total.
+// Block sizes -> their ends over all grids' blocks, each with its stored flag (a grid's table
+// entries are these less the end before its first block: block_place, plan_stream).
 template <class ExecSpace>
 void scan_block_ends(const ExecSpace& exec, const std::uint64_t* sizes, std::uint64_t* ends,
-                     std::size_t count, std::uint64_t* total) {
+                     std::size_t count) {
   Kokkos::parallel_scan(
       "ndzip::high_ratio::scan_block_ends",
       Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>(
           exec, 0, static_cast<std::int64_t>(count)),
       KOKKOS_LAMBDA(std::int64_t i, std::uint64_t & sum, bool final) {
         sum += sizes[i] & ~stored_flag;
-        if (final) {
-          ends[i] = sum | (sizes[i] & stored_flag);
-          if (i + 1 == static_cast<std::int64_t>(count)) *total = sum;
-        }
+        if (final) ends[i] = sum | (sizes[i] & stored_flag);
       });
 }
 

@@ -18,6 +18,7 @@
 // (core/high_ratio/decode_kernels.hpp).
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -29,9 +30,11 @@
 #include "core/high_ratio/code_kernels.hpp"
 #include "core/high_ratio/decode_kernels.hpp"
 #include "core/high_ratio/encode_kernels.hpp"
+#include "core/high_ratio/grids.hpp"
 #include "core/high_ratio/huffman.hpp"
 #include "core/high_ratio/stream_kernels.hpp"
 #include "core/stream_status.hpp"
+#include "ndzip/batch_compressor.hpp"
 #include "ndzip/compressor.hpp"
 #include "ndzip/detail/disjoint.hpp"
 #include "ndzip/error.hpp"
@@ -43,61 +46,130 @@ template <class T, int Dims, class ExecSpace, bool DeviceSchedule>
 struct engine {
   using bits_type = typename profile<T, Dims>::bits_type;
   using memory_space = typename ExecSpace::memory_space;
+  using plan_type = grid_plan<T, Dims>;
+  using item_type = batch_item<T>;
   static constexpr int chunks = profile<T, Dims>::chunks_per_hypercube;
   static constexpr int slot_words = profile<T, Dims>::max_block_words;
   static constexpr int tables = table_count<bits_type>;
   static constexpr std::size_t word = sizeof(T);
   using bytes_view = Kokkos::View<std::byte*, memory_space>;
-  using one = Kokkos::RangePolicy<ExecSpace>;
+  template <class V>
+  using view = Kokkos::View<V*, memory_space>;
+  using per_grid = Kokkos::RangePolicy<ExecSpace>;
 
   ExecSpace exec;
-  stream_layout<T, Dims> layout;
-  std::size_t border;         // B
-  std::size_t border_blocks;  // n_b
-  std::size_t tail;           // the border stream's own border elements
-  std::size_t blocks;         // n + n_b
-  compressor<T, Dims, ExecSpace> main_codec;
-  std::optional<compressor<T, 1, ExecSpace>> border_codec;
-  bytes_view main_stream, border_stream;
-  // The border's elements, between the main stream and the border stream.
-  Kokkos::View<bits_type*, memory_space> border_values;
+  std::vector<extent<Dims>> grids;
+  std::vector<plan_type> host_plans;  // their pointers into the scratch below
+  std::size_t blocks = 0;             // of all grids
+  std::size_t most_main_room = 0, most_border = 0, most_tail_bytes = 0;
+  // The grids' ndzip streams, and their borders' (grids with a border only).
+  batch_compressor<T, Dims, ExecSpace> main_codec;
+  std::optional<batch_compressor<T, 1, ExecSpace>> border_codec;
+  bytes_view main_scratch, border_scratch;
+  view<bits_type> border_values;
+  view<plan_type> plans;
+  view<std::uint32_t> block_grid;
+  view<pipeline_state> states;
+  view<item_type> main_items, border_items, own_item;
+  view<decompress_outcome> main_outcomes, border_outcomes;
   // Every block's gray form, and (decoding) its ndzip form, a worst-case block apart.
-  Kokkos::View<bits_type*, memory_space> gray_slots, slots;
-  Kokkos::View<std::uint64_t*, memory_space> words, sizes, ends, stream_bytes;
-  Kokkos::View<stream_state*, memory_space> states;
-  Kokkos::View<std::uint64_t*, memory_space> counts;
-  Kokkos::View<std::uint32_t*, memory_space> encoder;
-  Kokkos::View<std::byte*, memory_space> serialized;
-  Kokkos::View<std::uint64_t*, memory_space> serialized_sizes;
-  Kokkos::View<std::uint16_t*, memory_space> decoder;
-  Kokkos::View<pipeline_state, memory_space> state;
+  view<bits_type> gray_slots, slots;
+  view<std::uint64_t> words, sizes, ends, stream_bytes;
+  view<stream_state> stream_states;
+  // Per grid and code table.
+  view<std::uint64_t> counts;
+  view<std::uint32_t> encoder;
+  bytes_view serialized;
+  view<std::uint64_t> serialized_sizes;
+  view<std::uint16_t> decoder;
   typename Kokkos::View<pipeline_state, memory_space>::HostMirror host_state;
   // Where the synchronous decompression has its outcome written.
-  Kokkos::View<decompress_outcome, memory_space> outcome;
-  typename Kokkos::View<decompress_outcome, memory_space>::HostMirror host_outcome;
+  view<decompress_outcome> outcome;
+  typename view<decompress_outcome>::HostMirror host_outcome;
   std::mutex calls;
 
   engine(const ExecSpace& e, const extent<Dims>& grid)
-      : exec(e),
-        layout(grid),
-        border(layout.border_size),
-        border_blocks(border / 4096),
-        tail(border % 4096),
-        blocks(layout.hypercube_count + border_blocks),
-        main_codec(e, grid) {
-    if (border > 0) border_codec.emplace(e, extent<1>{border});
+      : engine(e, std::vector<extent<Dims>>{grid}) {}
+
+  engine(const ExecSpace& e, const std::vector<extent<Dims>>& g)
+      : exec(e), grids(g), main_codec(e, g) {
+    std::vector<extent<1>> borders;
+    std::size_t main_bytes = 0, border_bytes = 0, border_elements = 0;
+    for (const extent<Dims>& grid : grids) {
+      plan_type plan;
+      plan.layout = stream_layout<T, Dims>(grid);
+      plan.first_block = blocks;
+      plan.main_blocks = plan.layout.hypercube_count;
+      plan.border = plan.layout.border_size;
+      plan.border_blocks = plan.border / 4096;
+      plan.tail_bytes = plan.border % 4096 * word;
+      plan.border_header = (4 * plan.border_blocks + word - 1) / word * word;
+      plan.bound = high_ratio_size_bound<T>(grid);
+      plan.main_room = padded_to_8(compressed_size_bound<T>(grid));
+      plan.border_item = plan.border > 0 ? static_cast<std::int64_t>(borders.size()) : -1;
+      plan.border_room = 0;
+      if (plan.border > 0) {
+        borders.push_back(extent<1>{plan.border});
+        plan.border_room = padded_to_8(compressed_size_bound<T>(borders.back()));
+      }
+      // Pointers into the scratch once it exists.
+      plan.main = nullptr;
+      plan.border_stream = nullptr;
+      plan.border_values = nullptr;
+      main_bytes += plan.main_room;
+      border_bytes += plan.border_room;
+      border_elements += plan.border;
+      blocks += plan.blocks();
+      most_main_room = std::max<std::size_t>(most_main_room, plan.main_room);
+      most_border = std::max<std::size_t>(most_border, plan.border);
+      most_tail_bytes = std::max<std::size_t>(most_tail_bytes, plan.tail_bytes);
+      host_plans.push_back(plan);
+    }
+    if (!borders.empty()) border_codec.emplace(e, borders);
     // After the compressors, which take the library's lock themselves.
     const call_guard<ExecSpace> guard(nullptr);
     using Kokkos::view_alloc;
     using Kokkos::WithoutInitializing;
-    main_stream = bytes_view(view_alloc(WithoutInitializing, "ndzip::high_ratio::main"),
-                             main_codec.size_bound());
-    if (border > 0) {
-      border_stream = bytes_view(view_alloc(WithoutInitializing, "ndzip::high_ratio::border"),
-                                 border_codec->size_bound());
-      border_values = decltype(border_values)(
-          view_alloc(WithoutInitializing, "ndzip::high_ratio::border_values"), border);
+    const std::size_t count = grids.size();
+    main_scratch =
+        bytes_view(view_alloc(WithoutInitializing, "ndzip::high_ratio::main"), main_bytes);
+    border_scratch =
+        bytes_view(view_alloc(WithoutInitializing, "ndzip::high_ratio::border"), border_bytes);
+    border_values = decltype(border_values)(
+        view_alloc(WithoutInitializing, "ndzip::high_ratio::border_values"), border_elements);
+    std::size_t main_at = 0, border_at = 0, values_at = 0;
+    std::vector<std::uint32_t> host_block_grid(blocks);
+    for (std::size_t k = 0; k < count; ++k) {
+      plan_type& plan = host_plans[k];
+      plan.main = main_scratch.data() + main_at;
+      main_at += plan.main_room;
+      if (plan.border > 0) {
+        plan.border_stream = border_scratch.data() + border_at;
+        plan.border_values = border_values.data() + values_at;
+        border_at += plan.border_room;
+        values_at += plan.border;
+      }
+      for (std::uint64_t b = 0; b < plan.blocks(); ++b)
+        host_block_grid[plan.first_block + b] = static_cast<std::uint32_t>(k);
     }
+    plans = decltype(plans)(view_alloc(WithoutInitializing, "ndzip::high_ratio::plans"), count);
+    block_grid = decltype(block_grid)(
+        view_alloc(WithoutInitializing, "ndzip::high_ratio::block_grid"), blocks);
+    Kokkos::deep_copy(
+        exec, plans,
+        Kokkos::View<const plan_type*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
+            host_plans.data(), count));
+    Kokkos::deep_copy(
+        exec, block_grid,
+        Kokkos::View<const std::uint32_t*, Kokkos::HostSpace,
+                     Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host_block_grid.data(), blocks));
+    states = decltype(states)("ndzip::high_ratio::states", count);
+    main_items = decltype(main_items)("ndzip::high_ratio::main_items", count);
+    border_items = decltype(border_items)("ndzip::high_ratio::border_items", borders.size());
+    own_item = decltype(own_item)("ndzip::high_ratio::own_item", 1);
+    main_outcomes = decltype(main_outcomes)("ndzip::high_ratio::main_outcomes", count);
+    border_outcomes =
+        decltype(border_outcomes)("ndzip::high_ratio::border_outcomes", borders.size());
     gray_slots = decltype(gray_slots)(
         view_alloc(WithoutInitializing, "ndzip::high_ratio::gray_slots"), blocks * slot_words);
     words = decltype(words)(view_alloc(WithoutInitializing, "ndzip::high_ratio::words"), blocks);
@@ -106,41 +178,67 @@ struct engine {
                                blocks * streams_per_block);
     sizes = decltype(sizes)(view_alloc(WithoutInitializing, "ndzip::high_ratio::sizes"), blocks);
     ends = decltype(ends)(view_alloc(WithoutInitializing, "ndzip::high_ratio::ends"), blocks);
-    counts = decltype(counts)("ndzip::high_ratio::counts", tables * alphabet);
-    encoder = decltype(encoder)("ndzip::high_ratio::encoder", tables * alphabet);
+    counts = decltype(counts)("ndzip::high_ratio::counts", count * tables * alphabet);
+    encoder = decltype(encoder)("ndzip::high_ratio::encoder", count * tables * alphabet);
     serialized =
-        decltype(serialized)("ndzip::high_ratio::serialized", tables * serialized_code_bytes);
-    serialized_sizes = decltype(serialized_sizes)("ndzip::high_ratio::serialized_sizes", tables);
-    decoder = decltype(decoder)("ndzip::high_ratio::decoder", tables * decoder_table_size);
-    state = decltype(state)("ndzip::high_ratio::state");
-    host_state = Kokkos::create_mirror_view(state);
-    outcome = decltype(outcome)("ndzip::high_ratio::outcome");
+        bytes_view("ndzip::high_ratio::serialized", count * tables * serialized_code_bytes);
+    serialized_sizes =
+        decltype(serialized_sizes)("ndzip::high_ratio::serialized_sizes", count * tables);
+    host_state = Kokkos::create_mirror_view(Kokkos::subview(states, 0));
+    outcome = decltype(outcome)("ndzip::high_ratio::outcome", 1);
     host_outcome = Kokkos::create_mirror_view(outcome);
+    // The host copies of the plans and the block grids must outlive the queued copies.
+    exec.fence();
   }
 
-  block_source<bits_type> source() const {
-    return {main_stream.data(), layout.hypercube_count, layout.header_bytes(), border_stream.data(),
-            border_header()};
+  // What every kernel of a call sees.
+  pipeline<T, Dims> pipeline_for(item_type* items, std::uint64_t* result_sizes,
+                                 decompress_outcome* outcomes, bool capacity_in_items) const {
+    return {plans.data(),
+            grids.size(),
+            block_grid.data(),
+            states.data(),
+            main_items.data(),
+            border_items.data(),
+            main_outcomes.data(),
+            border_outcomes.data(),
+            items,
+            result_sizes,
+            outcomes,
+            capacity_in_items};
   }
-  std::size_t border_header() const { return (4 * border_blocks + word - 1) / word * word; }
 
   static void check_stream(const std::byte* stream) {
     if (reinterpret_cast<std::uintptr_t>(stream) % high_ratio_stream_alignment != 0)
       throw std::invalid_argument("ndzip: a high-ratio stream buffer must be aligned to 8 bytes");
   }
 
-  // Queues the compression; its size goes to *result. Nothing is written where the stream needs
-  // more than `capacity` bytes (coding does_not_fit in the state).
+  // One grid's call: its item into own_item, on the instance.
+  item_type* stage(const T* values, const std::byte* stream, std::size_t bytes) {
+    const call_guard<ExecSpace> guard(nullptr);
+    const auto item = own_item;
+    auto* const v = const_cast<T*>(values);
+    auto* const s = const_cast<std::byte*>(stream);
+    const std::uint64_t n = bytes;
+    Kokkos::parallel_for(
+        "ndzip::high_ratio::stage", per_grid(exec, 0, 1), KOKKOS_LAMBDA(int) {
+          item(0) = item_type{v, s, n};
+        });
+    return own_item.data();
+  }
+
+  // Queues the compression of one grid; its size goes to *result. Nothing is written where the
+  // stream needs more than `capacity` bytes (coding does_not_fit in the state).
   void compress_async(const T* values, std::byte* stream, std::size_t capacity,
                       std::uint64_t* result) {
     const std::lock_guard<std::mutex> lock(calls);
-    enqueue_compress(values, stream, capacity, result);
+    enqueue_compress(check_single(values, stream, capacity), result, true);
   }
 
   std::size_t compress(const T* values, std::byte* stream, std::size_t capacity) {
     // The lock until the state is read: another call would overwrite it.
     const std::lock_guard<std::mutex> lock(calls);
-    enqueue_compress(values, stream, capacity, nullptr);
+    enqueue_compress(check_single(values, stream, capacity), nullptr, true);
     const pipeline_state done = read_state();
     if (done.coding == stream_coding::does_not_fit)
       throw capacity_error("ndzip: the high-ratio stream needs " + std::to_string(done.total) +
@@ -148,254 +246,304 @@ struct engine {
     return done.total;
   }
 
-  void enqueue_compress(const T* values, std::byte* stream, std::size_t capacity,
-                        std::uint64_t* result) {
+  item_type* check_single(const T* values, std::byte* stream, std::size_t capacity) {
     check_stream(stream);
-    detail::check_disjoint(values, layout.grid.size() * word, stream, capacity);
-    pipeline_state* const s = state.data();
-    main_codec.compress_raw_async(values, main_stream.data(), main_stream.size(), &s->main_bytes);
-    if (border > 0) {
+    detail::check_disjoint(values, grids[0].size() * word, stream, capacity);
+    return stage(values, stream, capacity);
+  }
+
+  // A batch's calls (batch_compressor checked the items).
+  void compress_batch(item_type* items, std::uint64_t* result_sizes) {
+    const std::lock_guard<std::mutex> lock(calls);
+    enqueue_compress(items, result_sizes, false);
+  }
+  void decompress_batch(const item_type* items, decompress_outcome* outcomes) {
+    const std::lock_guard<std::mutex> lock(calls);
+    // Decompression only reads the items.
+    enqueue_decompress(const_cast<item_type*>(items), outcomes);
+  }
+
+  // Queues the compression of every grid: items (one per grid, in the execution space's
+  // memory) give the values and where the streams go (with room for their bound, or where
+  // capacity_in_items for stream_bytes); each stream's size goes into its item's stream_bytes
+  // and, if not null, into result_sizes.
+  void enqueue_compress(item_type* items, std::uint64_t* result_sizes, bool capacity_in_items) {
+    const pipeline<T, Dims> p = pipeline_for(items, result_sizes, nullptr, capacity_in_items);
+    const std::size_t count = grids.size();
+    {
+      const call_guard<ExecSpace> guard(nullptr);
+      Kokkos::parallel_for(
+          "ndzip::high_ratio::prepare", per_grid(exec, 0, count), KOKKOS_LAMBDA(std::size_t g) {
+            const plan_type& plan = p.grids[g];
+            p.main_items[g] = item_type{p.items[g].values, plan.main, 0};
+            if (plan.border_item >= 0)
+              p.border_items[plan.border_item] =
+                  item_type{reinterpret_cast<T*>(plan.border_values), plan.border_stream, 0};
+          });
+    }
+    main_codec.compress_raw_async(main_items.data());
+    if (border_codec) {
       {
         const call_guard<ExecSpace> guard(nullptr);
         // The border's elements end the main stream.
-        const std::byte* main = main_stream.data();
-        bits_type* to = border_values.data();
-        const std::size_t border_bytes = border * word;
-        launch_copy<bits_type>(
-            "ndzip::high_ratio::gather_border", exec, border,
-            KOKKOS_LAMBDA(const bits_type*& f, bits_type*& t, std::uint64_t& n) {
-              f = reinterpret_cast<const bits_type*>(main + s->main_bytes - border_bytes);
-              t = to;
-              n = border_bytes / sizeof(bits_type);
-              return true;
+        launch_copies<bits_type>(
+            "ndzip::high_ratio::gather_border", exec, count, most_border,
+            KOKKOS_LAMBDA(std::size_t g, const bits_type*& f, bits_type*& t, std::uint64_t& n) {
+              const plan_type& plan = p.grids[g];
+              n = plan.border;
+              f = reinterpret_cast<const bits_type*>(plan.main + p.main_items[g].stream_bytes) - n;
+              t = plan.border_values;
+              return n > 0;
             });
       }
-      border_codec->compress_raw_async(reinterpret_cast<const T*>(border_values.data()),
-                                       border_stream.data(), border_stream.size(),
-                                       &s->border_bytes);
+      border_codec->compress_raw_async(border_items.data());
     }
     const call_guard<ExecSpace> guard(nullptr);
     Kokkos::deep_copy(exec, counts, std::uint64_t{0});
     if (blocks > 0) {
-      using grayer = gray_and_count<bits_type, chunks, slot_words, ExecSpace, DeviceSchedule>;
+      using grayer =
+          gray_and_count<T, Dims, bits_type, chunks, slot_words, ExecSpace, DeviceSchedule>;
       Kokkos::parallel_for("ndzip::high_ratio::gray_and_count", grayer::make_policy(exec, blocks),
-                           grayer{source(), gray_slots.data(), words.data(), counts.data()});
+                           grayer{p, gray_slots.data(), words.data(), counts.data()});
     }
-    Kokkos::parallel_for("ndzip::high_ratio::build_codes",
-                         build_codes<ExecSpace>::make_policy(exec, tables),
-                         build_codes<ExecSpace>{counts.data(), encoder.data(), serialized.data(),
-                                                serialized_sizes.data()});
+    Kokkos::parallel_for(
+        "ndzip::high_ratio::build_codes",
+        build_codes<ExecSpace>::make_policy(exec, static_cast<int>(count * tables)),
+        build_codes<ExecSpace>{counts.data(), encoder.data(), serialized.data(),
+                               serialized_sizes.data()});
     if (blocks > 0) {
       using sizer = size_block_streams<bits_type, chunks, slot_words, ExecSpace>;
       Kokkos::parallel_for("ndzip::high_ratio::size_block_streams",
                            sizer::make_policy(exec, blocks),
-                           sizer{gray_slots.data(), words.data(), encoder.data(),
+                           sizer{gray_slots.data(), words.data(), encoder.data(), block_grid.data(),
                                  stream_bytes.data(), sizes.data()});
-      scan_block_ends(exec, sizes.data(), ends.data(), blocks, &s->area);
+      scan_block_ends(exec, sizes.data(), ends.data(), blocks);
     }
-    const std::size_t tail_bytes = tail * word;
+    Kokkos::parallel_for("ndzip::high_ratio::plan_stream", per_grid(exec, 0, count),
+                         plan_stream<T, Dims>{p, serialized_sizes.data(), ends.data(), tables});
     Kokkos::parallel_for(
-        "ndzip::high_ratio::plan_stream", one(exec, 0, 1),
-        plan_stream{s, serialized_sizes.data(), tables, blocks, tail_bytes, capacity, result});
-    Kokkos::parallel_for(
-        "ndzip::high_ratio::write_header", one(exec, 0, write_header::header_bytes_at_most(tables)),
-        write_header{s, serialized.data(), serialized_sizes.data(), tables, stream});
-    const stream_place place{stream, blocks, s};
+        "ndzip::high_ratio::write_header",
+        per_grid(exec, 0, count * write_header<T, Dims>::header_bytes_at_most(tables)),
+        write_header<T, Dims>{p, serialized.data(), serialized_sizes.data(), tables});
     if (blocks > 0) {
       if constexpr (DeviceSchedule) {
-        using writer = write_block_streams<bits_type, chunks, slot_words, ExecSpace>;
+        using writer = write_block_streams<T, Dims, bits_type, chunks, slot_words, ExecSpace>;
         Kokkos::parallel_for(
             "ndzip::high_ratio::write_block_streams", writer::make_policy(exec, blocks),
-            writer{gray_slots.data(), encoder.data(), stream_bytes.data(), ends.data(), place});
+            writer{p, gray_slots.data(), encoder.data(), stream_bytes.data(), ends.data()});
       } else {
         Kokkos::parallel_for(
-            "ndzip::high_ratio::write_blocks", one(exec, 0, blocks),
-            write_blocks<bits_type, chunks, slot_words>{gray_slots.data(), encoder.data(),
-                                                        stream_bytes.data(), ends.data(), place});
+            "ndzip::high_ratio::write_blocks", per_grid(exec, 0, blocks),
+            write_blocks<T, Dims, bits_type, chunks, slot_words>{
+                p, gray_slots.data(), encoder.data(), stream_bytes.data(), ends.data()});
       }
     }
     // The stored form: the ndzip stream behind the header.
-    const std::byte* main = main_stream.data();
-    launch_copy<bits_type>(
-        "ndzip::high_ratio::store", exec, main_stream.size() / word,
-        KOKKOS_LAMBDA(const bits_type*& f, bits_type*& t, std::uint64_t& n) {
-          f = reinterpret_cast<const bits_type*>(main);
-          t = reinterpret_cast<bits_type*>(stream + high_ratio_header_bytes);
-          n = s->main_bytes / sizeof(bits_type);
-          return s->coding == stream_coding::stored;
+    launch_copies<bits_type>(
+        "ndzip::high_ratio::store", exec, count, most_main_room / word,
+        KOKKOS_LAMBDA(std::size_t g, const bits_type*& f, bits_type*& t, std::uint64_t& n) {
+          const pipeline_state& state = p.states[g];
+          f = reinterpret_cast<const bits_type*>(p.grids[g].main);
+          t = reinterpret_cast<bits_type*>(p.items[g].stream + high_ratio_header_bytes);
+          n = state.main_bytes / sizeof(bits_type);
+          return state.coding == stream_coding::stored;
         });
-    if (tail_bytes > 0) {
-      // The border stream's own border elements, raw, after the coded area.
-      const std::byte* border_bytes = border_stream.data();
-      const std::size_t table_bytes = 8 * blocks;
-      launch_copy<std::byte>(
-          "ndzip::high_ratio::write_tail", exec, tail_bytes,
-          KOKKOS_LAMBDA(const std::byte*& f, std::byte*& t, std::uint64_t& n) {
-            f = border_bytes + s->border_bytes - tail_bytes;
-            t = stream + s->header_bytes + table_bytes + s->area;
-            n = tail_bytes;
-            return s->coding == stream_coding::coded;
-          });
-    }
+    // The border stream's own border elements, raw, after the coded area.
+    launch_copies<std::byte>(
+        "ndzip::high_ratio::write_tail", exec, count, most_tail_bytes,
+        KOKKOS_LAMBDA(std::size_t g, const std::byte*& f, std::byte*& t, std::uint64_t& n) {
+          const pipeline_state& state = p.states[g];
+          const plan_type& plan = p.grids[g];
+          n = plan.tail_bytes;
+          f = plan.border_stream + state.border_bytes - n;
+          t = p.items[g].stream + state.header_bytes + 8 * plan.blocks() + state.area;
+          return n > 0 && state.coding == stream_coding::coded;
+        });
   }
 
   pipeline_state read_state() {
     const call_guard<ExecSpace> guard(nullptr);
-    Kokkos::deep_copy(exec, host_state, state);
+    Kokkos::deep_copy(exec, host_state, Kokkos::subview(states, 0));
     exec.fence();
     return host_state();
   }
 
-  // Queues the decompression; what it finds goes to *result. Throws (before queuing anything)
-  // for a misaligned stream, overlapping buffers, or a stream shorter than its header.
+  // Queues the decompression of one grid; what it finds goes to *result. Throws (before
+  // queuing anything) for a misaligned stream, overlapping buffers, or a stream shorter than
+  // its header.
   void decompress_async(const std::byte* stream, std::size_t size, T* values,
                         decompress_outcome* result) {
     const std::lock_guard<std::mutex> lock(calls);
-    enqueue_decompress(stream, size, values, result);
+    enqueue_decompress(check_single(stream, size, values), result);
   }
 
   std::size_t decompress(const std::byte* stream, std::size_t size, T* values) {
     const std::lock_guard<std::mutex> lock(calls);
-    enqueue_decompress(stream, size, values, outcome.data());
+    enqueue_decompress(check_single(stream, size, values), outcome.data());
     {
       const call_guard<ExecSpace> guard(nullptr);
       Kokkos::deep_copy(exec, host_outcome, outcome);
       exec.fence();
     }
-    return check_outcome(host_outcome());
+    return check_outcome(host_outcome(0), 0);
   }
 
-  void enqueue_decompress(const std::byte* stream, std::size_t size, T* values,
-                          decompress_outcome* result) {
+  item_type* check_single(const std::byte* stream, std::size_t size, T* values) {
     check_stream(stream);
-    detail::check_disjoint(values, layout.grid.size() * word, stream, size);
+    detail::check_disjoint(values, grids[0].size() * word, stream, size);
     if (size < high_ratio_header_bytes)
       throw stream_error("ndzip: the high-ratio stream holds " + std::to_string(size) +
                          " bytes, fewer than its " + std::to_string(high_ratio_header_bytes) +
                          "-byte header");
-    pipeline_state* const s = state.data();
-    const std::size_t tail_bytes = tail * word;
+    return stage(values, stream, size);
+  }
+
+  // Queues the decompression of every grid: items give each stream, its bytes and where its
+  // values go; what each decompression found goes to outcomes.
+  void enqueue_decompress(item_type* items, decompress_outcome* outcomes) {
+    const pipeline<T, Dims> p = pipeline_for(items, nullptr, outcomes, false);
+    const std::size_t count = grids.size();
     {
       const call_guard<ExecSpace> guard(nullptr);
       if (blocks > 0 && slots.extent(0) == 0) {
-        // The decoder's own scratch: the ndzip blocks and (on a device) the streams' states.
-        slots = decltype(slots)(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::high_ratio::slots"),
-            blocks * slot_words);
+        // The decoder's own scratch: the ndzip blocks, the code tables and (on a device) the
+        // streams' states.
+        using Kokkos::view_alloc;
+        using Kokkos::WithoutInitializing;
+        slots = decltype(slots)(view_alloc(WithoutInitializing, "ndzip::high_ratio::slots"),
+                                blocks * slot_words);
+        decoder = decltype(decoder)(view_alloc(WithoutInitializing, "ndzip::high_ratio::decoder"),
+                                    count * tables * decoder_table_size);
         if constexpr (DeviceSchedule)
-          states = decltype(states)(
-              Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::high_ratio::states"),
+          stream_states = decltype(stream_states)(
+              view_alloc(WithoutInitializing, "ndzip::high_ratio::stream_states"),
               blocks * streams_per_block);
+      } else if (decoder.extent(0) == 0) {
+        decoder = decltype(decoder)(
+            Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::high_ratio::decoder"),
+            count * tables * decoder_table_size);
       }
-      Kokkos::parallel_for("ndzip::high_ratio::read_header", one(exec, 0, 1),
-                           read_header{stream, size, blocks, tail_bytes, tables, s});
+      Kokkos::parallel_for("ndzip::high_ratio::read_header", per_grid(exec, 0, count),
+                           read_header<T, Dims>{p, tables});
       Kokkos::parallel_for("ndzip::high_ratio::read_codes",
-                           read_codes<ExecSpace>::make_policy(exec, tables),
-                           read_codes<ExecSpace>{stream, size, tables, decoder.data(), s});
+                           read_codes<T, Dims, ExecSpace>::make_policy(exec, count, tables),
+                           read_codes<T, Dims, ExecSpace>{p, tables, decoder.data()});
       if (blocks > 0) {
-        const decoder_inputs<bits_type, slot_words> in{stream, blocks, decoder.data(),
-                                                       gray_slots.data(), s};
+        const decoder_inputs<T, Dims, bits_type, slot_words> in{p, decoder.data(),
+                                                                gray_slots.data()};
         if constexpr (!DeviceSchedule) {
-          Kokkos::parallel_for("ndzip::high_ratio::decode_blocks", one(exec, 0, blocks),
-                               decode_blocks<bits_type, chunks, slot_words>{in});
+          Kokkos::parallel_for("ndzip::high_ratio::decode_blocks", per_grid(exec, 0, blocks),
+                               decode_blocks<T, Dims, bits_type, chunks, slot_words>{in});
         } else {
           // A device needs more threads than blocks: one per code stream, in two steps.
-          const one per_stream(exec, 0, blocks * streams_per_block);
-          decode_streams<bits_type, chunks, slot_words> decode{in, states.data(), false};
+          const per_grid per_stream(exec, 0, blocks * streams_per_block);
+          decode_streams<T, Dims, bits_type, chunks, slot_words> decode{in, stream_states.data(),
+                                                                        false};
           Kokkos::parallel_for("ndzip::high_ratio::decode_heads", per_stream, decode);
           decode.columns = true;
           Kokkos::parallel_for("ndzip::high_ratio::decode_columns", per_stream, decode);
         }
-        using ungrayer = ungray_blocks<bits_type, chunks, slot_words, ExecSpace, DeviceSchedule>;
+        using ungrayer =
+            ungray_blocks<T, Dims, bits_type, chunks, slot_words, ExecSpace, DeviceSchedule>;
         Kokkos::parallel_for("ndzip::high_ratio::ungray_blocks",
                              ungrayer::make_policy(exec, blocks),
-                             ungrayer{gray_slots.data(), slots.data(), sizes.data(), s});
+                             ungrayer{p, gray_slots.data(), slots.data(), sizes.data()});
+        place_blocks<T, Dims, bits_type, slot_words>(exec, p, slots.data(), sizes.data(),
+                                                     ends.data(), blocks);
       }
-      place_blocks<bits_type, slot_words>(exec, slots.data(), sizes.data(), ends.data(), 0,
-                                          layout.hypercube_count, main_stream.data(),
-                                          layout.header_bytes(), &s->main_words, s);
-      place_blocks<bits_type, slot_words>(
-          exec, slots.data(), sizes.data(), ends.data(), layout.hypercube_count, border_blocks,
-          border_stream.data(), border_header(), &s->border_words, s);
       // A stored stream: its ndzip stream, as far as the main stream's scratch holds it.
-      std::byte* main = main_stream.data();
-      const std::uint64_t room = main_stream.size();
-      launch_copy<bits_type>(
-          "ndzip::high_ratio::unstore", exec, room / word,
-          KOKKOS_LAMBDA(const bits_type*& f, bits_type*& t, std::uint64_t& n) {
-            f = reinterpret_cast<const bits_type*>(stream + high_ratio_header_bytes);
-            t = reinterpret_cast<bits_type*>(main);
-            const std::uint64_t given = size - high_ratio_header_bytes;
-            n = (given < room ? given : room) / sizeof(bits_type);
-            return s->header_failure == no_failure && s->coding == stream_coding::stored;
+      launch_copies<bits_type>(
+          "ndzip::high_ratio::unstore", exec, count, most_main_room / word,
+          KOKKOS_LAMBDA(std::size_t g, const bits_type*& f, bits_type*& t, std::uint64_t& n) {
+            const pipeline_state& state = p.states[g];
+            const plan_type& plan = p.grids[g];
+            f = reinterpret_cast<const bits_type*>(p.items[g].stream + high_ratio_header_bytes);
+            t = reinterpret_cast<bits_type*>(plan.main);
+            const std::uint64_t given = p.items[g].stream_bytes - high_ratio_header_bytes;
+            n = (given < plan.main_room ? given : plan.main_room) / sizeof(bits_type);
+            return state.header_failure == no_failure && state.coding == stream_coding::stored;
+          });
+      // What the two ndzip decoders read and write: the main streams into the caller's values,
+      // the border streams into the border elements.
+      Kokkos::parallel_for(
+          "ndzip::high_ratio::prepare", per_grid(exec, 0, count), KOKKOS_LAMBDA(std::size_t g) {
+            const plan_type& plan = p.grids[g];
+            p.main_items[g] = item_type{p.items[g].values, plan.main, plan.main_room};
+            if (plan.border_item >= 0)
+              p.border_items[plan.border_item] = item_type{reinterpret_cast<T*>(plan.border_values),
+                                                           plan.border_stream, plan.border_room};
           });
     }
-    if (border > 0) {
+    if (border_codec) {
       {
         const call_guard<ExecSpace> guard(nullptr);
-        std::byte* border_bytes = border_stream.data();
-        const std::size_t border_head = border_header();
-        launch_copy<std::byte>(
-            "ndzip::high_ratio::read_tail", exec, tail_bytes,
-            KOKKOS_LAMBDA(const std::byte*& f, std::byte*& t, std::uint64_t& n) {
-              f = stream + s->total - tail_bytes;
-              t = border_bytes + border_head + s->border_words * word;
-              n = tail_bytes;
-              return blocks_decoded(*s);
+        launch_copies<std::byte>(
+            "ndzip::high_ratio::read_tail", exec, count, most_tail_bytes,
+            KOKKOS_LAMBDA(std::size_t g, const std::byte*& f, std::byte*& t, std::uint64_t& n) {
+              const pipeline_state& state = p.states[g];
+              const plan_type& plan = p.grids[g];
+              n = plan.tail_bytes;
+              f = p.items[g].stream + state.total - n;
+              t = plan.border_stream + plan.border_header + state.border_words * word;
+              return n > 0 && blocks_decoded(state);
             });
       }
-      border_codec->decompress_raw_async(border_stream.data(), border_stream.size(),
-                                         reinterpret_cast<T*>(border_values.data()),
-                                         &s->border_outcome);
+      border_codec->decompress_raw_async(border_items.data(), border_outcomes.data());
       {
         const call_guard<ExecSpace> guard(nullptr);
-        std::byte* main = main_stream.data();
-        const bits_type* from = border_values.data();
-        const stream_layout<T, Dims> l = layout;
-        const std::size_t border_bytes = border * word;
-        launch_copy<bits_type>(
-            "ndzip::high_ratio::place_border", exec, border,
-            KOKKOS_LAMBDA(const bits_type*& f, bits_type*& t, std::uint64_t& n) {
-              f = from;
-              t = reinterpret_cast<bits_type*>(main + l.stream_bytes(s->main_words) - border_bytes);
-              n = border_bytes / sizeof(bits_type);
-              return blocks_decoded(*s);
+        launch_copies<bits_type>(
+            "ndzip::high_ratio::place_border", exec, count, most_border,
+            KOKKOS_LAMBDA(std::size_t g, const bits_type*& f, bits_type*& t, std::uint64_t& n) {
+              const pipeline_state& state = p.states[g];
+              const plan_type& plan = p.grids[g];
+              n = plan.border;
+              f = plan.border_values;
+              t = reinterpret_cast<bits_type*>(plan.main +
+                                               plan.layout.stream_bytes(state.main_words)) -
+                  n;
+              return n > 0 && blocks_decoded(state);
             });
       }
     }
-    main_codec.decompress_raw_async(main_stream.data(), main_stream.size(), values,
-                                    &s->main_outcome);
+    main_codec.decompress_raw_async(main_items.data(), main_outcomes.data());
     const call_guard<ExecSpace> guard(nullptr);
-    Kokkos::parallel_for("ndzip::high_ratio::finish_outcome", one(exec, 0, 1),
-                         finish_outcome{s, size, border > 0, result});
+    Kokkos::parallel_for("ndzip::high_ratio::finish_outcome", per_grid(exec, 0, count),
+                         finish_outcome<T, Dims>{p});
   }
 
   // The bytes consumed, or the stream_error that the outcome of a decompression describes.
-  std::size_t check_outcome(const decompress_outcome& o) const {
-    if (o.failure != decompress_outcome::no_failure) throw stream_error(describe(o));
+  std::size_t check_outcome(const decompress_outcome& o, std::size_t g) const {
+    if (o.failure != decompress_outcome::no_failure) throw stream_error(describe(o, g));
     return o.stream_bytes;
   }
 
-  std::string describe(const decompress_outcome& o) const {
+  // What the outcome of grid g's decompression says.
+  std::string describe(const decompress_outcome& o, std::size_t g) const {
+    const plan_type& plan = host_plans[g];
     const std::uint64_t kind = o.failure & 0xffu;
     const std::uint64_t index = o.failure >> 8;
     if (kind >= outcome_header) return describe_header(o, index);
-    if (kind >= outcome_block) return describe_block(index, kind - outcome_block);
+    if (kind >= outcome_block) return describe_block(index, kind - outcome_block, plan.blocks());
     if (kind >= outcome_border) {
       decompress_outcome inner = o;
       inner.failure = index << 8 | (kind - outcome_border);
       return "ndzip: high-ratio stream, its border's ndzip stream: " +
              describe_stream_failure(inner, profile<T, 1>::chunks_per_hypercube,
                                      profile<T, 1>::max_block_words,
-                                     "border of " + std::to_string(border) + " elements");
+                                     "border of " + std::to_string(plan.border) + " elements");
     }
-    return describe_stream_failure(o, chunks, slot_words, to_string(layout.grid));
+    return describe_stream_failure(o, chunks, slot_words, to_string(grids[g]));
   }
 
   std::string describe_header(const decompress_outcome& o, std::uint64_t key) const {
     const auto value = static_cast<unsigned>((key >> 8) & 0xffu);
     const std::string size = std::to_string(o.given_bytes);
     switch (static_cast<header_failure>(key >> 16)) {
+      case header_failure::misaligned:
+        return "ndzip: the high-ratio stream does not start at a multiple of 8 bytes";
+      case header_failure::no_header:
+        return "ndzip: the high-ratio stream holds " + size + " bytes, fewer than its " +
+               std::to_string(high_ratio_header_bytes) + "-byte header";
       case header_failure::magic:
         return "ndzip: not a high-ratio stream (its first bytes are not \"NDZH\")";
       case header_failure::version:
@@ -425,7 +573,7 @@ struct engine {
     return "ndzip: high-ratio stream with an unknown header failure";
   }
 
-  std::string describe_block(std::uint64_t block, std::uint64_t why) const {
+  static std::string describe_block(std::uint64_t block, std::uint64_t why, std::uint64_t blocks) {
     const char* what = "";
     switch (static_cast<block_failure>(why)) {
       case block_failure::table:
@@ -505,7 +653,7 @@ void high_ratio_compressor<T, Dims, ExecSpace>::decompress_raw_async(const std::
 template <class T, int Dims, class ExecSpace>
 std::size_t high_ratio_compressor<T, Dims, ExecSpace>::check_outcome(
     const decompress_outcome& outcome) const {
-  return m_engine->check_outcome(outcome);
+  return m_engine->check_outcome(outcome, 0);
 }
 
 }  // namespace ndzip

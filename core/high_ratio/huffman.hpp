@@ -27,14 +27,14 @@ struct code_lengths {
 
 // What building a code needs besides its lengths (team scratch in the kernel).
 struct code_workspace {
-  std::uint64_t counts[alphabet];  // the counts, halved until the code fits
-  std::uint64_t order[alphabet];   // the used symbols' (count << 8 | symbol), ascending
-  std::uint64_t weight[alphabet];  // merged nodes' weights, in the order they were made
+  std::uint64_t counts[alphabet];       // the counts, halved until the code fits
+  std::uint64_t order[alphabet];        // the used symbols' (count << 8 | symbol), ascending
+  std::uint64_t weight[alphabet];       // merged nodes' weights, in the order they were made
   std::uint16_t leaf_parent[alphabet];  // the merged node above order[k]
   std::uint16_t node_parent[alphabet];  // the merged node above merged node k
   std::uint8_t node_depth[alphabet];
   std::uint16_t at_length[alphabet];  // how many symbols have each length
-  int used;  // symbols with a count
+  int used;                           // symbols with a count
   int longest;
 };
 

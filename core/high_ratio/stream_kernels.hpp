@@ -13,6 +13,7 @@
 #include <cstdint>
 
 #include "core/high_ratio/block_coding.hpp"
+#include "core/high_ratio/grids.hpp"
 #include "core/high_ratio/huffman.hpp"
 #include "core/stream_status.hpp"
 #include "ndzip/codec_mode.hpp"
@@ -41,7 +42,9 @@ inline constexpr std::uint64_t does_not_fit = 2;
 // What is wrong with a stream's header or tables, in the order a reader checks them: the lowest
 // header_key found is the one reported.
 enum class header_failure : std::uint64_t {
-  magic = 1,
+  misaligned = 1,  // a stream not aligned to 8 bytes (the host checks a single stream's)
+  no_header,       // fewer bytes than the header (likewise)
+  magic,
   version,      // the version read, in the key's `value`
   reserved,     // non-zero reserved bytes
   stored_area,  // a stored stream with a coded-area length
@@ -65,21 +68,6 @@ inline constexpr std::uint64_t outcome_border = 0x10;  // + the border stream's 
 inline constexpr std::uint64_t outcome_block = 0x20;   // + block_failure, index: the block
 inline constexpr std::uint64_t outcome_header = 0x40;  // index: the header_key
 
-struct pipeline_state {
-  // Compression.
-  std::uint64_t main_bytes;    // the array's ndzip stream (written by its compressor)
-  std::uint64_t border_bytes;  // the border's ndzip stream
-  std::uint64_t area;          // the coded area's bytes (also read from a stream's header)
-  std::uint64_t header_bytes;  // header and code tables, padded: where the block table starts
-  std::uint64_t total;         // the stream's bytes (decompression: what its header implies)
-  std::uint64_t coding;        // stream_coding
-  // Decompression.
-  std::uint64_t header_failure;            // the lowest header_key, or no_failure
-  std::uint64_t block_failure;             // the lowest block key (block * 8 + block_failure)
-  std::uint64_t main_words, border_words;  // the rebuilt ndzip streams' block words
-  decompress_outcome main_outcome, border_outcome;
-};
-
 // Whether a decompression rebuilds the stream from its blocks: a coded stream whose header and
 // code tables passed (otherwise the block, placing and border kernels do nothing).
 KOKKOS_INLINE_FUNCTION bool blocks_decoded(const pipeline_state& state) {
@@ -94,51 +82,63 @@ KOKKOS_INLINE_FUNCTION constexpr std::uint64_t saturated_sum(std::uint64_t a, st
   return a + b < a ? ~std::uint64_t{0} : a + b;
 }
 
-// One thread, after the block sizes: the stream's layout, coded or stored (where coding would
-// not make it smaller), or not written at all where `capacity` is too small; its size into
-// `result` when one is given.
+// A thread per grid, after the block sizes: its stream's layout, coded or stored (where coding
+// would not make it smaller), or not written at all where its capacity is too small; its size
+// into the item (and `sizes`).
+template <class T, int Dims>
 struct plan_stream {
-  pipeline_state* state;
-  const std::uint64_t* serialized_sizes;
+  pipeline<T, Dims> p;
+  const std::uint64_t* serialized_sizes;  // per grid and table
+  const std::uint64_t* ends;
   int tables;
-  std::uint64_t blocks, tail_bytes, capacity;
-  std::uint64_t* result;
 
-  KOKKOS_INLINE_FUNCTION void operator()(int) const {
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t g) const {
+    const grid_plan<T, Dims>& grid = p.grids[g];
+    pipeline_state& state = p.states[g];
     std::uint64_t head = high_ratio_header_bytes;
-    for (int t = 0; t < tables; ++t) head += serialized_sizes[t];
+    for (int t = 0; t < tables; ++t) head += serialized_sizes[g * tables + t];
     head = padded_to_8(head);
-    const std::uint64_t area = blocks > 0 ? state->area : 0;
-    const std::uint64_t coded = head + 8 * blocks + area + tail_bytes;
-    const std::uint64_t stored = high_ratio_header_bytes + state->main_bytes;
+    const std::uint64_t blocks = grid.blocks();
+    const std::uint64_t first = grid.first_block;
+    const std::uint64_t area =
+        blocks > 0 ? (ends[first + blocks - 1] & ~stored_flag) - end_before(ends, first) : 0;
+    state.main_bytes = p.main_items[g].stream_bytes;
+    state.border_bytes = grid.border_item >= 0 ? p.border_items[grid.border_item].stream_bytes : 0;
+    const std::uint64_t coded = head + 8 * blocks + area + grid.tail_bytes;
+    const std::uint64_t stored = high_ratio_header_bytes + state.main_bytes;
     const bool store = coded >= stored;
     const std::uint64_t total = store ? stored : coded;
-    state->area = area;
-    state->header_bytes = store ? high_ratio_header_bytes : head;
-    state->total = total;
-    state->coding = total > capacity ? stream_coding::does_not_fit
-                    : store          ? stream_coding::stored
-                                     : stream_coding::coded;
-    if (result) *result = total;
+    const std::uint64_t capacity = p.capacity(g);
+    state.area = area;
+    state.header_bytes = store ? high_ratio_header_bytes : head;
+    state.total = total;
+    state.coding = total > capacity ? stream_coding::does_not_fit
+                   : store          ? stream_coding::stored
+                                    : stream_coding::coded;
+    p.items[g].stream_bytes = total;
+    if (p.sizes) p.sizes[g] = total;
   }
 };
 
 // The header and (coded) the code tables and their padding, a thread per byte of the most they
-// can take (header_bytes_at_most).
+// can take (header_bytes_at_most) and grid.
+template <class T, int Dims>
 struct write_header {
-  const pipeline_state* state;
-  const std::byte* serialized;  // tables * serialized_code_bytes
+  pipeline<T, Dims> p;
+  const std::byte* serialized;  // per grid and table, serialized_code_bytes each
   const std::uint64_t* serialized_sizes;
   int tables;
-  std::byte* stream;
 
   static std::size_t header_bytes_at_most(int tables) {
     return padded_to_8(high_ratio_header_bytes + tables * serialized_code_bytes);
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(std::size_t i) const {
-    const std::uint64_t coding = state->coding;
-    if (coding == stream_coding::does_not_fit || i >= state->header_bytes) return;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t index) const {
+    const std::size_t per_grid = header_bytes_at_most(tables);
+    const std::size_t g = index / per_grid, i = index % per_grid;
+    const pipeline_state& state = p.states[g];
+    const std::uint64_t coding = state.coding;
+    if (coding == stream_coding::does_not_fit || i >= state.header_bytes) return;
     std::byte b{0};
     if (i < 4) {
       b = magic_byte(static_cast<int>(i));
@@ -149,74 +149,90 @@ struct write_header {
     } else if (i >= 8 && i < 16) {
       // The coded area's length; 0 in a stored stream.
       if (coding == stream_coding::coded)
-        b = static_cast<std::byte>((state->area >> 8 * (i - 8)) & 0xffu);
+        b = static_cast<std::byte>((state.area >> 8 * (i - 8)) & 0xffu);
     } else if (i >= 16) {
+      const std::uint64_t* sizes = serialized_sizes + g * tables;
       std::uint64_t at = high_ratio_header_bytes;
       for (int t = 0; t < tables; ++t) {
-        if (i < at + serialized_sizes[t]) {
-          b = serialized[t * serialized_code_bytes + (i - at)];
+        if (i < at + sizes[t]) {
+          b = serialized[(g * tables + t) * serialized_code_bytes + (i - at)];
           break;
         }
-        at += serialized_sizes[t];
+        at += sizes[t];
       }
     }
-    stream[i] = b;
+    p.items[g].stream[i] = b;
   }
 };
 
-// Copies `count` elements of `words` from one place to another, the places (and whether to copy
-// at all) given by `Where` from the pipeline state; a fixed number of threads, each taking every
-// `stride`-th element, so that a copy that does not happen costs little.
+// Copies up to `most` elements per grid from one place to another, the places (and whether to
+// copy at all) given for grid g by `Where` from the pipeline state; a fixed number of threads
+// per grid, each taking every `stride`-th element, so that a copy that does not happen costs
+// little.
 template <class Word, class Where>
 struct copy_words {
   Where where;
   std::size_t stride;
 
-  static constexpr std::size_t threads = std::size_t{1} << 16;
-  KOKKOS_INLINE_FUNCTION void operator()(std::size_t first) const {
+  static constexpr std::size_t threads = std::size_t{1} << 16;  // over all grids
+  static constexpr std::size_t fewest_per_grid = 256;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t index) const {
+    const std::size_t g = index / stride, first = index % stride;
     const Word* from = nullptr;
     Word* to = nullptr;
     std::uint64_t count = 0;
-    if (!where(from, to, count)) return;
+    if (!where(g, from, to, count)) return;
     for (std::uint64_t k = first; k < count; k += stride) to[k] = from[k];
   }
 };
 template <class Word, class ExecSpace, class Where>
-void launch_copy(const char* name, const ExecSpace& exec, std::size_t most, const Where& where) {
-  if (most == 0) return;
-  const std::size_t threads =
-      most < copy_words<Word, Where>::threads ? most : copy_words<Word, Where>::threads;
-  Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecSpace>(exec, 0, threads),
-                       copy_words<Word, Where>{where, threads});
+void launch_copies(const char* name, const ExecSpace& exec, std::size_t grids, std::size_t most,
+                   const Where& where) {
+  using copy = copy_words<Word, Where>;
+  if (most == 0 || grids == 0) return;
+  std::size_t per_grid = copy::threads / grids;
+  if (per_grid < copy::fewest_per_grid) per_grid = copy::fewest_per_grid;
+  if (per_grid > most) per_grid = most;
+  Kokkos::parallel_for(name, Kokkos::RangePolicy<ExecSpace>(exec, 0, grids * per_grid),
+                       copy{where, per_grid});
 }
 
-// One thread, first in a decompression: resets the state, then reads the header of the stream
-// (`size` bytes, at least the header's: the host checked) and, for a coded one, where its tables
-// end (from their first bytes; read_codes checks them), the coded area and the size it implies.
+// A thread per grid, first in a decompression: resets the grid's state, then reads the header of
+// its stream and, for a coded one, where its tables end (from their first bytes; read_codes
+// checks them), the coded area and the size it implies.
+template <class T, int Dims>
 struct read_header {
-  const std::byte* stream;
-  std::uint64_t size, blocks, tail_bytes;
+  pipeline<T, Dims> p;
   int tables;
-  pipeline_state* state;
 
-  KOKKOS_INLINE_FUNCTION void fail(header_failure kind, unsigned value = 0) const {
-    const std::uint64_t key = header_key(kind, value, code_failure::none);
-    if (key < state->header_failure) state->header_failure = key;
-  }
-
-  KOKKOS_INLINE_FUNCTION void operator()(int) const {
-    state->header_failure = no_failure;
-    state->block_failure = no_failure;
-    state->main_words = state->border_words = 0;
-    state->total = 0;
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t g) const {
+    pipeline_state& state = p.states[g];
+    const grid_plan<T, Dims>& grid = p.grids[g];
+    const std::byte* stream = p.items[g].stream;
+    const std::uint64_t size = p.items[g].stream_bytes;
+    const auto fail = [&](header_failure kind, unsigned value = 0) {
+      const std::uint64_t key = header_key(kind, value, code_failure::none);
+      if (key < state.header_failure) state.header_failure = key;
+    };
+    state.header_failure = no_failure;
+    state.block_failure = no_failure;
+    state.main_words = state.border_words = 0;
+    state.total = high_ratio_header_bytes;
+    state.coding = stream_coding::stored;
+    state.area = 0;
+    state.header_bytes = high_ratio_header_bytes;
+    // (The host checks both before queuing a single stream; a batch's are checked here.)
+    if (reinterpret_cast<std::uintptr_t>(stream) % high_ratio_stream_alignment != 0)
+      return fail(header_failure::misaligned);
+    if (size < high_ratio_header_bytes) return fail(header_failure::no_header);
+    state.total = 0;
     bool is_magic = true;
     for (int k = 0; k < 4; ++k) is_magic = is_magic && stream[k] == magic_byte(k);
     const auto stream_version = static_cast<unsigned>(stream[4]);
     const auto coding = static_cast<unsigned>(stream[5]);
     const std::uint64_t area = load_u64(stream + 8);
-    state->coding = coding;
-    state->area = area;
-    state->header_bytes = high_ratio_header_bytes;
+    state.coding = coding;
+    state.area = area;
     if (!is_magic) return fail(header_failure::magic);
     if (stream_version != version) return fail(header_failure::version, stream_version);
     if (stream[6] != std::byte{0} || stream[7] != std::byte{0})
@@ -232,43 +248,46 @@ struct read_header {
       if (bytes == 0 || bytes > size - at) return;  // read_codes reports the table
       at += bytes;
     }
+    const std::uint64_t blocks = grid.blocks();
     const std::uint64_t area_at = padded_to_8(at) + 8 * blocks;
-    state->header_bytes = padded_to_8(at);
-    state->total = saturated_sum(saturated_sum(area_at, area), tail_bytes);
-    if (state->total > size) return fail(header_failure::truncated);
+    state.header_bytes = padded_to_8(at);
+    state.total = saturated_sum(saturated_sum(area_at, area), grid.tail_bytes);
+    if (state.total > size) return fail(header_failure::truncated);
     if (blocks == 0 && area != 0) fail(header_failure::area_without_blocks);
   }
 };
 
-// One thread, last in a decompression: what it found, into the caller's outcome. The header
-// first, then the blocks, the border stream and the main stream, as a reader meets them.
+// A thread per grid, last in a decompression: what it found, into the caller's outcome. The
+// header first, then the blocks, the border stream and the main stream, as a reader meets them.
+template <class T, int Dims>
 struct finish_outcome {
-  const pipeline_state* state;
-  std::uint64_t size;
-  bool has_border;
-  decompress_outcome* outcome;
+  pipeline<T, Dims> p;
 
-  KOKKOS_INLINE_FUNCTION void operator()(int) const {
-    decompress_outcome o{decompress_outcome::no_failure, state->total, size};
-    const decompress_outcome& main = state->main_outcome;
-    const decompress_outcome& border = state->border_outcome;
-    if (state->header_failure != no_failure) {
-      o.failure = state->header_failure << 8 | outcome_header;
-    } else if (state->coding == stream_coding::stored) {
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t g) const {
+    const pipeline_state& state = p.states[g];
+    const std::uint64_t size = p.items[g].stream_bytes;
+    const std::int64_t border_item = p.grids[g].border_item;
+    decompress_outcome o{decompress_outcome::no_failure, state.total, size};
+    const decompress_outcome& main = p.main_outcomes[g];
+    if (state.header_failure != no_failure) {
+      o.failure = state.header_failure << 8 | outcome_header;
+    } else if (state.coding == stream_coding::stored) {
       o.stream_bytes = saturated_sum(high_ratio_header_bytes, main.stream_bytes);
       if (o.stream_bytes > size)
         o.failure = header_key(header_failure::stored_truncated, 0, code_failure::none) << 8 |
                     outcome_header;
       else
         o.failure = main.failure;
-    } else if (state->block_failure != no_failure) {
-      o.failure = (state->block_failure / 8) << 8 | (outcome_block + state->block_failure % 8);
-    } else if (has_border && border.failure != decompress_outcome::no_failure) {
-      o.failure = (border.failure >> 8) << 8 | (outcome_border + (border.failure & 0xffu));
+    } else if (state.block_failure != no_failure) {
+      o.failure = (state.block_failure / 8) << 8 | (outcome_block + state.block_failure % 8);
+    } else if (border_item >= 0 &&
+               p.border_outcomes[border_item].failure != decompress_outcome::no_failure) {
+      const std::uint64_t border = p.border_outcomes[border_item].failure;
+      o.failure = (border >> 8) << 8 | (outcome_border + (border & 0xffu));
     } else {
       o.failure = main.failure;
     }
-    *outcome = o;
+    p.outcomes[g] = o;
   }
 };
 

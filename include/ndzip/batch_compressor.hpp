@@ -47,9 +47,23 @@
 // The streams' contents are untrusted: a decompression never reads outside
 // [stream, stream + stream_bytes) and reports every inconsistency in the outcome.
 //
+// The high-ratio mode (codec_mode::high_ratio, ndzip/high_ratio.hpp): every grid's stream is the
+// high-ratio stream that ndzip::high_ratio_compressor writes for it, byte for byte, and each
+// step of the codec runs once for all grids (a launch per step, not per grid). The calls queue
+// more kernels (about twenty) but still never wait for the host. What changes:
+//   - size_bound(i) is the high-ratio bound (16 bytes above the default one), and every stream
+//     pointer must be aligned to 8 bytes (stream_alignment());
+//   - the batch allocates about three times the grids' bytes when it is made, plus, at its
+//     first decompression, as much again and the decoder's tables (about 100 KB per grid:
+//     the mode is for grids of megabytes, not for thousands of tiny ones);
+//   - a device backend reports a decompressed stream that is misaligned or shorter than the
+//     16-byte header in its outcome (host backends throw std::invalid_argument, as for every
+//     item rule); a misaligned stream pointer given to a device compression still faults.
+//
 // Threads: like ndzip::compressor (calls on one batch_compressor are serialised; calls queued on
 // it run in order, so its scratch is reused safely). Movable, not copyable.
 
+#include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -57,13 +71,13 @@
 #include <type_traits>
 #include <vector>
 
-#include <Kokkos_Core.hpp>
-
+#include "ndzip/codec_mode.hpp"
 #include "ndzip/decompress_outcome.hpp"
 #include "ndzip/error.hpp"
 #include "ndzip/export.hpp"
 #include "ndzip/extent.hpp"
 #include "ndzip/format.hpp"
+#include "ndzip/high_ratio.hpp"
 
 namespace ndzip {
 
@@ -111,14 +125,26 @@ class NDZIP_EXPORT batch_compressor {
   using item_type = batch_item<T>;
   static constexpr int dimensions = Dims;
 
-  // Scratch for these grids (slowest dimension first), in this order. Throws
-  // std::invalid_argument if a grid cannot be represented in the ndzip format, or if the batch
-  // needs more teams than one launch holds (INT_MAX).
-  batch_compressor(const ExecSpace& exec, const std::vector<extent<Dims>>& grids);
+  // Scratch for these grids (slowest dimension first), in this order, writing and reading the
+  // streams of `mode`. Throws std::invalid_argument if a grid cannot be represented in the
+  // ndzip format, if the batch needs more teams than one launch holds (INT_MAX), or for a mode
+  // that is not one of codec_mode's.
+  batch_compressor(const ExecSpace& exec, const std::vector<extent<Dims>>& grids,
+                   codec_mode mode = codec_mode::ndzip);
+  ~batch_compressor();
+  batch_compressor(batch_compressor&&) noexcept;
+  batch_compressor& operator=(batch_compressor&&) noexcept;
 
   std::size_t size() const { return m_grids.size(); }
   const extent<Dims>& grid(std::size_t i) const { return m_grids.at(i); }
-  std::size_t size_bound(std::size_t i) const { return compressed_size_bound<T>(grid(i)); }
+  codec_mode mode() const { return m_high_ratio ? codec_mode::high_ratio : codec_mode::ndzip; }
+  std::size_t size_bound(std::size_t i) const {
+    return compressed_size_bound<T>(grid(i)) + (m_high_ratio ? high_ratio_header_bytes : 0);
+  }
+  // Every stream pointer must be a multiple of this many bytes.
+  std::size_t stream_alignment() const {
+    return m_high_ratio ? high_ratio_stream_alignment : sizeof(T);
+  }
   const ExecSpace& execution_space_instance() const { return m_exec; }
 
   // Queues the compression of every grid; `items` is a rank-1 View of size() batch_items.
@@ -166,6 +192,9 @@ class NDZIP_EXPORT batch_compressor {
 
   ExecSpace m_exec;
   std::vector<extent<Dims>> m_grids;
+  // The high-ratio mode's codec, which every call is handed to; null in the default mode (whose
+  // scratch below it does not use).
+  std::unique_ptr<core::high_ratio::engine<T, Dims, ExecSpace>> m_high_ratio;
   // Per grid: its layout and its first team and first hypercube in the batch.
   Kokkos::View<core::batch_array<T, Dims>*, memory_space> m_arrays;
   std::uint64_t m_teams = 0;
