@@ -77,8 +77,8 @@ TEST_CASE_TEMPLATE("batch: streams, sizes and values are those of the single com
   const std::vector<std::string> families = {"smooth", "checker", "random", "smooth", "const"};
   std::vector<std::vector<Bits>> inputs;
   for (std::size_t i = 0; i < grids.size(); ++i)
-    inputs.push_back(generate_for<C>(families[i % families.size()], C::is_double ? 24 : 8,
-                                     grids[i]));
+    inputs.push_back(
+        generate_for<C>(families[i % families.size()], C::is_double ? 24 : 8, grids[i]));
   for_each_backend([&](const std::string&, auto exec) {
     using Exec = decltype(exec);
     using space = typename Exec::memory_space;
@@ -89,9 +89,8 @@ TEST_CASE_TEMPLATE("batch: streams, sizes and values are those of the single com
     for (int call = 0; call < 2; ++call) {
       INFO("call " << call);
       for (std::size_t i = 0; i < grids.size(); ++i)
-        Kokkos::deep_copy(buffers.values[i],
-                          Kokkos::create_mirror_view_and_copy(
-                              space{}, host_view_of<T, D>(inputs[i], grids[i])));
+        Kokkos::deep_copy(buffers.values[i], Kokkos::create_mirror_view_and_copy(
+                                                 space{}, host_view_of<T, D>(inputs[i], grids[i])));
       // The second call also copies the sizes into a View of their own (the items' stay).
       Kokkos::View<std::uint64_t*, space> sizes("sizes", grids.size());
       Kokkos::deep_copy(sizes, ~std::uint64_t{0});
@@ -211,9 +210,9 @@ TEST_CASE_TEMPLATE("batch: calls fence nothing, allocate nothing and copy nothin
     ndzip::batch_compressor<T, D, Exec> batch(exec, grids);
     batch_buffers<T, D, space> buffers(grids, size_bounds(batch));
     const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grids.front());
-    Kokkos::deep_copy(buffers.values.front(),
-                      Kokkos::create_mirror_view_and_copy(
-                          space{}, host_view_of<T, D>(input, grids.front())));
+    Kokkos::deep_copy(
+        buffers.values.front(),
+        Kokkos::create_mirror_view_and_copy(space{}, host_view_of<T, D>(input, grids.front())));
     Kokkos::View<ndzip::decompress_outcome*, space> outcomes("outcomes", grids.size());
     // One call of each first: the batch allocates nothing after it is made, but Kokkos' host
     // backends grow their own team scratch at a process's first launch that needs more
@@ -547,5 +546,154 @@ TEST_CASE_TEMPLATE("batch: items may share what a call only reads, and touch", C
     for (std::size_t i = 0; i < grids.size(); ++i)
       CHECK(batch.check_outcome(i, outcomes_host(i)) == (i == 2 ? 0 : expected.size()));
     for (const auto& out : outputs) CHECK(mismatch(bits_of<Bits>(out), input) == "");
+  });
+}
+
+// The high-ratio mode: every grid's stream, size and values are those of a high-ratio
+// ndzip::compressor of its own, on every backend, call after call; a damaged stream fails its
+// own grid only, with that compressor's message naming the grid; after the first call of each
+// kind a call fences, allocates and copies nothing.
+TEST_CASE_TEMPLATE("batch: the high-ratio mode gives every grid the high-ratio compressor's stream",
+                   C, NDZIP_ALL_CONFIGS) {
+  using T = typename C::value_type;
+  using Bits = typename C::bits_type;
+  constexpr int D = C::dims;
+  constexpr auto high_ratio = ndzip::codec_mode::high_ratio;
+  // Hypercubes and border, border only, empty; one with a border long enough for border
+  // hypercubes of its own; a repeated grid.
+  std::vector<ndzip::extent<D>> grids = async_grids<D>();
+  if constexpr (D == 1) grids.push_back(ndzip::extent<1>(5 * 4096 + 300));
+  if constexpr (D == 2) grids.push_back(ndzip::extent<2>(70, 300));
+  if constexpr (D == 3) grids.push_back(ndzip::extent<3>(33, 34, 35));
+  grids.push_back(grids.front());
+  const std::vector<std::string> families = {"smooth", "checker", "random", "smooth", "const"};
+  std::vector<std::vector<Bits>> inputs;
+  for (std::size_t i = 0; i < grids.size(); ++i)
+    inputs.push_back(
+        generate_for<C>(families[i % families.size()], C::is_double ? 24 : 8, grids[i]));
+  for_each_backend([&](const std::string&, auto exec) {
+    using Exec = decltype(exec);
+    using space = typename Exec::memory_space;
+    ndzip::batch_compressor<T, D, Exec> batch(exec, grids, high_ratio);
+    CHECK(batch.mode() == high_ratio);
+    CHECK(batch.stream_alignment() == ndzip::high_ratio_stream_alignment);
+    std::vector<ndzip::compressor<T, D, Exec>> singles;
+    std::vector<std::vector<unsigned char>> expected;
+    for (std::size_t i = 0; i < grids.size(); ++i) {
+      singles.emplace_back(exec, grids[i], high_ratio);
+      expected.push_back(compress_with(singles[i], inputs[i]));
+      CHECK(batch.size_bound(i) == singles[i].size_bound());
+    }
+    // Grid 0 is coded, not stored: the comparison covers the coded layout.
+    REQUIRE(expected[0][5] == 0);
+    batch_buffers<T, D, space> buffers(grids, size_bounds(batch));
+    Kokkos::View<std::uint64_t*, space> sizes("sizes", grids.size());
+    Kokkos::View<ndzip::decompress_outcome*, space> outcomes("outcomes", grids.size());
+    for (int call = 0; call < 2; ++call) {
+      INFO("call " << call);
+      for (std::size_t i = 0; i < grids.size(); ++i)
+        Kokkos::deep_copy(buffers.values[i], Kokkos::create_mirror_view_and_copy(
+                                                 space{}, host_view_of<T, D>(inputs[i], grids[i])));
+      tool_counts counts;
+      {
+        const tool_counter counter;
+        batch.compress_async(buffers.items, sizes);
+        counts = counter.since_start();
+      }
+      exec.fence();
+      const auto items = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, buffers.items);
+      const auto sizes_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, sizes);
+      for (std::size_t i = 0; i < grids.size(); ++i) {
+        INFO("grid " << i << ": " << ndzip::to_string(grids[i]));
+        REQUIRE(items(i).stream_bytes == expected[i].size());
+        CHECK(sizes_host(i) == expected[i].size());
+        CHECK(mismatch(buffers.stream(i, expected[i].size()), expected[i]) == "");
+        Kokkos::deep_copy(buffers.values[i], T{});
+      }
+      {
+        const tool_counter counter;
+        batch.decompress_async(buffers.items, outcomes);
+        if (call == 1) counts = counter.since_start();
+      }
+      exec.fence();
+      INFO("reported:" << counts.what);
+      CHECK(counts.allocations == 0);
+      CHECK(counts.deep_copies == 0);
+      const auto outcomes_host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, outcomes);
+      for (std::size_t i = 0; i < grids.size(); ++i) {
+        INFO("grid " << i << ": " << ndzip::to_string(grids[i]));
+        CHECK(batch.check_outcome(i, outcomes_host(i)) == expected[i].size());
+        CHECK(mismatch(bits_of<Bits>(buffers.values[i]), inputs[i]) == "");
+      }
+    }
+
+    // Grid 0's stream damaged, between genuine ones: its outcome says what the single
+    // compressor throws, the others decode.
+    const std::vector<unsigned char>& stream = expected[0];
+    std::vector<std::pair<std::string, std::vector<unsigned char>>> damaged = {
+        {"shorter than its header", {stream.begin(), stream.begin() + 8}},
+        {"cut short by a byte", {stream.begin(), stream.end() - 1}},
+        {"another magic", stream},
+        {"a byte of its coded area changed", stream}};
+    damaged[2].second[1] ^= 0x20;
+    damaged[3].second[stream.size() / 2] ^= 0x5a;
+    const std::vector<ndzip::extent<D>> three(3, grids[0]);
+    ndzip::batch_compressor<T, D, Exec> trio(exec, three, high_ratio);
+    for (const auto& [what, bytes] : damaged) {
+      INFO("damage: " << what);
+      std::string single_message = "decoded";
+      std::vector<Bits> single_values;
+      try {
+        single_values = decompress_with(singles[0], bytes);
+      } catch (const ndzip::stream_error& e) {
+        single_message = e.what();
+      }
+      batch_buffers<T, D, space> damaged_buffers(
+          three, {stream.size(), bytes.size(), stream.size()}, {stream, bytes, stream});
+      Kokkos::View<ndzip::decompress_outcome*, space> trio_outcomes("outcomes", three.size());
+      trio.decompress_async(damaged_buffers.items, trio_outcomes);
+      exec.fence();
+      const auto outcomes_host =
+          Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, trio_outcomes);
+      std::string batch_message = "decoded";
+      try {
+        trio.check_outcome(1, outcomes_host(1));
+      } catch (const ndzip::stream_error& e) {
+        batch_message = e.what();
+      }
+      if (single_message == "decoded") {
+        CHECK(batch_message == "decoded");
+        CHECK(mismatch(bits_of<Bits>(damaged_buffers.values[1]), single_values) == "");
+      } else {
+        CHECK(batch_message == "ndzip: array 1: " + single_message.substr(7));
+      }
+      if (what != "a byte of its coded area changed") CHECK(batch_message != "decoded");
+      for (std::size_t i : {0, 2}) {
+        CHECK(trio.check_outcome(i, outcomes_host(i)) == stream.size());
+        CHECK(mismatch(bits_of<Bits>(damaged_buffers.values[i]), inputs[0]) == "");
+      }
+    }
+
+    if constexpr (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) {
+      // Host backends refuse a stream that is not aligned to 8 bytes before queuing anything.
+      buffers.items(1).stream += 4;
+      std::string message;
+      try {
+        batch.compress_async(buffers.items);
+      } catch (const std::invalid_argument& e) {
+        message = e.what();
+      }
+      CHECK(message.find("item 1: the stream pointer is not aligned to 8 bytes") !=
+            std::string::npos);
+    }
+
+    // A batch of no grids takes empty Views and queues nothing.
+    ndzip::batch_compressor<T, D, Exec> empty(exec, {}, high_ratio);
+    const Kokkos::View<ndzip::batch_item<T>*, space> no_items("none", 0);
+    const Kokkos::View<ndzip::decompress_outcome*, space> no_outcomes("none", 0);
+    CHECK_NOTHROW(empty.compress_async(no_items));
+    CHECK_NOTHROW(empty.decompress_async(no_items, no_outcomes));
+    using batch_type = ndzip::batch_compressor<T, D, Exec>;
+    CHECK_THROWS_AS(batch_type(exec, grids, ndzip::codec_mode{7}), std::invalid_argument);
   });
 }

@@ -35,7 +35,7 @@ struct build_codes {
     std::uint16_t codes[alphabet];
   };
   // Per grid and table (league rank t), from grid 0's first table on.
-  const std::uint64_t* counts;  // alphabet each
+  std::uint64_t* counts;        // alphabet each, zero between calls
   std::uint32_t* encoder;       // alphabet each
   std::byte* serialized;        // serialized_code_bytes each
   std::uint64_t* serialized_sizes;
@@ -49,8 +49,11 @@ struct build_codes {
     const int part = member.team_rank(), parts = member.team_size();
     const bool first = part == 0;
     auto& s = *static_cast<scratch*>(member.team_scratch(0).get_shmem(sizeof(scratch)));
-    for (int k = part; k < alphabet; k += parts)
+    // The counts are taken: left zero for the next call (no fill of its own to queue).
+    for (int k = part; k < alphabet; k += parts) {
       s.ws.counts[k] = counts[static_cast<std::size_t>(t) * alphabet + k];
+      counts[static_cast<std::size_t>(t) * alphabet + k] = 0;
+    }
     for (int k = part; k < alphabet; k += parts) s.code.length[k] = 0;
     member.team_barrier();
     if (first) {

@@ -299,7 +299,6 @@ struct engine {
       border_codec->compress_raw_async(border_items.data());
     }
     const call_guard<ExecSpace> guard(nullptr);
-    Kokkos::deep_copy(exec, counts, std::uint64_t{0});
     if (blocks > 0) {
       using grayer =
           gray_and_count<T, Dims, bits_type, chunks, slot_words, ExecSpace, DeviceSchedule>;
