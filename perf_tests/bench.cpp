@@ -354,9 +354,9 @@ struct typed_corpus_batch : corpus_batch<ExecSpace> {
   result_array<ndzip::decompress_outcome, ExecSpace> outcomes;
 
   typed_corpus_batch(const ExecSpace& instance, const std::vector<ndzip::extent<Dims>>& grids,
-                     const std::vector<std::vector<T>>& hosts)
+                     const std::vector<std::vector<T>>& hosts, ndzip::codec_mode mode)
       : exec(instance),
-        batch(instance, grids),
+        batch(instance, grids, mode),
         items("items", grids.size()),
         sizes("sizes", grids.size()),
         outcomes("outcomes", grids.size()) {
@@ -409,7 +409,8 @@ struct typed_corpus_batch : corpus_batch<ExecSpace> {
 // instances[k % instances.size()].
 template <class ExecSpace>
 std::vector<std::unique_ptr<corpus_batch<ExecSpace>>> make_corpus_batches(
-    const std::vector<ExecSpace>& instances, const std::vector<dataset>& sets) {
+    const std::vector<ExecSpace>& instances, const std::vector<dataset>& sets,
+    ndzip::codec_mode mode) {
   std::vector<std::unique_ptr<corpus_batch<ExecSpace>>> batches;
   const auto add = [&](auto tag, auto dims) {
     using T = decltype(tag);
@@ -426,7 +427,7 @@ std::vector<std::unique_ptr<corpus_batch<ExecSpace>>> make_corpus_batches(
         });
     if (!grids.empty())
       batches.push_back(std::make_unique<typed_corpus_batch<T, Dims, ExecSpace>>(
-          instances[batches.size() % instances.size()], grids, hosts));
+          instances[batches.size() % instances.size()], grids, hosts, mode));
   };
   add(float{}, std::integral_constant<int, 1>{});
   add(float{}, std::integral_constant<int, 2>{});
@@ -454,9 +455,10 @@ std::vector<Exec> concurrent_instances(const Exec& exec, std::size_t count) {
 // on that instance (codec "ndzip-batch"), and each on an instance of its own, so that the
 // batches overlap (codec "ndzip-batch-concurrent"; the same as "ndzip-batch" where
 // concurrent_instances gives one instance). With --high-ratio, the high-ratio mode back to back
-// on one instance ("ndzip-high-ratio-async") and with every dataset on an instance of its own
-// ("ndzip-high-ratio-concurrent"). Results are written into host-pinned memory where Kokkos has
-// it (result_array). One aggregate row per backend and codec.
+// on one instance ("ndzip-high-ratio-async"), with every dataset on an instance of its own
+// ("ndzip-high-ratio-concurrent"), and as the batches, on one instance and on instances of their
+// own ("ndzip-high-ratio-batch", "ndzip-high-ratio-batch-concurrent"). Results are written into
+// host-pinned memory where Kokkos has it (result_array). One aggregate row per backend and codec.
 void run_corpus_async(ndzip::perf::report& report, const options& opt,
                       const std::vector<dataset>& sets) {
   for (const auto& b : opt.backends)
@@ -531,16 +533,19 @@ void run_corpus_async(ndzip::perf::report& report, const options& opt,
         return compressed;
       };
       const double compressed = run_entries("ndzip-async", ndzip::codec_mode::ndzip, {exec});
+      double high_ratio_compressed = 0;
       if (opt.high_ratio) {
-        run_entries("ndzip-high-ratio-async", ndzip::codec_mode::high_ratio, {exec});
+        high_ratio_compressed =
+            run_entries("ndzip-high-ratio-async", ndzip::codec_mode::high_ratio, {exec});
         run_entries("ndzip-high-ratio-concurrent", ndzip::codec_mode::high_ratio,
                     concurrent_instances(exec, sets.size()));
       }
 
       // One batch per element type and rank, every batch's call queued, then every instance
-      // fenced and the results read.
-      const auto run_batches = [&](const char* codec, const std::vector<Exec>& instances) {
-        const auto batches = make_corpus_batches(instances, sets);
+      // fenced and the results read; the streams' total must be that of the calls above.
+      const auto run_batches = [&](const char* codec, const std::vector<Exec>& instances,
+                                   ndzip::codec_mode mode, double expected_bytes) {
+        const auto batches = make_corpus_batches(instances, sets, mode);
         for (const auto& instance : instances) instance.fence();
         const auto batch_compress = ndzip::perf::measure([&] {
           for (const auto& batch : batches) batch->compress();
@@ -557,10 +562,17 @@ void run_corpus_async(ndzip::perf::report& report, const options& opt,
           batch_compressed += batch->compressed_bytes();
         }
         add_row(codec, batch_compress, batch_decompress, batch_compressed,
-                batch_exact && batch_compressed == compressed);
+                batch_exact && batch_compressed == expected_bytes);
       };
-      run_batches("ndzip-batch", {exec});
-      run_batches("ndzip-batch-concurrent", concurrent_instances(exec, 5));
+      const auto ndzip_mode = ndzip::codec_mode::ndzip;
+      run_batches("ndzip-batch", {exec}, ndzip_mode, compressed);
+      run_batches("ndzip-batch-concurrent", concurrent_instances(exec, 5), ndzip_mode, compressed);
+      if (opt.high_ratio) {
+        const auto high_ratio = ndzip::codec_mode::high_ratio;
+        run_batches("ndzip-high-ratio-batch", {exec}, high_ratio, high_ratio_compressed);
+        run_batches("ndzip-high-ratio-batch-concurrent", concurrent_instances(exec, 5), high_ratio,
+                    high_ratio_compressed);
+      }
     });
 }
 
@@ -796,7 +808,8 @@ options parse(CLI::App& app, int argc, char** argv) {
       "  rank (`ndzip-batch`), and with each batch on an instance of its own\n"
       "  (`ndzip-batch-concurrent`: GPU streams with Kokkos 4); with --high-ratio also the\n"
       "  high-ratio mode back to back on one instance (`ndzip-high-ratio-async`) and with each\n"
-      "  dataset on an instance of its own (`ndzip-high-ratio-concurrent`).\n"
+      "  dataset on an instance of its own (`ndzip-high-ratio-concurrent`), and as the\n"
+      "  batches (`ndzip-high-ratio-batch`, `ndzip-high-ratio-batch-concurrent`).\n"
       "-b: the others must reproduce the first backend's streams byte for byte.\n"
       "Peer codecs: zstd, lz4, blosc, fpzip, zfp, single-threaded on the host.\n"
       "Exit status 1 if any round trip is not bit-exact or any backend's stream differs,\n"
