@@ -639,7 +639,10 @@ TEST_CASE_TEMPLATE("batch: the high-ratio mode gives every grid the high-ratio c
     damaged[3].second[stream.size() / 2] ^= 0x5a;
     const std::vector<ndzip::extent<D>> three(3, grids[0]);
     ndzip::batch_compressor<T, D, Exec> trio(exec, three, high_ratio);
-    for (const auto& [what, bytes] : damaged) {
+    for (const auto& damage : damaged) {
+      // (Named, not bound: nvcc's C++17 cannot capture structured bindings.)
+      const std::string& what = damage.first;
+      const std::vector<unsigned char>& bytes = damage.second;
       INFO("damage: " << what);
       std::string single_message = "decoded";
       std::vector<Bits> single_values;
