@@ -129,7 +129,7 @@ struct write_header {
   const std::uint64_t* serialized_sizes;
   int tables;
 
-  static std::size_t header_bytes_at_most(int tables) {
+  KOKKOS_INLINE_FUNCTION static constexpr std::size_t header_bytes_at_most(int tables) {
     return padded_to_8(high_ratio_header_bytes + tables * serialized_code_bytes);
   }
 
