@@ -171,11 +171,18 @@ struct bit_reader {
   KOKKOS_INLINE_FUNCTION bit_reader(const std::byte* from, const std::byte* to)
       : at(from), end(to) {}
 
+  // Holds at least 56 bits afterwards unless the stream ends first.
   KOKKOS_INLINE_FUNCTION void refill() {
-    if (end - at >= 8) {
-      std::uint64_t word = 0;
-      for (int b = 0; b < 8; ++b)
-        word |= static_cast<std::uint64_t>(static_cast<unsigned>(at[b])) << (8 * b);
+    if (end - at >= 12) {
+      // The next eight bytes from three aligned words: a stream starts at a multiple of 8
+      // bytes, so the words lie between its start and at + 12, inside it (three loads instead
+      // of eight byte loads on a device).
+      const auto address = reinterpret_cast<std::uintptr_t>(at);
+      const auto* words = reinterpret_cast<const std::uint32_t*>(address & ~std::uintptr_t{3});
+      const int shift = static_cast<int>(address & 3) * 8;
+      const std::uint64_t low = words[0] | static_cast<std::uint64_t>(words[1]) << 32;
+      const std::uint64_t word =
+          shift == 0 ? low : low >> shift | static_cast<std::uint64_t>(words[2]) << (64 - shift);
       const int taken = (63 - bits) / 8;  // whole bytes that fit above the held bits
       pending |= (word & ((std::uint64_t{1} << (8 * taken)) - 1)) << bits;
       at += taken;
@@ -193,6 +200,14 @@ struct bit_reader {
   // not matter: a failed stream's block is refused).
   KOKKOS_INLINE_FUNCTION unsigned next(const std::uint16_t* entries) {
     if (bits < max_code_length) refill();
+    return decode(entries);
+  }
+
+  // The same without a refill: the caller refills at least every codes_per_refill symbols
+  // (every thread of a warp at the same symbol, where a refill per thread when its bits ran
+  // low diverged).
+  static constexpr int codes_per_refill = 56 / max_code_length;
+  KOKKOS_INLINE_FUNCTION unsigned decode(const std::uint16_t* entries) {
     const unsigned entry = entries[pending & (decoder_table_size - 1)];
     const int length = static_cast<int>(entry >> 8);
     if (length == 0 || length > bits) {

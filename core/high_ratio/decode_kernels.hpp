@@ -254,7 +254,12 @@ struct decode_streams {
     reader.pending = state.pending;
     reader.at = where.at + range.begin + state.at;
     reader.bits = static_cast<int>(state.bits);
-    for_each_column_symbol<Bits, Chunks>(gray, s, symbol);
+    int decoded = 0;
+    for_each_column_symbol<Bits, Chunks>(gray, s, [&](int k, int t) {
+      if (decoded++ % bit_reader::codes_per_refill == 0) reader.refill();
+      bytes[k] = static_cast<unsigned char>(
+          reader.decode(b.tables + static_cast<std::size_t>(t) * decoder_table_size));
+    });
     if (reader.failed)
       b.fail(block_failure::code);
     else if (!reader.at_end())
