@@ -360,14 +360,32 @@ struct write_block_streams {
         .set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
   }
 
-  KOKKOS_INLINE_FUNCTION static void put(std::uint32_t* staging, std::uint32_t at,
-                                         std::uint32_t entry) {
-    const std::uint32_t code = entry & 0xffffu;
-    const std::uint32_t length = entry >> 16;
-    const std::uint32_t shift = at % 32;
-    team_add_or(&staging[at / 32], code << shift);
-    if (shift + length > 32) team_add_or(&staging[at / 32 + 1], code >> (32 - shift));
-  }
+  // One code stream's codes of one unit, gathered in a register and ORed into the staged block
+  // a whole 32-bit word at a time (an atomic OR per code made shared-memory atomics the
+  // kernel's bottleneck); a unit's first and last words may hold its neighbours' bits too.
+  struct staged_bits {
+    std::uint64_t pending = 0;  // from bit 0 of staging word `word` on
+    std::uint32_t word = 0;
+    std::uint32_t fill = 0;
+
+    KOKKOS_INLINE_FUNCTION void start(std::uint32_t at) {
+      pending = 0;
+      word = at / 32;
+      fill = at % 32;
+    }
+    KOKKOS_INLINE_FUNCTION void put(std::uint32_t* staging, std::uint32_t entry) {
+      pending |= static_cast<std::uint64_t>(entry & 0xffffu) << fill;
+      fill += entry >> 16;
+      if (fill >= 32) {
+        team_add_or(&staging[word++], static_cast<std::uint32_t>(pending));
+        pending >>= 32;
+        fill -= 32;
+      }
+    }
+    KOKKOS_INLINE_FUNCTION void finish(std::uint32_t* staging) const {
+      if (pending != 0) team_add_or(&staging[word], static_cast<std::uint32_t>(pending));
+    }
+  };
   KOKKOS_INLINE_FUNCTION static void team_add_or(std::uint32_t* at, std::uint32_t bits) {
     if constexpr (team_size == 1)
       *at |= bits;
@@ -426,19 +444,16 @@ struct write_block_streams {
         team_add_or(&staging[s / 2], static_cast<std::uint32_t>(lengths[s]) << (16 * (s % 2)));
     });
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 2 * Chunks), [&](int unit) {
-      std::uint32_t at[streams_per_block];
+      staged_bits streams[streams_per_block];
       std::uint32_t first = 8 * stream_lengths_bytes;
       for (int s = 0; s < streams_per_block; ++s) {
-        at[s] = first + unit_offset[unit].get(s);
+        streams[s].start(first + unit_offset[unit].get(s));
         first += static_cast<std::uint32_t>(8 * lengths[s]);
       }
-      for_each_unit_symbol<Bits, Chunks>(gray, unit,
-                                         unit < Chunks ? 0 : static_cast<int>(start[unit - Chunks]),
-                                         [&](int s, int t, unsigned b) {
-                                           const std::uint32_t entry = codes[t * alphabet + b];
-                                           put(staging, at[s], entry);
-                                           at[s] += entry >> 16;
-                                         });
+      for_each_unit_symbol<Bits, Chunks>(
+          gray, unit, unit < Chunks ? 0 : static_cast<int>(start[unit - Chunks]),
+          [&](int s, int t, unsigned b) { streams[s].put(staging, codes[t * alphabet + b]); });
+      for (int s = 0; s < streams_per_block; ++s) streams[s].finish(staging);
     });
     member.team_barrier();
     const auto* staged = reinterpret_cast<const std::byte*>(staging);
