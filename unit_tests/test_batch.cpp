@@ -63,6 +63,18 @@ std::vector<std::size_t> size_bounds(const ndzip::batch_compressor<T, D, Exec>& 
   return bounds;
 }
 
+// An input per grid, of the generator's families in turn.
+template <class C, int D>
+std::vector<std::vector<typename C::bits_type>> inputs_for(
+    const std::vector<ndzip::extent<D>>& grids) {
+  const std::vector<std::string> families = {"smooth", "checker", "random", "smooth", "const"};
+  std::vector<std::vector<typename C::bits_type>> inputs;
+  for (std::size_t i = 0; i < grids.size(); ++i)
+    inputs.push_back(
+        generate_for<C>(families[i % families.size()], C::is_double ? 24 : 8, grids[i]));
+  return inputs;
+}
+
 }  // namespace
 
 TEST_CASE_TEMPLATE("batch: streams, sizes and values are those of the single compressor", C,
@@ -74,11 +86,7 @@ TEST_CASE_TEMPLATE("batch: streams, sizes and values are those of the single com
   std::vector<ndzip::extent<D>> grids = async_grids<D>();
   grids.push_back(cross_backend_shapes<D>().back());
   grids.push_back(grids.front());
-  const std::vector<std::string> families = {"smooth", "checker", "random", "smooth", "const"};
-  std::vector<std::vector<Bits>> inputs;
-  for (std::size_t i = 0; i < grids.size(); ++i)
-    inputs.push_back(
-        generate_for<C>(families[i % families.size()], C::is_double ? 24 : 8, grids[i]));
+  const std::vector<std::vector<Bits>> inputs = inputs_for<C>(grids);
   for_each_backend([&](const std::string&, auto exec) {
     using Exec = decltype(exec);
     using space = typename Exec::memory_space;
@@ -566,11 +574,7 @@ TEST_CASE_TEMPLATE("batch: the high-ratio mode gives every grid the high-ratio c
   if constexpr (D == 2) grids.push_back(ndzip::extent<2>(70, 300));
   if constexpr (D == 3) grids.push_back(ndzip::extent<3>(33, 34, 35));
   grids.push_back(grids.front());
-  const std::vector<std::string> families = {"smooth", "checker", "random", "smooth", "const"};
-  std::vector<std::vector<Bits>> inputs;
-  for (std::size_t i = 0; i < grids.size(); ++i)
-    inputs.push_back(
-        generate_for<C>(families[i % families.size()], C::is_double ? 24 : 8, grids[i]));
+  const std::vector<std::vector<Bits>> inputs = inputs_for<C>(grids);
   for_each_backend([&](const std::string&, auto exec) {
     using Exec = decltype(exec);
     using space = typename Exec::memory_space;
