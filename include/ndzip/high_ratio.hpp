@@ -2,7 +2,8 @@
 #pragma once
 // ndzip::high_ratio_compressor: the codec's high-ratio mode for one grid shape on one
 // execution-space instance, on raw pointers; an ndzip::compressor made with
-// ndzip::codec_mode::high_ratio runs it behind its View calls, and so does the frame. It writes
+// ndzip::codec_mode::high_ratio runs it behind its View calls, and so does the frame (a
+// batch_compressor in that mode runs the same engine over all its grids at once). It writes
 // and reads the high-ratio stream (docs/FORMAT.md): the ndzip transform with a gray step, the
 // border compressed as a 1-D array, and every block's bytes Huffman-coded with code tables built
 // for the stream, each block decodable on its own. It stores fewer bytes than the default mode on
