@@ -5,12 +5,17 @@
 // bytes), and so does the device schedule of the kernels (a thread per chunk and per code
 // stream, run here on the host; the backends here run the host's, a thread per block); decoded
 // values compress in the high-ratio mode, on every backend to the same stream,
-// within the bound, and that stream decodes back to them.
+// within the bound, and that stream decodes back to them; and a high-ratio batch_compressor
+// decoding it between two genuine streams reaches the same outcome for it and decodes the
+// others.
 
 #include <Kokkos_Core.hpp>
+#include <ndzip/batch_compressor.hpp>
+#include <ndzip/compressor.hpp>
 #include <ndzip/error.hpp>
 #include <ndzip/high_ratio.hpp>
 #include <string>
+#include <vector>
 
 #include "codec.hpp"
 #include "core/array_dispatch.hpp"
@@ -42,6 +47,65 @@ std::string decode_with_device_schedule(const array_desc& array, const byte_buff
   });
 }
 
+// The stream as the middle grid of a high-ratio batch of three on Serial, between two genuine
+// streams of the same grid: the batch reaches the single decoder's outcome for it (its message
+// naming array 1, or its values), fails where the single decoder refuses the stream as shorter
+// than the smallest, and decodes the genuine grids exactly whatever the middle one holds.
+void check_in_batch(const array_desc& array, const byte_buffer& stream,
+                    const decode_outcome& single) {
+  ndzip::detail::with_array_type(array.type, array.dims, [&](auto tag, auto dims) {
+    using T = typename decltype(tag)::type;
+    constexpr int D = decltype(dims)::value;
+    constexpr auto high_ratio = ndzip::codec_mode::high_ratio;
+    ndzip::extent<D> grid;
+    for (int a = 0; a < D; ++a) grid[a] = array.extents[a];
+    const Kokkos::Serial exec;
+    std::vector<T> pattern(grid.size());
+    for (std::size_t k = 0; k < pattern.size(); ++k) pattern[k] = static_cast<T>(k % 1000) / 8;
+    ndzip::compressor<T, D, Kokkos::Serial> single_codec(exec, grid, high_ratio);
+    byte_buffer genuine(single_codec.size_bound());
+    genuine.resize(single_codec.compress_raw(pattern.data(), genuine.data(), genuine.size()));
+    ndzip::batch_compressor<T, D, Kokkos::Serial> batch(exec, std::vector<ndzip::extent<D>>(3, grid),
+                                                        high_ratio);
+    std::vector<std::vector<T>> values(3, std::vector<T>(grid.size()));
+    const Kokkos::View<ndzip::batch_item<T>*, Kokkos::HostSpace> items("items", 3);
+    // (Streams only read may be shared: both genuine grids read the same bytes.)
+    items(0) = {values[0].data(), const_cast<std::byte*>(genuine.data()), genuine.size()};
+    items(1) = {values[1].data(), const_cast<std::byte*>(stream.data()), stream.size()};
+    items(2) = {values[2].data(), const_cast<std::byte*>(genuine.data()), genuine.size()};
+    const Kokkos::View<ndzip::decompress_outcome*, Kokkos::HostSpace> outcomes("outcomes", 3);
+    batch.decompress_async(items, outcomes);
+    exec.fence();
+    for (std::size_t i : {0, 2}) {
+      require(batch.check_outcome(i, outcomes(i)) == genuine.size() &&
+                  same_bytes({reinterpret_cast<const std::byte*>(values[i].data()),
+                              values[i].size() * sizeof(T)},
+                             {reinterpret_cast<const std::byte*>(pattern.data()),
+                              pattern.size() * sizeof(T)}),
+              "a genuine grid of the batch does not decode beside the fuzzed one");
+    }
+    std::string message;
+    try {
+      batch.check_outcome(1, outcomes(1));
+    } catch (const ndzip::stream_error& e) {
+      message = e.what();
+    }
+    if (stream.size() < ndzip::high_ratio_smallest_stream_bytes<T>(grid)) {
+      require(!message.empty(), "the batch decodes a stream shorter than the smallest");
+    } else if (!single.error.empty()) {
+      require(single.error.rfind("ndzip: ", 0) == 0 &&
+                  message == "ndzip: array 1: " + single.error.substr(7),
+              "the batch says \"" + message + "\", the single decoder \"" + single.error + "\"");
+    } else {
+      require(message.empty() &&
+                  same_bytes({reinterpret_cast<const std::byte*>(values[1].data()),
+                              values[1].size() * sizeof(T)},
+                             single.result.values),
+              "the batch decodes the stream differently: \"" + message + "\"");
+    }
+  });
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -60,6 +124,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     require(!device_error.empty() || same_bytes(device_values, first.result.values),
             "the device schedule decodes other values");
   }
+  check_in_batch(array, stream, first);
   if (!first.error.empty()) return 0;
 
   const byte_buffer& values = first.result.values;
