@@ -65,8 +65,8 @@ void check_in_batch(const array_desc& array, const byte_buffer& stream,
     ndzip::compressor<T, D, Kokkos::Serial> single_codec(exec, grid, high_ratio);
     byte_buffer genuine(single_codec.size_bound());
     genuine.resize(single_codec.compress_raw(pattern.data(), genuine.data(), genuine.size()));
-    ndzip::batch_compressor<T, D, Kokkos::Serial> batch(exec, std::vector<ndzip::extent<D>>(3, grid),
-                                                        high_ratio);
+    ndzip::batch_compressor<T, D, Kokkos::Serial> batch(
+        exec, std::vector<ndzip::extent<D>>(3, grid), high_ratio);
     std::vector<std::vector<T>> values(3, std::vector<T>(grid.size()));
     const Kokkos::View<ndzip::batch_item<T>*, Kokkos::HostSpace> items("items", 3);
     // (Streams only read may be shared: both genuine grids read the same bytes.)
@@ -97,10 +97,9 @@ void check_in_batch(const array_desc& array, const byte_buffer& stream,
                   message == "ndzip: array 1: " + single.error.substr(7),
               "the batch says \"" + message + "\", the single decoder \"" + single.error + "\"");
     } else {
-      require(message.empty() &&
-                  same_bytes({reinterpret_cast<const std::byte*>(values[1].data()),
-                              values[1].size() * sizeof(T)},
-                             single.result.values),
+      require(message.empty() && same_bytes({reinterpret_cast<const std::byte*>(values[1].data()),
+                                             values[1].size() * sizeof(T)},
+                                            single.result.values),
               "the batch decodes the stream differently: \"" + message + "\"");
     }
   });
