@@ -682,6 +682,27 @@ TEST_CASE_TEMPLATE("batch: the high-ratio mode gives every grid the high-ratio c
     }
 
     if constexpr (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) {
+      // An empty stream, null with no bytes (which the item checks allow): its outcome says so,
+      // and no kernel forms a pointer from it (UBSan caught the stored form's copy doing that).
+      batch_buffers<T, D, space> empty_stream(three, {stream.size(), 0, stream.size()},
+                                              {stream, {}, stream});
+      empty_stream.items(1).stream = nullptr;
+      Kokkos::View<ndzip::decompress_outcome*, space> empty_outcomes("outcomes", three.size());
+      trio.decompress_async(empty_stream.items, empty_outcomes);
+      exec.fence();
+      std::string message;
+      try {
+        trio.check_outcome(1, empty_outcomes(1));
+      } catch (const ndzip::stream_error& e) {
+        message = e.what();
+      }
+      CHECK(message ==
+            "ndzip: array 1: the high-ratio stream holds 0 bytes, fewer than its "
+            "16-byte header");
+      for (std::size_t i : {0, 2})
+        CHECK(mismatch(bits_of<Bits>(empty_stream.values[i]), inputs[0]) == "");
+    }
+    if constexpr (Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) {
       // Host backends refuse a stream that is not aligned to 8 bytes before queuing anything.
       buffers.items(1).stream += 4;
       std::string message;

@@ -293,9 +293,10 @@ struct engine {
             KOKKOS_LAMBDA(std::size_t g, const bits_type*& f, bits_type*& t, std::uint64_t& n) {
               const plan_type& plan = p.grids[g];
               n = plan.border;
+              if (n == 0) return false;
               f = reinterpret_cast<const bits_type*>(plan.main + p.main_items[g].stream_bytes) - n;
               t = plan.border_values;
-              return n > 0;
+              return true;
             });
       }
       border_codec->compress_raw_async(border_items.data());
@@ -344,10 +345,11 @@ struct engine {
         "ndzip::high_ratio::store", exec, count, most_main_room / word,
         KOKKOS_LAMBDA(std::size_t g, const bits_type*& f, bits_type*& t, std::uint64_t& n) {
           const pipeline_state& state = p.states[g];
+          if (state.coding != stream_coding::stored) return false;
           f = reinterpret_cast<const bits_type*>(p.grids[g].main);
           t = reinterpret_cast<bits_type*>(p.items[g].stream + high_ratio_header_bytes);
           n = state.main_bytes / sizeof(bits_type);
-          return state.coding == stream_coding::stored;
+          return true;
         });
     // The border stream's own border elements, raw, after the coded area.
     launch_copies<std::byte>(
@@ -356,9 +358,10 @@ struct engine {
           const pipeline_state& state = p.states[g];
           const plan_type& plan = p.grids[g];
           n = plan.tail_bytes;
+          if (n == 0 || state.coding != stream_coding::coded) return false;
           f = plan.border_stream + state.border_bytes - n;
           t = p.items[g].stream + state.header_bytes + 8 * plan.blocks() + state.area;
-          return n > 0 && state.coding == stream_coding::coded;
+          return true;
         });
   }
 
@@ -458,11 +461,13 @@ struct engine {
           KOKKOS_LAMBDA(std::size_t g, const bits_type*& f, bits_type*& t, std::uint64_t& n) {
             const pipeline_state& state = p.states[g];
             const plan_type& plan = p.grids[g];
+            if (state.header_failure != no_failure || state.coding != stream_coding::stored)
+              return false;
             f = reinterpret_cast<const bits_type*>(p.items[g].stream + high_ratio_header_bytes);
             t = reinterpret_cast<bits_type*>(plan.main);
             const std::uint64_t given = p.items[g].stream_bytes - high_ratio_header_bytes;
             n = (given < plan.main_room ? given : plan.main_room) / sizeof(bits_type);
-            return state.header_failure == no_failure && state.coding == stream_coding::stored;
+            return true;
           });
       // What the two ndzip decoders read and write: the main streams into the caller's values,
       // the border streams into the border elements.
@@ -484,9 +489,10 @@ struct engine {
               const pipeline_state& state = p.states[g];
               const plan_type& plan = p.grids[g];
               n = plan.tail_bytes;
+              if (n == 0 || !blocks_decoded(state)) return false;
               f = p.items[g].stream + state.total - n;
               t = plan.border_stream + plan.border_header + state.border_words * word;
-              return n > 0 && blocks_decoded(state);
+              return true;
             });
       }
       border_codec->decompress_raw_async(border_items.data(), border_outcomes.data());
@@ -498,11 +504,12 @@ struct engine {
               const pipeline_state& state = p.states[g];
               const plan_type& plan = p.grids[g];
               n = plan.border;
+              if (n == 0 || !blocks_decoded(state)) return false;
               f = plan.border_values;
               t = reinterpret_cast<bits_type*>(plan.main +
                                                plan.layout.stream_bytes(state.main_words)) -
                   n;
-              return n > 0 && blocks_decoded(state);
+              return true;
             });
       }
     }

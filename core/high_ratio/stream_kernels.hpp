@@ -166,7 +166,9 @@ struct write_header {
 };
 
 // Copies up to `most` elements per grid from one place to another, the places (and whether to
-// copy at all) given for grid g by `Where` from the pipeline state; a fixed number of threads
+// copy at all) given for grid g by `Where` from the pipeline state (which decides whether
+// before it forms a pointer: a stream that is not copied may be null or shorter than the
+// places it would name); a fixed number of threads
 // per grid, each taking every `stride`-th element, so that a copy that does not happen costs
 // little.
 template <class Word, class Where>
