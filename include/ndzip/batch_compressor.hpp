@@ -56,9 +56,10 @@
 //   - the batch allocates about three times the grids' bytes when it is made, plus, at its
 //     first decompression, as much again and the decoder's tables (about 100 KB per grid:
 //     the mode is for grids of megabytes, not for thousands of tiny ones);
-//   - a device backend reports a decompressed stream that is misaligned or shorter than the
-//     16-byte header in its outcome (host backends throw std::invalid_argument, as for every
-//     item rule); a misaligned stream pointer given to a device compression still faults.
+//   - a decompressed stream shorter than the 16-byte header is reported in its grid's outcome,
+//     and so is a misaligned one on a device backend (host backends refuse that one with
+//     std::invalid_argument, as every item rule); a misaligned stream pointer given to a device
+//     compression still faults.
 //
 // Threads: like ndzip::compressor (calls on one batch_compressor are serialised; calls queued on
 // it run in order, so its scratch is reused safely). Movable, not copyable.
