@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/emulated/lane_ops.hpp"
 #include "codec.hpp"
 #include "core/array_dispatch.hpp"
 #include "core/high_ratio/engine.hpp"
@@ -36,7 +37,10 @@ std::string decode_with_device_schedule(const array_desc& array, const byte_buff
     for (int a = 0; a < D; ++a) grid[a] = array.extents[a];
     if (stream.size() < ndzip::high_ratio_smallest_stream_bytes<T>(grid))
       return std::string("shorter than the smallest stream");  // refused before decoding
-    ndzip::core::high_ratio::engine<T, D, Kokkos::Serial, true> engine(Kokkos::Serial(), grid);
+    // HIP's 64-lane wavefronts, emulated: two lane groups a call (CUDA's warps are one).
+    ndzip::core::high_ratio::engine<T, D, Kokkos::Serial, true,
+                                    ndzip::backend::emulated_lane_ops<64>>
+        engine(Kokkos::Serial(), grid);
     values.resize(grid.size() * sizeof(T));
     try {
       engine.decompress(stream.data(), stream.size(), reinterpret_cast<T*>(values.data()));

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <random>
 
+#include "backends/emulated/lane_ops.hpp"
 #include "codec_support.hpp"
 #include "core/high_ratio/engine.hpp"
 #include "core/high_ratio/huffman.hpp"
@@ -230,8 +231,9 @@ TEST_CASE("high-ratio: a team's ranks and one thread's sort give the same codes"
     const int used = round == 0 ? 1 : 1 + static_cast<int>(rng() % hr::alphabet);
     for (int k = 0; k < used; ++k) {
       const int s = static_cast<int>(rng() % hr::alphabet);
-      counts[s] = round % 3 == 0 ? 1 + rng() % 4 : round % 3 == 1 ? rng() % 100000 + 1
-                                                                  : std::uint64_t{1} << (rng() % 40);
+      counts[s] = round % 3 == 0   ? 1 + rng() % 4
+                  : round % 3 == 1 ? rng() % 100000 + 1
+                                   : std::uint64_t{1} << (rng() % 40);
     }
     INFO("round " << round);
     const auto sorted = build_code(counts, 1);
@@ -243,8 +245,7 @@ TEST_CASE("high-ratio: a team's ranks and one thread's sort give the same codes"
     }
     // Complete (a single symbol aside), and no symbol longer than a rarer one.
     const auto distinct = std::count_if(counts, counts + hr::alphabet, [](auto c) { return c; });
-    if (distinct > 1)
-      CHECK(kraft == (std::uint64_t{1} << hr::max_code_length));
+    if (distinct > 1) CHECK(kraft == (std::uint64_t{1} << hr::max_code_length));
     bool monotone = true;
     for (int a = 0; a < hr::alphabet; ++a)
       for (int b = 0; b < hr::alphabet; ++b)
@@ -320,7 +321,6 @@ TEST_CASE("high-ratio: damaged streams are refused, never read past their end") 
 
 namespace {
 
-
 // What a decode gives: the values' bits, or the error message.
 template <class Bits, class Decode>
 std::string decode_outcome(const Decode& decode, std::size_t n) {
@@ -335,27 +335,15 @@ std::string decode_outcome(const Decode& decode, std::size_t n) {
              reinterpret_cast<const char*>(values.data()), values.size() * sizeof(Bits))));
 }
 
-}  // namespace
-
-// The device schedule (a thread per chunk and per code stream, core/high_ratio/*_kernels.hpp)
-// runs in production on a GPU only: here it runs on the host beside the host's schedule, and
-// both must write the same stream and give the same values or the same error for valid and
-// damaged streams. A grid with a border block, and a block of noise that is stored.
-TEST_CASE_TEMPLATE("high-ratio: the host's and the device's schedules agree", C, ndzip_test::f32_2d,
-                   ndzip_test::f32_3d, ndzip_test::f64_1d) {
+// Compresses `input` with the device schedule on Serial, its lane groups emulated by LaneOps,
+// and decodes `stream` (the host schedule's) and 300 damaged copies of it with both schedules.
+template <class LaneOps, class C, class Grid, class Input, class Host>
+void check_device_schedule(const Grid& grid, const Input& input, Host& host,
+                           const std::vector<unsigned char>& stream) {
   using T = typename C::value_type;
   using Bits = typename C::bits_type;
-  ndzip::extent<C::dims> grid;
-  if constexpr (C::dims == 1) grid = ndzip::extent<1>(3 * 4096 + 100);
-  if constexpr (C::dims == 2) grid = ndzip::extent<2>(130, 200);
-  if constexpr (C::dims == 3) grid = ndzip::extent<3>(33, 34, 35);
-  auto input = integer_valued<C>(grid);
-  std::mt19937_64 rng(5);
-  for (std::size_t k = 0; k < 4096; ++k) input[k] = static_cast<Bits>(rng());
-  Kokkos::Serial exec;
-  ndzip::compressor<T, C::dims, Kokkos::Serial> host(exec, grid, ndzip::codec_mode::high_ratio);
-  hr::engine<T, C::dims, Kokkos::Serial, true> device(exec, grid);
-  const auto stream = hr_compress(host, input);
+  hr::engine<T, C::dims, Kokkos::Serial, true, LaneOps> device(Kokkos::Serial(), grid);
+  std::mt19937_64 rng(6);
   REQUIRE(stream[5] == 0);  // coded
   std::vector<std::uint64_t> buffer((host.size_bound() + 7) / 8);
   auto* device_stream = reinterpret_cast<std::byte*>(buffer.data());
@@ -393,6 +381,35 @@ TEST_CASE_TEMPLATE("high-ratio: the host's and the device's schedules agree", C,
   }
   // The comparison covered failures (about a fifth of the changes), not only valid streams.
   CHECK(refused > 30);
+}
+
+}  // namespace
+
+// The device schedule (a thread per chunk and per code stream, core/high_ratio/*_kernels.hpp)
+// runs in production on a GPU only: here it runs on the host beside the host's schedule, and
+// both must write the same stream and give the same values or the same error for valid and
+// damaged streams. A grid with a border block, and a block of noise that is stored.
+TEST_CASE_TEMPLATE("high-ratio: the host's and the device's schedules agree", C, ndzip_test::f32_2d,
+                   ndzip_test::f32_3d, ndzip_test::f64_1d) {
+  using T = typename C::value_type;
+  using Bits = typename C::bits_type;
+  ndzip::extent<C::dims> grid;
+  if constexpr (C::dims == 1) grid = ndzip::extent<1>(3 * 4096 + 100);
+  if constexpr (C::dims == 2) grid = ndzip::extent<2>(130, 200);
+  if constexpr (C::dims == 3) grid = ndzip::extent<3>(33, 34, 35);
+  auto input = integer_valued<C>(grid);
+  std::mt19937_64 rng(5);
+  for (std::size_t k = 0; k < 4096; ++k) input[k] = static_cast<Bits>(rng());
+  Kokkos::Serial exec;
+  ndzip::compressor<T, C::dims, Kokkos::Serial> host(exec, grid, ndzip::codec_mode::high_ratio);
+  const auto stream = hr_compress(host, input);
+  // The device schedule's lane groups emulated, as CUDA's warps and as HIP's wavefronts.
+  SUBCASE("32-lane warps") {
+    check_device_schedule<ndzip::backend::emulated_lane_ops<32>, C>(grid, input, host, stream);
+  }
+  SUBCASE("64-lane wavefronts") {
+    check_device_schedule<ndzip::backend::emulated_lane_ops<64>, C>(grid, input, host, stream);
+  }
 }
 
 // The mode as an option of ndzip::compressor and of the View API; the asynchronous calls, which
@@ -453,8 +470,8 @@ TEST_CASE("high-ratio: a mode of ndzip::compressor, the View API and the asynchr
     // compressed into a buffer of its own, then both decoded.
     auto negated = input;
     for (auto& v : negated) v ^= 0x80000000u;
-    const auto negated_values = Kokkos::create_mirror_view_and_copy(
-        memory{}, host_view_of<float, 3>(negated, grid));
+    const auto negated_values =
+        Kokkos::create_mirror_view_and_copy(memory{}, host_view_of<float, 3>(negated, grid));
     Kokkos::View<std::uint64_t, memory> second_bytes("second_bytes");
     Kokkos::View<std::byte*, memory> second_stream("second", async_codec.size_bound());
     Kokkos::View<ndzip::decompress_outcome, memory> second_outcome("second_outcome");
@@ -478,13 +495,13 @@ TEST_CASE("high-ratio: a mode of ndzip::compressor, the View API and the asynchr
     Kokkos::deep_copy(Kokkos::subview(async_stream, 0), std::byte{'X'});  // not "NDZH"
     async_codec.decompress_async(async_stream, async_decoded, outcome);
     space.fence();
-    CHECK_THROWS_WITH_AS(async_codec.check_outcome(Kokkos::create_mirror_view_and_copy(
-                             Kokkos::HostSpace{}, outcome)()),
+    CHECK_THROWS_WITH_AS(async_codec.check_outcome(
+                             Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace{}, outcome)()),
                          doctest::Contains("not a high-ratio stream"), ndzip::stream_error);
-    CHECK_THROWS_AS(async_codec.decompress_async(
-                        Kokkos::subview(async_stream, std::make_pair(0, 15)), async_decoded,
-                        outcome),
-                    ndzip::stream_error);
+    CHECK_THROWS_AS(
+        async_codec.decompress_async(Kokkos::subview(async_stream, std::make_pair(0, 15)),
+                                     async_decoded, outcome),
+        ndzip::stream_error);
     const auto short_stream = Kokkos::subview(async_stream, std::make_pair(std::size_t{0}, size));
     CHECK_THROWS_AS(async_codec.compress_async(device_values, short_stream, stream_bytes),
                     ndzip::capacity_error);

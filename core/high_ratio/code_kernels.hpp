@@ -35,9 +35,9 @@ struct build_codes {
     std::uint16_t codes[alphabet];
   };
   // Per grid and table (league rank t), from grid 0's first table on.
-  std::uint64_t* counts;        // alphabet each, zero between calls
-  std::uint32_t* encoder;       // alphabet each
-  std::byte* serialized;        // serialized_code_bytes each
+  std::uint64_t* counts;   // alphabet each, zero between calls
+  std::uint32_t* encoder;  // alphabet each
+  std::byte* serialized;   // serialized_code_bytes each
   std::uint64_t* serialized_sizes;
 
   static policy make_policy(const ExecSpace& exec, int tables) {

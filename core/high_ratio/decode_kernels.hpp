@@ -11,9 +11,11 @@
 #include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/high_ratio/block_coding.hpp"
 #include "core/high_ratio/encode_kernels.hpp"
+#include "core/high_ratio/gray_lanes.hpp"
 #include "core/high_ratio/huffman.hpp"
 #include "core/high_ratio/stream_kernels.hpp"
 
@@ -268,60 +270,89 @@ struct decode_streams {
 };
 
 // Gray blocks back into ndzip blocks: slot i of `gray` into slot i of `out`, its length in words
-// into words[i]; a team per block, a thread per chunk, which scans where its columns are.
-template <class T, int Dims, class Bits, int Chunks, int SlotWords, class ExecSpace, bool PerChunk>
+// into words[i]. LaneOps void: the host's schedule, a one-thread team that takes the chunks in
+// order in one pass; otherwise a team of lane groups, a chunk per group (gray_lanes.hpp), which
+// finds its chunk's ndzip head first and its columns' places after a scan of all heads.
+template <class T, int Dims, class Bits, int Chunks, int SlotWords, class ExecSpace, class LaneOps>
 struct ungray_blocks {
   using policy = Kokkos::TeamPolicy<ExecSpace>;
-  static constexpr int team_size = block_team_size<ExecSpace, Chunks>;
-  static constexpr std::size_t scratch_bytes = 2 * Chunks * sizeof(std::uint32_t);
+  static constexpr bool lanes = !std::is_void_v<LaneOps>;
+  static constexpr std::size_t scratch_bytes = Chunks * sizeof(Bits) + 2 * Chunks * sizeof(int);
   pipeline<T, Dims> p;
   const Bits* gray;
   Bits* out;
   std::uint64_t* words;
 
   static policy make_policy(const ExecSpace& exec, std::size_t blocks) {
-    return policy(exec, static_cast<int>(blocks), team_size)
-        .set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
+    const int league = static_cast<int>(blocks);
+    policy pol = [&] {
+      if constexpr (lanes)
+        return policy(exec, league, LaneOps::team_size(sizeof(Bits)), LaneOps::vector_length);
+      else
+        return policy(exec, league, 1);
+    }();
+    return pol.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const typename policy::member_type& member) const {
-    const std::size_t bytes_of_scratch = scratch_bytes;
-    auto* in_start =
-        static_cast<std::uint32_t*>(member.team_scratch(0).get_shmem(bytes_of_scratch));
-    std::uint32_t* out_start = in_start + Chunks;
     const std::size_t i = member.league_rank();
     if (!blocks_decoded(p.states[p.grid_of(i)])) return;
     const Bits* in = gray + i * static_cast<std::size_t>(SlotWords);
     Bits* to = out + i * static_cast<std::size_t>(SlotWords);
-    if constexpr (!PerChunk) {
-      // One thread: the chunks in order, their columns one after another, in one pass.
+    if constexpr (!lanes) {
       const Bits* next = in + Chunks;
       Bits* column = to + Chunks;
       for (int c = 0; c < Chunks; ++c)
         to[c] = ungray_chunk(
             in[c], [&]() { return *next++; }, [&](int, Bits value) { *column++ = value; });
       words[i] = static_cast<std::uint64_t>(column - to);
-      return;
+    } else {
+      using held_type = typename LaneOps::lanes;
+      constexpr int slots = LaneOps::held_lanes;
+      constexpr int r = columns_per_lane<LaneOps, Bits>;
+      using profile_type = profile<T, Dims>;
+      static_assert(profile_type::chunks_per_hypercube == Chunks);
+      const std::size_t bytes_of_scratch = scratch_bytes;
+      auto* heads = static_cast<Bits*>(member.team_scratch(0).get_shmem(bytes_of_scratch));
+      auto* in_start = reinterpret_cast<int*>(heads + Chunks);
+      int* out_start = in_start + Chunks;
+      scan_column_counts<profile_type, LaneOps>(member, in, in_start);
+      // Chunk c's ndzip columns, from its gray columns.
+      const auto load = [&](const held_type& held, int first, Bits(&columns)[slots][r]) {
+        Bits gray_heads[slots];
+        const Bits* from[slots];
+        for (int s = 0; s < slots; ++s) {
+          const int c = first + held.group(s);
+          gray_heads[s] = in[c];
+          from[s] = in + Chunks + in_start[c];
+        }
+        LaneOps::expand(held, gray_heads, from, columns);
+        ungray_columns<LaneOps>(held, columns);
+      };
+      LaneOps::for_each_group(member, Chunks, [&](const held_type& held, int first) {
+        Bits columns[slots][r], ndzip_heads[slots];
+        load(held, first, columns);
+        LaneOps::nonzero_columns(held, columns, ndzip_heads);
+        for (int s = 0; s < slots; ++s)
+          if (held.lane(s) == 0) heads[first + held.group(s)] = ndzip_heads[s];
+      });
+      member.team_barrier();
+      const int total = scan_column_counts<profile_type, LaneOps>(member, heads, out_start);
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(member, Chunks),
+                           [&](int c) { to[c] = heads[c]; });
+      LaneOps::for_each_group(member, Chunks, [&](const held_type& held, int first) {
+        Bits columns[slots][r], ndzip_heads[slots];
+        Bits* column_out[slots];
+        load(held, first, columns);
+        for (int s = 0; s < slots; ++s) {
+          const int c = first + held.group(s);
+          ndzip_heads[s] = heads[c];
+          column_out[s] = to + Chunks + out_start[c];
+        }
+        LaneOps::compact(held, columns, ndzip_heads, column_out);
+      });
+      Kokkos::single(Kokkos::PerTeam(member), [&]() { words[i] = Chunks + total; });
     }
-    // A thread per chunk: where its columns are, in the gray block and in the ndzip block.
-    scan_column_starts(member, in, Chunks, in_start);
-    member.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Chunks), [&](int c) {
-      const Bits* next = in + Chunks + in_start[c];
-      to[c] = ungray_chunk(
-          in[c], [&]() { return *next++; }, [](int, Bits) {});
-    });
-    member.team_barrier();
-    scan_column_starts(member, to, Chunks, out_start);
-    member.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Chunks), [&](int c) {
-      const Bits* next = in + Chunks + in_start[c];
-      Bits* column = to + Chunks + out_start[c];
-      ungray_chunk(
-          in[c], [&]() { return *next++; }, [&](int, Bits value) { *column++ = value; });
-    });
-    Kokkos::single(Kokkos::PerTeam(member),
-                   [&]() { words[i] = Chunks + out_start[Chunks - 1] + popcount(to[Chunks - 1]); });
   }
 };
 

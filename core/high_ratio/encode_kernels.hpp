@@ -14,8 +14,11 @@
 #include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
+#include "core/chunk_packing.hpp"
 #include "core/high_ratio/block_coding.hpp"
+#include "core/high_ratio/gray_lanes.hpp"
 #include "core/high_ratio/huffman.hpp"
 #include "core/high_ratio/stream_kernels.hpp"
 
@@ -94,78 +97,123 @@ KOKKOS_INLINE_FUNCTION void scan_column_starts(const Member& member, const Bits*
 // Every block's gray form into its slot (SlotWords words apart), its length in words into
 // words[i], its bytes counted per code table into `counts`: in team scratch first (thousands of
 // threads adding to a few global counters one byte at a time waited on each other for
-// milliseconds), then added to `counts`.
-template <class T, int Dims, class Bits, int Chunks, int SlotWords, class ExecSpace, bool PerChunk>
+// milliseconds), then added to `counts`. LaneOps void: the host's schedule, a one-thread team
+// that takes the chunks in order in one pass; otherwise a team of lane groups, a chunk per
+// group (gray_lanes.hpp), which finds its chunk's gray head first and its columns' places
+// after a scan of all heads.
+template <class T, int Dims, class Bits, int Chunks, int SlotWords, class ExecSpace, class LaneOps>
 struct gray_and_count {
   using policy = Kokkos::TeamPolicy<ExecSpace>;
-  static constexpr int team_size = block_team_size<ExecSpace, Chunks>;
+  static constexpr bool lanes = !std::is_void_v<LaneOps>;
   static constexpr int bins = table_count<Bits> * alphabet;
-  static constexpr std::size_t scratch_bytes = (bins + 2 * Chunks) * sizeof(std::uint32_t);
+  static constexpr std::size_t scratch_bytes =
+      bins * sizeof(std::uint32_t) + Chunks * sizeof(Bits) + 2 * Chunks * sizeof(int);
   pipeline<T, Dims> p;
   Bits* slots;
   std::uint64_t* words;
   std::uint64_t* counts;  // bins per grid
 
   static policy make_policy(const ExecSpace& exec, std::size_t blocks) {
-    return policy(exec, static_cast<int>(blocks), team_size)
-        .set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
+    const int league = static_cast<int>(blocks);
+    policy pol = [&] {
+      if constexpr (lanes)
+        return policy(exec, league, LaneOps::team_size(sizeof(Bits)), LaneOps::vector_length);
+      else
+        return policy(exec, league, 1);
+    }();
+    return pol.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const typename policy::member_type& member) const {
     const std::size_t bytes_of_scratch = scratch_bytes;
     auto* hist = static_cast<std::uint32_t*>(member.team_scratch(0).get_shmem(bytes_of_scratch));
-    std::uint32_t* in_start = hist + bins;
-    std::uint32_t* out_start = in_start + Chunks;
     const std::size_t i = member.league_rank();
     const std::size_t g = p.grid_of(i);
     const Bits* block = p.grids[g].source_block(i - p.grids[g].first_block);
     Bits* gray = slots + i * static_cast<std::size_t>(SlotWords);
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, bins), [&](int k) { hist[k] = 0; });
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(member, bins), [&](int k) { hist[k] = 0; });
+    member.team_barrier();
     const auto count = [&](int table, Bits word) {
-      for (int j = 0; j < static_cast<int>(sizeof(Bits)); ++j)
-        team_add<team_size>(&hist[table * alphabet + byte_of(word, j)], std::uint32_t{1});
+      for (int j = 0; j < static_cast<int>(sizeof(Bits)); ++j) {
+        std::uint32_t* bin = &hist[table * alphabet + byte_of(word, j)];
+        if constexpr (lanes_run_alone<LaneOps>)
+          Kokkos::atomic_add(bin, std::uint32_t{1});
+        else
+          ++*bin;
+      }
     };
-    // Chunk c's gray head into its place and its gray columns to `to`, all counted; returns
-    // how many columns.
-    const auto gray_columns = [&](int c, const Bits* columns, Bits* to) {
-      int rank = 0;
-      const Bits head = gray_chunk(block[c], columns, [&](int, Bits column) {
-        to[rank] = column;
-        count(column_table<Bits>(rank++), column);
-      });
-      gray[c] = head;
-      for (int j = 0; j < static_cast<int>(sizeof(Bits)); ++j)
-        team_add<team_size>(&hist[j * alphabet + byte_of(head, j)], std::uint32_t{1});
-      return rank;
-    };
-    if constexpr (!PerChunk) {
-      // One thread: the chunks in order, their columns one after another, in one pass.
+    if constexpr (!lanes) {
       const Bits* columns = block + Chunks;
       Bits* to = gray + Chunks;
       for (int c = 0; c < Chunks; ++c) {
-        to += gray_columns(c, columns, to);
+        int rank = 0;
+        gray[c] = gray_chunk(block[c], columns, [&](int, Bits column) {
+          to[rank] = column;
+          count(column_table<Bits>(rank++), column);
+        });
+        for (int j = 0; j < static_cast<int>(sizeof(Bits)); ++j)
+          ++hist[j * alphabet + byte_of(gray[c], j)];
+        to += rank;
         columns += popcount(block[c]);
       }
       words[i] = static_cast<std::uint64_t>(to - gray);
     } else {
-      // A thread per chunk: where its columns are, in the ndzip block and in the gray block.
-      scan_column_starts(member, block, Chunks, in_start);
-      member.team_barrier();
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Chunks), [&](int c) {
-        gray[c] = gray_chunk(block[c], block + Chunks + in_start[c], [](int, Bits) {});
+      using held_type = typename LaneOps::lanes;
+      constexpr int slots = LaneOps::held_lanes;
+      constexpr int r = columns_per_lane<LaneOps, Bits>;
+      auto* heads = reinterpret_cast<Bits*>(hist + bins);
+      auto* in_start = reinterpret_cast<int*>(heads + Chunks);
+      int* out_start = in_start + Chunks;
+      using profile_type = profile<T, Dims>;
+      static_assert(profile_type::chunks_per_hypercube == Chunks);
+      scan_column_counts<profile_type, LaneOps>(member, block, in_start);
+      // Chunk c's gray columns, from its ndzip columns.
+      const auto load = [&](const held_type& held, int first, Bits(&columns)[slots][r]) {
+        Bits ndzip_heads[slots];
+        const Bits* in[slots];
+        for (int s = 0; s < slots; ++s) {
+          const int c = first + held.group(s);
+          ndzip_heads[s] = block[c];
+          in[s] = block + Chunks + in_start[c];
+        }
+        LaneOps::expand(held, ndzip_heads, in, columns);
+        gray_columns<LaneOps>(held, columns);
+      };
+      LaneOps::for_each_group(member, Chunks, [&](const held_type& held, int first) {
+        Bits columns[slots][r], gray_heads[slots];
+        load(held, first, columns);
+        LaneOps::nonzero_columns(held, columns, gray_heads);
+        for (int s = 0; s < slots; ++s)
+          if (held.lane(s) == 0) heads[first + held.group(s)] = gray_heads[s];
       });
       member.team_barrier();
-      scan_column_starts(member, gray, Chunks, out_start);
-      member.team_barrier();
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(member, Chunks), [&](int c) {
-        gray_columns(c, block + Chunks + in_start[c], gray + Chunks + out_start[c]);
+      const int total = scan_column_counts<profile_type, LaneOps>(member, heads, out_start);
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(member, Chunks), [&](int c) {
+        gray[c] = heads[c];
+        for (int j = 0; j < static_cast<int>(sizeof(Bits)); ++j)
+          Kokkos::atomic_add(&hist[j * alphabet + byte_of(heads[c], j)], std::uint32_t{1});
       });
-      member.team_barrier();
-      Kokkos::single(Kokkos::PerTeam(member), [&]() {
-        words[i] = Chunks + out_start[Chunks - 1] + popcount(gray[Chunks - 1]);
+      LaneOps::for_each_group(member, Chunks, [&](const held_type& held, int first) {
+        Bits columns[slots][r], gray_heads[slots];
+        Bits* out[slots];
+        load(held, first, columns);
+        for (int s = 0; s < slots; ++s) {
+          const int c = first + held.group(s);
+          gray_heads[s] = heads[c];
+          out[s] = gray + Chunks + out_start[c];
+        }
+        LaneOps::compact(held, columns, gray_heads, out);
+        for (int s = 0; s < slots; ++s)
+          for (int h = 0; h < r; ++h)
+            if (columns[s][h] != 0)
+              count(column_table<Bits>(
+                        columns_before(gray_heads[s], held.lane(s) + LaneOps::group_lanes * h)),
+                    columns[s][h]);
       });
+      Kokkos::single(Kokkos::PerTeam(member), [&]() { words[i] = Chunks + total; });
     }
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, bins), [&](int k) {
+    member.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(member, bins), [&](int k) {
       if (hist[k] != 0)
         Kokkos::atomic_add(&counts[g * bins + k], static_cast<std::uint64_t>(hist[k]));
     });

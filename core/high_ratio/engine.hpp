@@ -26,7 +26,9 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <type_traits>
 
+#include "backends/lane_ops.hpp"
 #include "core/call_guard.hpp"
 #include "core/high_ratio/block_coding.hpp"
 #include "core/high_ratio/code_kernels.hpp"
@@ -44,8 +46,15 @@
 
 namespace ndzip::core::high_ratio {
 
-template <class T, int Dims, class ExecSpace, bool DeviceSchedule>
+template <class T, int Dims, class ExecSpace, bool DeviceSchedule, class LaneOps>
 struct engine {
+  // The lane groups of the device schedule's gray steps: the execution space's, or emulated
+  // ones (backends/emulated) where a test runs that schedule on the host; void on the host's.
+  using lane_ops = std::conditional_t<
+      !DeviceSchedule, void,
+      std::conditional_t<std::is_void_v<LaneOps>, backend::lane_ops_for_t<ExecSpace>, LaneOps>>;
+  static_assert(!DeviceSchedule || !std::is_void_v<LaneOps> || device_schedule<ExecSpace>,
+                "the device schedule on a host space runs with emulated lane groups");
   using bits_type = typename profile<T, Dims>::bits_type;
   using memory_space = typename ExecSpace::memory_space;
   using plan_type = grid_plan<T, Dims>;
@@ -303,8 +312,7 @@ struct engine {
     }
     const call_guard<ExecSpace> guard(nullptr);
     if (blocks > 0) {
-      using grayer =
-          gray_and_count<T, Dims, bits_type, chunks, slot_words, ExecSpace, DeviceSchedule>;
+      using grayer = gray_and_count<T, Dims, bits_type, chunks, slot_words, ExecSpace, lane_ops>;
       Kokkos::parallel_for("ndzip::high_ratio::gray_and_count", grayer::make_policy(exec, blocks),
                            grayer{p, gray_slots.data(), words.data(), counts.data()});
     }
@@ -447,8 +455,7 @@ struct engine {
           decode.columns = true;
           Kokkos::parallel_for("ndzip::high_ratio::decode_columns", per_stream, decode);
         }
-        using ungrayer =
-            ungray_blocks<T, Dims, bits_type, chunks, slot_words, ExecSpace, DeviceSchedule>;
+        using ungrayer = ungray_blocks<T, Dims, bits_type, chunks, slot_words, ExecSpace, lane_ops>;
         Kokkos::parallel_for("ndzip::high_ratio::ungray_blocks",
                              ungrayer::make_policy(exec, blocks),
                              ungrayer{p, gray_slots.data(), slots.data(), sizes.data()});

@@ -61,7 +61,8 @@ namespace core::high_ratio {
 template <class ExecSpace>
 inline constexpr bool device_schedule =
     !Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
-template <class T, int Dims, class ExecSpace, bool DeviceSchedule = device_schedule<ExecSpace>>
+template <class T, int Dims, class ExecSpace, bool DeviceSchedule = device_schedule<ExecSpace>,
+          class LaneOps = void>
 struct engine;
 }  // namespace core::high_ratio
 
