@@ -131,7 +131,7 @@ struct gray_and_count {
     const std::size_t g = p.grid_of(i);
     const Bits* block = p.grids[g].source_block(i - p.grids[g].first_block);
     Bits* gray = slots + i * static_cast<std::size_t>(SlotWords);
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(member, bins), [&](int k) { hist[k] = 0; });
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(member, int{bins}), [&](int k) { hist[k] = 0; });
     member.team_barrier();
     const auto count = [&](int table, Bits word) {
       for (int j = 0; j < static_cast<int>(sizeof(Bits)); ++j) {
@@ -213,7 +213,7 @@ struct gray_and_count {
       Kokkos::single(Kokkos::PerTeam(member), [&]() { words[i] = Chunks + total; });
     }
     member.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamVectorRange(member, bins), [&](int k) {
+    Kokkos::parallel_for(Kokkos::TeamVectorRange(member, int{bins}), [&](int k) {
       if (hist[k] != 0)
         Kokkos::atomic_add(&counts[g * bins + k], static_cast<std::uint64_t>(hist[k]));
     });
