@@ -412,6 +412,51 @@ TEST_CASE_TEMPLATE("high-ratio: the host's and the device's schedules agree", C,
   }
 }
 
+// The device schedule over a batch of grids, on the host (emulated 32-lane groups): a team of
+// the decoder's columns step takes 16 blocks, and reads its grid's code tables from team scratch
+// only where all 16 belong to one grid. Grids of 3, 40 and 1 blocks (and a border) make teams
+// of both kinds; every stream equals a high-ratio compressor's for its grid and decodes back.
+TEST_CASE("high-ratio: the device schedule codes a batch as a compressor per grid") {
+  using C = ndzip_test::f32_3d;
+  using Bits = C::bits_type;
+  const std::vector<ndzip::extent<3>> grids{
+      ndzip::extent<3>(16, 16, 48), ndzip::extent<3>(32, 64, 80), ndzip::extent<3>(20, 20, 21)};
+  Kokkos::Serial exec;
+  hr::engine<float, 3, Kokkos::Serial, true, ndzip::backend::emulated_lane_ops<32>> device(exec,
+                                                                                           grids);
+  std::vector<std::vector<Bits>> inputs;
+  std::vector<std::vector<unsigned char>> expected;
+  std::vector<std::vector<std::uint64_t>> streams;
+  std::vector<std::vector<Bits>> decoded;
+  std::vector<ndzip::batch_item<float>> items;
+  for (const auto& grid : grids) {
+    inputs.push_back(integer_valued<C>(grid));
+    ndzip::compressor<float, 3, Kokkos::Serial> single(exec, grid, ndzip::codec_mode::high_ratio);
+    expected.push_back(hr_compress(single, inputs.back()));
+    streams.emplace_back((single.size_bound() + 7) / 8);
+    decoded.emplace_back(grid.size());
+  }
+  for (std::size_t g = 0; g < grids.size(); ++g)
+    items.push_back({reinterpret_cast<float*>(inputs[g].data()),
+                     reinterpret_cast<std::byte*>(streams[g].data()), 0});
+  device.compress_batch(items.data(), nullptr);
+  exec.fence();
+  for (std::size_t g = 0; g < grids.size(); ++g) {
+    INFO("grid " << g);
+    REQUIRE(items[g].stream_bytes == expected[g].size());
+    CHECK(std::memcmp(streams[g].data(), expected[g].data(), expected[g].size()) == 0);
+    items[g].values = reinterpret_cast<float*>(decoded[g].data());
+  }
+  std::vector<ndzip::decompress_outcome> outcomes(grids.size());
+  device.decompress_batch(items.data(), outcomes.data());
+  exec.fence();
+  for (std::size_t g = 0; g < grids.size(); ++g) {
+    INFO("grid " << g);
+    CHECK(outcomes[g].failure == ndzip::decompress_outcome::no_failure);
+    CHECK(decoded[g] == inputs[g]);
+  }
+}
+
 // The mode as an option of ndzip::compressor and of the View API; the asynchronous calls, which
 // complete before they return in this mode.
 TEST_CASE("high-ratio: a mode of ndzip::compressor, the View API and the asynchronous calls") {
