@@ -198,56 +198,16 @@ struct stream_state {
 };
 
 // Every code stream decoded by a thread of its own (a device's decoder: eight threads per
-// block), in two steps: its head symbols (a RangePolicy over the streams), then, once all heads
-// of the block are known, its column symbols (a team per team_blocks blocks), into the gray
-// block's bytes in its slot; a stored block copied there by its stream threads. The same
-// failures as decode_blocks. A team of the columns step whose blocks belong to one grid reads
-// that grid's column tables from team scratch: from global memory, every thread's lookup was a
-// transaction of its own.
-template <class T, int Dims, class Bits, int Chunks, int SlotWords, class ExecSpace>
+// block), in two steps: its head symbols, then, once all heads of the block are known, its
+// column symbols, into the gray block's bytes in its slot; a stored block copied there by its
+// stream threads. The same failures as decode_blocks.
+template <class T, int Dims, class Bits, int Chunks, int SlotWords>
 struct decode_streams {
-  using team_policy = Kokkos::TeamPolicy<ExecSpace>;
-  static constexpr int team_blocks = 16;
-  static constexpr int team_streams = team_blocks * streams_per_block;
-  static constexpr int team_size =
-      Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible ? 1 : team_streams;
-  static constexpr int first_column_table = column_table<Bits>(0);
-  static constexpr int column_tables = table_count<Bits> - first_column_table;
-  static constexpr std::size_t scratch_bytes =
-      column_tables * decoder_table_size * sizeof(std::uint16_t);
   decoder_inputs<T, Dims, Bits, SlotWords> in;
   stream_state* states;
-  std::size_t blocks;  // of all grids
-  bool columns;        // false: the heads step, true: the columns step
+  bool columns;  // false: the heads step, true: the columns step
 
-  static team_policy columns_policy(const ExecSpace& exec, std::size_t blocks) {
-    return team_policy(exec, static_cast<int>((blocks + team_blocks - 1) / team_blocks), team_size)
-        .set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
-  }
-
-  KOKKOS_INLINE_FUNCTION void operator()(std::size_t index) const { decode(index, nullptr); }
-
-  KOKKOS_INLINE_FUNCTION void operator()(const typename team_policy::member_type& member) const {
-    const std::size_t first = static_cast<std::size_t>(member.league_rank()) * team_blocks;
-    const std::size_t end = first + team_blocks < blocks ? first + team_blocks : blocks;
-    const std::size_t g = in.p.grid_of(first);
-    const bool one_grid = in.p.grid_of(end - 1) == g;
-    const std::size_t bytes_of_scratch = scratch_bytes;
-    auto* tables = static_cast<std::uint16_t*>(member.team_scratch(0).get_shmem(bytes_of_scratch));
-    if (one_grid) {
-      const std::uint16_t* from = in.at(first).tables + first_column_table * decoder_table_size;
-      Kokkos::parallel_for(
-          Kokkos::TeamThreadRange(member, static_cast<int>(column_tables * decoder_table_size)),
-          [&](int k) { tables[k] = from[k]; });
-      member.team_barrier();
-    }
-    Kokkos::parallel_for(
-        Kokkos::TeamThreadRange(member, static_cast<int>((end - first) * streams_per_block)),
-        [&](int k) { decode(first * streams_per_block + k, one_grid ? tables : nullptr); });
-  }
-
-  // Stream `index`; its block's grid's column tables at `shared_tables` if not null.
-  KOKKOS_INLINE_FUNCTION void decode(std::size_t index, const std::uint16_t* shared_tables) const {
+  KOKKOS_INLINE_FUNCTION void operator()(std::size_t index) const {
     const std::size_t i = index / streams_per_block;
     const int s = static_cast<int>(index % streams_per_block);
     const auto b = in.at(i);
@@ -296,15 +256,11 @@ struct decode_streams {
     reader.pending = state.pending;
     reader.at = where.at + range.begin + state.at;
     reader.bits = static_cast<int>(state.bits);
-    const std::uint16_t* column_tables =
-        shared_tables
-            ? shared_tables
-            : b.tables + static_cast<std::size_t>(first_column_table) * decoder_table_size;
     int decoded = 0;
     for_each_column_symbol<Bits, Chunks>(gray, s, [&](int k, int t) {
       if (decoded++ % bit_reader::codes_per_refill == 0) reader.refill();
-      bytes[k] = static_cast<unsigned char>(reader.decode(
-          column_tables + static_cast<std::size_t>(t - first_column_table) * decoder_table_size));
+      bytes[k] = static_cast<unsigned char>(
+          reader.decode(b.tables + static_cast<std::size_t>(t) * decoder_table_size));
     });
     if (reader.failed)
       b.fail(block_failure::code);

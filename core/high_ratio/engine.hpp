@@ -449,12 +449,11 @@ struct engine {
         } else {
           // A device needs more threads than blocks: one per code stream, in two steps.
           const per_grid per_stream(exec, 0, blocks * streams_per_block);
-          using decoder_type = decode_streams<T, Dims, bits_type, chunks, slot_words, ExecSpace>;
-          decoder_type decode{in, stream_states.data(), blocks, false};
+          decode_streams<T, Dims, bits_type, chunks, slot_words> decode{in, stream_states.data(),
+                                                                        false};
           Kokkos::parallel_for("ndzip::high_ratio::decode_heads", per_stream, decode);
           decode.columns = true;
-          Kokkos::parallel_for("ndzip::high_ratio::decode_columns",
-                               decoder_type::columns_policy(exec, blocks), decode);
+          Kokkos::parallel_for("ndzip::high_ratio::decode_columns", per_stream, decode);
         }
         using ungrayer = ungray_blocks<T, Dims, bits_type, chunks, slot_words, ExecSpace, lane_ops>;
         Kokkos::parallel_for("ndzip::high_ratio::ungray_blocks",
