@@ -230,27 +230,13 @@ struct packed_stream_bits {
   }
 };
 
-// A grid's encoder entries (huffman.hpp) in team scratch, 16 bits each: the reversed code in
-// the low 12 bits, its length above them. From global memory, each thread's lookup was a
-// transaction of its own (79 % of write_block_streams' sectors excessive, 256^3 doubles, H100).
-template <class Bits>
-inline constexpr int team_code_entries = table_count<Bits>* alphabet;
-template <class Bits, class Member>
-KOKKOS_INLINE_FUNCTION void load_team_codes(const Member& member, const std::uint32_t* encoder,
-                                            std::uint16_t* codes) {
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(member, team_code_entries<Bits>), [&](int k) {
-    const std::uint32_t entry = encoder[k];
-    codes[k] = static_cast<std::uint16_t>((entry & 0xfffu) | (entry >> 16) << 12);
-  });
-}
-
 template <class Bits, int Chunks>
 KOKKOS_INLINE_FUNCTION packed_stream_bits unit_stream_bits(const Bits* gray, int unit,
                                                            int column_start,
-                                                           const std::uint16_t* codes) {
+                                                           const std::uint32_t* encoder) {
   std::uint32_t bits[streams_per_block] = {};
   for_each_unit_symbol<Bits, Chunks>(gray, unit, column_start, [&](int s, int table, unsigned b) {
-    bits[s] += codes[table * alphabet + b] >> 12;
+    bits[s] += encoder[table * alphabet + b] >> 16;
   });
   packed_stream_bits packed;
   for (int s = 0; s < 4; ++s) {
@@ -266,9 +252,7 @@ template <class Bits, int Chunks, int SlotWords, class ExecSpace>
 struct size_block_streams {
   using policy = Kokkos::TeamPolicy<ExecSpace>;
   static constexpr int team_size = block_team_size<ExecSpace, Chunks>;
-  static constexpr std::size_t scratch_bytes =
-      (Chunks + streams_per_block) * sizeof(std::uint32_t) +
-      team_code_entries<Bits> * sizeof(std::uint16_t);
+  static constexpr std::size_t scratch_bytes = (Chunks + streams_per_block) * sizeof(std::uint32_t);
   static_assert(SlotWords * sizeof(Bits) / streams_per_block * max_code_length < (1u << 16),
                 "a stream's bits in a block fit 16 bits");
   const Bits* slots;
@@ -287,11 +271,10 @@ struct size_block_streams {
     const std::size_t bytes_of_scratch = scratch_bytes;
     auto* start = static_cast<std::uint32_t*>(member.team_scratch(0).get_shmem(bytes_of_scratch));
     std::uint32_t* total = start + Chunks;
-    auto* codes = reinterpret_cast<std::uint16_t*>(total + streams_per_block);
     const std::size_t i = member.league_rank();
     const Bits* gray = slots + i * static_cast<std::size_t>(SlotWords);
-    load_team_codes<Bits>(
-        member, encoder + static_cast<std::size_t>(block_grid[i]) * team_code_entries<Bits>, codes);
+    const std::uint32_t* codes =
+        encoder + static_cast<std::size_t>(block_grid[i]) * table_count<Bits> * alphabet;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, streams_per_block),
                          [&](int s) { total[s] = 0; });
     scan_column_starts(member, gray, Chunks, start);
@@ -409,9 +392,9 @@ struct write_block_streams {
   using policy = Kokkos::TeamPolicy<ExecSpace>;
   static constexpr int team_size = block_team_size<ExecSpace, Chunks>;
   static constexpr int staging_words = SlotWords * static_cast<int>(sizeof(Bits)) / 4;
-  static constexpr std::size_t scratch_bytes =
-      staging_words * sizeof(std::uint32_t) + Chunks * sizeof(std::uint32_t) +
-      4 * (2 * Chunks) * sizeof(std::uint64_t) + team_code_entries<Bits> * sizeof(std::uint16_t);
+  static constexpr std::size_t scratch_bytes = staging_words * sizeof(std::uint32_t) +
+                                               Chunks * sizeof(std::uint32_t) +
+                                               4 * (2 * Chunks) * sizeof(std::uint64_t);
   // The unit counts behind the staged words and the column starts stay 8-byte aligned.
   static_assert((staging_words + Chunks) % 2 == 0);
   pipeline<T, Dims> p;
@@ -438,9 +421,9 @@ struct write_block_streams {
       word = at / 32;
       fill = at % 32;
     }
-    KOKKOS_INLINE_FUNCTION void put(std::uint32_t* staging, std::uint16_t entry) {
-      pending |= static_cast<std::uint64_t>(entry & 0xfffu) << fill;
-      fill += entry >> 12;
+    KOKKOS_INLINE_FUNCTION void put(std::uint32_t* staging, std::uint32_t entry) {
+      pending |= static_cast<std::uint64_t>(entry & 0xffffu) << fill;
+      fill += entry >> 16;
       if (fill >= 32) {
         team_add_or(&staging[word++], static_cast<std::uint32_t>(pending));
         pending >>= 32;
@@ -464,6 +447,8 @@ struct write_block_streams {
     if (!place.coded()) return;
     const std::uint64_t block_bytes = place.end - place.begin;
     const Bits* gray = slots + i * static_cast<std::size_t>(SlotWords);
+    const std::uint32_t* codes =
+        encoder + place.grid * static_cast<std::size_t>(table_count<Bits>) * alphabet;
     std::byte* out = place.out();
     Kokkos::single(Kokkos::PerTeam(member), [&]() { place.write_entry(); });
     if (place.stored) {
@@ -477,8 +462,6 @@ struct write_block_streams {
     auto* start = staging + staging_words;
     auto* unit_bits = reinterpret_cast<packed_stream_bits*>(start + Chunks);
     packed_stream_bits* unit_offset = unit_bits + 2 * Chunks;
-    auto* codes = reinterpret_cast<std::uint16_t*>(unit_offset + 2 * Chunks);
-    load_team_codes<Bits>(member, encoder + place.grid * team_code_entries<Bits>, codes);
     const int used_words = static_cast<int>((block_bytes + 3) / 4);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, used_words),
                          [&](int k) { staging[k] = 0; });
@@ -521,33 +504,9 @@ struct write_block_streams {
       for (int s = 0; s < streams_per_block; ++s) streams[s].finish(staging);
     });
     member.team_barrier();
-    copy_out(member, reinterpret_cast<const unsigned char*>(staging), out,
-             static_cast<int>(block_bytes));
-  }
-
-  // n staged bytes to `out` (any alignment): a 32-bit store per whole word of `out`, a byte store
-  // per byte of the words it shares with its neighbours' blocks (a byte store per byte was a
-  // transaction per thread and byte).
-  template <class Member>
-  KOKKOS_INLINE_FUNCTION static void copy_out(const Member& member, const unsigned char* staged,
-                                              std::byte* out, int n) {
-    const int misaligned = static_cast<int>(reinterpret_cast<std::uintptr_t>(out) % 4);
-    const int head = misaligned == 0 ? 0 : (4 - misaligned < n ? 4 - misaligned : n);
-    const int words = (n - head) / 4;
-    const int edges = n - 4 * words;  // head bytes, then tail bytes
-    auto* out_words = reinterpret_cast<std::uint32_t*>(out + head);
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, words + edges), [&](int k) {
-      if (k < words) {
-        const unsigned char* from = staged + head + 4 * k;
-        out_words[k] =
-            static_cast<std::uint32_t>(from[0]) | static_cast<std::uint32_t>(from[1]) << 8 |
-            static_cast<std::uint32_t>(from[2]) << 16 | static_cast<std::uint32_t>(from[3]) << 24;
-      } else {
-        const int e = k - words;
-        const int at = e < head ? e : 4 * words + e;
-        out[at] = static_cast<std::byte>(staged[at]);
-      }
-    });
+    const auto* staged = reinterpret_cast<const std::byte*>(staging);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, static_cast<int>(block_bytes)),
+                         [&](int k) { out[k] = staged[k]; });
   }
 };
 
