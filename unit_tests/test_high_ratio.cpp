@@ -412,10 +412,9 @@ TEST_CASE_TEMPLATE("high-ratio: the host's and the device's schedules agree", C,
   }
 }
 
-// The device schedule over a batch of grids, on the host (emulated 32-lane groups): a team of
-// the decoder's columns step takes 16 blocks, and reads its grid's code tables from team scratch
-// only where all 16 belong to one grid. Grids of 3, 40 and 1 blocks (and a border) make teams
-// of both kinds; every stream equals a high-ratio compressor's for its grid and decodes back.
+// The device schedule over a batch of grids, on the host (emulated 32-lane groups): the kernels
+// find each block's grid, tables and place among the others'. Grids of 3, 40 and 1 blocks (and
+// a border); every stream equals a high-ratio compressor's for its grid and decodes back.
 TEST_CASE("high-ratio: the device schedule codes a batch as a compressor per grid") {
   using C = ndzip_test::f32_3d;
   using Bits = C::bits_type;
