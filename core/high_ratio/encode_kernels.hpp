@@ -408,24 +408,33 @@ struct write_block_streams {
         .set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
   }
 
-  // One code stream's codes of one unit, gathered in a register and ORed into the staged block
-  // a whole 32-bit word at a time (an atomic OR per code made shared-memory atomics the
-  // kernel's bottleneck); a unit's first and last words may hold its neighbours' bits too.
+  // One code stream's codes of one unit, gathered in a register and written into the staged
+  // block a whole 32-bit word at a time. Only a unit's first word (where it starts inside it)
+  // and its last may hold its neighbours' bits too: those take an atomic OR, the words between
+  // a plain store (an atomic per word, through a generic address, took a third of the
+  // kernel's instructions).
   struct staged_bits {
     std::uint64_t pending = 0;  // from bit 0 of staging word `word` on
     std::uint32_t word = 0;
     std::uint32_t fill = 0;
+    bool shared = false;  // whether staging word `word` may hold bits of the unit before
 
     KOKKOS_INLINE_FUNCTION void start(std::uint32_t at) {
       pending = 0;
       word = at / 32;
       fill = at % 32;
+      shared = fill != 0;
     }
     KOKKOS_INLINE_FUNCTION void put(std::uint32_t* staging, std::uint32_t entry) {
       pending |= static_cast<std::uint64_t>(entry & 0xffffu) << fill;
       fill += entry >> 16;
       if (fill >= 32) {
-        team_add_or(&staging[word++], static_cast<std::uint32_t>(pending));
+        if (shared)
+          team_add_or(&staging[word], static_cast<std::uint32_t>(pending));
+        else
+          staging[word] = static_cast<std::uint32_t>(pending);
+        shared = false;
+        ++word;
         pending >>= 32;
         fill -= 32;
       }
