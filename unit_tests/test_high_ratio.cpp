@@ -255,6 +255,48 @@ TEST_CASE("high-ratio: a team's ranks and one thread's sort give the same codes"
   }
 }
 
+// A team's census of a code's lengths (every step called for every part in turn, as the table
+// kernels' barriers order them) gives one thread's canonical codes and checks: built codes, and
+// serialised ones with random damage.
+TEST_CASE("high-ratio: a team's length census gives one thread's codes and checks") {
+  const auto census_of = [](const hr::code_lengths& code, int parts) {
+    hr::length_census census{};
+    for (int part = 0; part < parts; ++part) hr::count_lengths(code, census, part, parts);
+    for (int part = 0; part < parts; ++part) hr::sum_lengths(census, part, parts);
+    return census;
+  };
+  std::mt19937_64 rng(12);
+  int refused = 0;
+  for (int round = 0; round < 100; ++round) {
+    INFO("round " << round);
+    std::uint64_t counts[hr::alphabet] = {};
+    const int used = 1 + static_cast<int>(rng() % hr::alphabet);
+    for (int k = 0; k < used; ++k) counts[rng() % hr::alphabet] = std::uint64_t{1} << (rng() % 30);
+    const auto code = build_code(counts, 1);
+    std::uint16_t one[hr::alphabet];
+    hr::canonical_codes(code, one);
+    std::vector<std::byte> bytes(hr::serialized_bytes(code));
+    hr::serialize(code, bytes.data(), 0, 1);
+    bytes[1 + rng() % (bytes.size() - 1)] ^= static_cast<std::byte>(1u << (rng() % 8));
+    hr::code_lengths damaged{};
+    hr::code_failure by_one{};
+    const bool read = hr::parse(bytes.data(), bytes.size(), damaged, by_one) != 0;
+    hr::unpack_lengths(bytes.data(), code.longest, damaged, 0, 1);
+    for (int parts : {2, 16, 128}) {
+      INFO(parts << " parts");
+      const auto census = census_of(code, parts);
+      std::uint16_t team[hr::alphabet];
+      for (int part = 0; part < parts; ++part) hr::canonical_codes(code, census, team, part, parts);
+      CHECK(std::equal(one, one + hr::alphabet, team));
+      CHECK(hr::check_lengths(census, code.longest) == hr::code_failure::none);
+      CHECK(hr::check_lengths(census_of(damaged, parts), code.longest) == by_one);
+    }
+    CHECK(read == (by_one == hr::code_failure::none));
+    refused += !read;
+  }
+  CHECK(refused > 20);  // the damaged tables' checks were compared on failures too
+}
+
 TEST_CASE("high-ratio: damaged streams are refused, never read past their end") {
   using C = ndzip_test::f32_2d;
   const ndzip::extent<2> grid(130, 200);

@@ -22,6 +22,8 @@ inline constexpr int code_team_size =
 // A team per table (of every grid), each with `Scratch` in team scratch.
 template <class ExecSpace, class Scratch>
 Kokkos::TeamPolicy<ExecSpace> table_policy(const ExecSpace& exec, int tables) {
+  static_assert(code_team_size<ExecSpace> <= max_parts && alphabet % code_team_size<ExecSpace> == 0,
+                "a team's threads take equal slices of the symbols (huffman.hpp, length_census)");
   return Kokkos::TeamPolicy<ExecSpace>(exec, tables, code_team_size<ExecSpace>)
       .set_scratch_size(0, Kokkos::PerTeam(sizeof(Scratch)));
 }
@@ -32,6 +34,7 @@ struct build_codes {
   struct scratch {
     code_workspace ws;
     code_lengths code;
+    length_census census;
     std::uint16_t codes[alphabet];
   };
   // Per grid and table (league rank t), from grid 0's first table on.
@@ -69,9 +72,14 @@ struct build_codes {
       merge_symbols(s.ws, s.code);
       limit_lengths(s.ws, s.code);
       s.code.longest = static_cast<std::uint8_t>(s.ws.longest);
-      canonical_codes(s.code, s.codes);
       serialized_sizes[t] = serialized_bytes(s.code);
     }
+    member.team_barrier();
+    count_lengths(s.code, s.census, part, parts);
+    member.team_barrier();
+    sum_lengths(s.census, part, parts);
+    member.team_barrier();
+    canonical_codes(s.code, s.census, s.codes, part, parts);
     member.team_barrier();
     encoder_entries(s.code, s.codes, encoder + static_cast<std::size_t>(t) * alphabet, part, parts);
     serialize(s.code, serialized + static_cast<std::size_t>(t) * serialized_code_bytes, part,
@@ -88,8 +96,10 @@ struct read_codes {
   using policy = Kokkos::TeamPolicy<ExecSpace>;
   struct scratch {
     code_lengths code;
+    length_census census;
     std::uint16_t codes[alphabet];
-    int usable;
+    std::uint64_t at;  // where the table starts in the stream
+    int longest;       // its stated longest length; -1: nothing to read (or refused already)
   };
   pipeline<T, Dims> p;
   int tables;
@@ -111,7 +121,7 @@ struct read_codes {
     const std::uint64_t size = p.items[g].stream_bytes;
     clear_decoder_entries(entries, part, parts);
     if (part == 0) {
-      s.usable = 0;
+      s.longest = -1;
       // Every table is checked unless the header before them failed (a truncated stream
       // reports its first refused table rather than its length).
       const bool header_read =
@@ -127,29 +137,50 @@ struct read_codes {
           at += bytes;
         }
         code_failure why = code_failure::truncated;
-        const std::size_t read = found ? parse(stream + at, size - at, s.code, why) : 0;
-        if (read == 0) {
-          Kokkos::atomic_fetch_min(&state->header_failure,
-                                   header_key(header_failure::code_table, t, why));
-        } else {
-          canonical_codes(s.code, s.codes);
-          s.usable = 1;
-        }
-        if (t + 1 == tables && read != 0) {
-          // The last team checks what follows the tables: zero padding to a multiple of 8.
-          at += read;
-          const std::uint64_t padded = (at + 7) / 8 * 8;
-          for (std::uint64_t k = at; k < padded; ++k)
-            if (k >= size || stream[k] != std::byte{0}) {
-              Kokkos::atomic_fetch_min(&state->header_failure,
-                                       header_key(header_failure::padding, 0, code_failure::none));
-              break;
-            }
-        }
+        const int longest = found ? read_longest(stream + at, size - at, why) : -1;
+        if (longest < 0)
+          refuse(state, t, why);
+        else
+          s.at = at;
+        s.longest = longest;
       }
     }
     member.team_barrier();
-    if (s.usable) decoder_entries(s.code, s.codes, entries, part, parts);
+    const int longest = s.longest;
+    if (longest < 0) return;  // the whole team
+    unpack_lengths(stream + s.at, longest, s.code, part, parts);
+    member.team_barrier();
+    count_lengths(s.code, s.census, part, parts);
+    member.team_barrier();
+    sum_lengths(s.census, part, parts);
+    member.team_barrier();
+    const code_failure why = check_lengths(s.census, longest);
+    if (why != code_failure::none) {
+      if (part == 0) refuse(state, t, why);
+      return;
+    }
+    if (part == 0 && t + 1 == tables) {
+      // The last team checks what follows the tables: zero padding to a multiple of 8.
+      const std::uint64_t at = s.at + (longest == 0 ? 1 : serialized_code_bytes);
+      const std::uint64_t padded = (at + 7) / 8 * 8;
+      for (std::uint64_t k = at; k < padded; ++k)
+        if (k >= size || stream[k] != std::byte{0}) {
+          Kokkos::atomic_fetch_min(&state->header_failure,
+                                   header_key(header_failure::padding, 0, code_failure::none));
+          break;
+        }
+    }
+    if (longest == 0) return;  // an unused code: no entries
+    if (part == 0) s.code.longest = static_cast<std::uint8_t>(longest);
+    canonical_codes(s.code, s.census, s.codes, part, parts);
+    member.team_barrier();
+    decoder_entries(s.code, s.codes, entries, part, parts);
+  }
+
+ private:
+  KOKKOS_INLINE_FUNCTION static void refuse(pipeline_state* state, int t, code_failure why) {
+    Kokkos::atomic_fetch_min(&state->header_failure,
+                             header_key(header_failure::code_table, t, why));
   }
 };
 

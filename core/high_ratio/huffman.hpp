@@ -152,21 +152,64 @@ KOKKOS_INLINE_FUNCTION void limit_lengths(code_workspace& ws, code_lengths& code
   ws.longest = max_code_length;
 }
 
-// The canonical codes of a code (not reversed): each code is the previous one plus one,
-// shifted left where the length grows, in (length, symbol) order.
+// A code's lengths counted by a team (code_kernels.hpp): the symbols fall into `parts` slices of
+// alphabet / parts, and each step below is called by every part, with a barrier between steps
+// (parts = 1: one thread does each in turn). From the census come a read code's checks and the
+// canonical codes, which one thread took 256 steps at a time for (0.1 ms per table on a GPU).
+inline constexpr int max_parts = 128;
+inline constexpr int length_values = 16;  // a serialised length has 4 bits
+struct length_census {
+  // Step 1: each slice's symbols per length; step 2: those of the slices before it.
+  std::uint16_t slice[max_parts][length_values];
+  std::uint16_t total[length_values];  // step 2: all symbols per length
+};
+
+// Step 1.
+KOKKOS_INLINE_FUNCTION void count_lengths(const code_lengths& code, length_census& census, int part,
+                                          int parts) {
+  const int per = alphabet / parts;
+  std::uint16_t* count = census.slice[part];
+  for (int len = 0; len < length_values; ++len) count[len] = 0;
+  for (int s = part * per; s < (part + 1) * per; ++s) ++count[code.length[s]];
+}
+
+// Step 2.
+KOKKOS_INLINE_FUNCTION void sum_lengths(length_census& census, int part, int parts) {
+  for (int len = part; len < length_values; len += parts) {
+    std::uint16_t before = 0;
+    for (int q = 0; q < parts; ++q) {
+      const std::uint16_t n = census.slice[q][len];
+      census.slice[q][len] = before;
+      before = static_cast<std::uint16_t>(before + n);
+    }
+    census.total[len] = before;
+  }
+}
+
+// Step 3: the canonical codes (not reversed) of a code whose lengths are at most
+// max_code_length, into codes[]: each code is the previous one plus one, shifted left where the
+// length grows, in (length, symbol) order.
+KOKKOS_INLINE_FUNCTION void canonical_codes(const code_lengths& code, const length_census& census,
+                                            std::uint16_t* codes /* [alphabet] */, int part,
+                                            int parts) {
+  int next[max_code_length + 1] = {};
+  int first = 0;
+  for (int len = 1; len <= max_code_length; ++len) {
+    first = (first + (len == 1 ? 0 : census.total[len - 1])) << 1;
+    next[len] = first + census.slice[part][len];
+  }
+  const int per = alphabet / parts;
+  for (int s = part * per; s < (part + 1) * per; ++s)
+    codes[s] = code.length[s] > 0 ? static_cast<std::uint16_t>(next[code.length[s]]++) : 0;
+}
+
+// All three steps on one thread.
 KOKKOS_INLINE_FUNCTION void canonical_codes(const code_lengths& code,
                                             std::uint16_t* codes /* [alphabet] */) {
-  int count[max_code_length + 1] = {};
-  for (int s = 0; s < alphabet; ++s) ++count[code.length[s]];
-  count[0] = 0;
-  int next[max_code_length + 1] = {};
-  int value = 0;
-  for (int len = 1; len <= max_code_length; ++len) {
-    value = (value + count[len - 1]) << 1;
-    next[len] = value;
-  }
-  for (int s = 0; s < alphabet; ++s)
-    codes[s] = code.length[s] > 0 ? static_cast<std::uint16_t>(next[code.length[s]]++) : 0;
+  length_census census;
+  count_lengths(code, census, 0, 1);
+  sum_lengths(census, 0, 1);
+  canonical_codes(code, census, codes, 0, 1);
 }
 
 KOKKOS_INLINE_FUNCTION std::uint32_t reversed(std::uint32_t value, int bits) {
@@ -250,53 +293,72 @@ KOKKOS_INLINE_FUNCTION std::size_t code_bytes(const std::byte* in, std::size_t a
   return available == 0 ? 0 : static_cast<unsigned>(in[0]) == 0 ? 1 : serialized_code_bytes;
 }
 
-// Reads a code from `in` (`available` bytes), checking that the longest length is 0 to
-// max_code_length and is the longest of the lengths, that some symbol has a code where the
-// code is used, and Kraft's inequality. Returns the bytes read, or 0 and the reason in `why`.
-KOKKOS_INLINE_FUNCTION std::size_t parse(const std::byte* in, std::size_t available,
-                                         code_lengths& code, code_failure& why) {
-  code.longest = 0;
-  for (int s = 0; s < alphabet; ++s) code.length[s] = 0;
+// Reading a code (a team: a thread's part of each step, as above): read_longest checks its first
+// byte and that the table is all there, unpack_lengths takes the lengths, and after
+// count_lengths and sum_lengths, check_lengths checks that the longest length is the stated
+// one, that some symbol has a code where the code is used, and Kraft's inequality.
+
+// The stated longest length (0: the code is unused, and all of it is that byte), or -1 and the
+// reason in `why`.
+KOKKOS_INLINE_FUNCTION int read_longest(const std::byte* in, std::size_t available,
+                                        code_failure& why) {
   why = code_failure::none;
   if (available < 1) {
     why = code_failure::truncated;
-    return 0;
+    return -1;
   }
   const int longest = static_cast<int>(in[0]);
   if (longest > max_code_length) {
     why = code_failure::too_long;
-    return 0;
+    return -1;
   }
-  if (longest == 0) return 1;
-  if (available < serialized_code_bytes) {
+  if (longest > 0 && available < serialized_code_bytes) {
     why = code_failure::truncated;
-    return 0;
+    return -1;
   }
-  int seen_longest = 0;
-  std::uint64_t kraft = 0;  // in units of 2^-max_code_length
-  for (int k = 0; k < alphabet / 2; ++k) {
-    const auto b = static_cast<unsigned>(in[1 + k]);
+  return longest;
+}
+
+// The lengths of a code whose longest is `longest` (all zero for an unused code).
+KOKKOS_INLINE_FUNCTION void unpack_lengths(const std::byte* in, int longest, code_lengths& code,
+                                           int part, int parts) {
+  for (int k = part; k < alphabet / 2; k += parts) {
+    const auto b = longest == 0 ? 0u : static_cast<unsigned>(in[1 + k]);
     code.length[2 * k] = static_cast<std::uint8_t>(b & 15u);
     code.length[2 * k + 1] = static_cast<std::uint8_t>(b >> 4);
   }
-  for (int s = 0; s < alphabet; ++s) {
-    const int len = code.length[s];
-    if (len == 0) continue;
-    if (len > longest) {
-      why = code_failure::above_longest;
-      return 0;
-    }
-    seen_longest = len > seen_longest ? len : seen_longest;
-    kraft += std::uint64_t{1} << (max_code_length - len);
-  }
-  if (seen_longest != longest) {
-    why = code_failure::longest_not_seen;
-    return 0;
-  }
-  if (kraft > (std::uint64_t{1} << max_code_length)) {
-    why = code_failure::kraft;
-    return 0;
-  }
+}
+
+// After sum_lengths: why lengths counted in `census` cannot be a code whose longest length is
+// `longest` (none if they can).
+KOKKOS_INLINE_FUNCTION code_failure check_lengths(const length_census& census, int longest) {
+  int seen = 0;
+  for (int len = 1; len < length_values; ++len)
+    if (census.total[len] != 0) seen = len;
+  if (seen > longest) return code_failure::above_longest;
+  if (seen != longest) return code_failure::longest_not_seen;
+  std::uint64_t kraft = 0;  // in units of 2^-max_code_length
+  for (int len = 1; len <= longest; ++len)
+    kraft += static_cast<std::uint64_t>(census.total[len]) << (max_code_length - len);
+  if (kraft > (std::uint64_t{1} << max_code_length)) return code_failure::kraft;
+  return code_failure::none;
+}
+
+// All of it on one thread: reads a code from `in` (`available` bytes); returns the bytes read,
+// or 0 and the reason in `why`.
+KOKKOS_INLINE_FUNCTION std::size_t parse(const std::byte* in, std::size_t available,
+                                         code_lengths& code, code_failure& why) {
+  code.longest = 0;
+  for (int s = 0; s < alphabet; ++s) code.length[s] = 0;
+  const int longest = read_longest(in, available, why);
+  if (longest < 0) return 0;
+  if (longest == 0) return 1;
+  unpack_lengths(in, longest, code, 0, 1);
+  length_census census;
+  count_lengths(code, census, 0, 1);
+  sum_lengths(census, 0, 1);
+  why = check_lengths(census, longest);
+  if (why != code_failure::none) return 0;
   code.longest = static_cast<std::uint8_t>(longest);
   return serialized_code_bytes;
 }
