@@ -130,23 +130,32 @@ hr::code_lengths build_code(const std::uint64_t* counts, int parts) {
   hr::code_lengths code{};
   for (int s = 0; s < hr::alphabet; ++s) ws.counts[s] = counts[s];
   ws.used = 0;
-  for (int s = 0; s < hr::alphabet; ++s) ws.used += ws.counts[s] != 0;
   if (parts == 1)
     hr::sort_symbols(ws);
   else
     for (int part = 0; part < parts; ++part) hr::rank_symbols(ws, part, parts);
+  const int used = static_cast<int>(
+      std::count_if(counts, counts + hr::alphabet, [](std::uint64_t c) { return c != 0; }));
+  CHECK(ws.used == used);
   hr::merge_symbols(ws, code);
   hr::limit_lengths(ws, code);
   code.longest = static_cast<std::uint8_t>(ws.longest);
   return code;
 }
 
-std::vector<std::uint16_t> decoder_table(const hr::code_lengths& code) {
-  std::uint16_t codes[hr::alphabet];
-  hr::canonical_codes(code, codes);
+// The decoder entries of a code as read_codes fills them, by a team of `parts`.
+std::vector<std::uint16_t> decoder_table(const hr::code_lengths& code, int parts = 1) {
+  hr::length_census census{};
+  std::uint8_t by_code[hr::alphabet];
+  for (int part = 0; part < parts; ++part) hr::count_lengths(code, census, part, parts);
+  for (int part = 0; part < parts; ++part) hr::sum_lengths(census, part, parts);
+  for (int part = 0; part < parts; ++part)
+    hr::canonical_codes(code, census, nullptr, by_code, part, parts);
   std::vector<std::uint16_t> entries(hr::decoder_table_size, 0xffff);
-  hr::clear_decoder_entries(entries.data(), 0, 1);
-  hr::decoder_entries(code, codes, entries.data(), 0, 1);
+  for (int part = 0; part < parts; ++part) hr::clear_decoder_entries(entries.data(), part, parts);
+  if (code.longest > 0)
+    for (int part = 0; part < parts; ++part)
+      hr::decoder_entries(census, code.longest, by_code, entries.data(), part, parts);
   return entries;
 }
 
@@ -183,6 +192,7 @@ TEST_CASE("high-ratio: code tables are canonical, limited to 12 bits and checked
   CHECK(same_lengths(back, code));
   // Every decoder entry of a complete code decodes to the symbol whose code starts there.
   std::vector<std::uint16_t> entries = decoder_table(code);
+  CHECK(std::count(entries.begin(), entries.end(), 0) == 0);
   std::uint16_t codes[hr::alphabet];
   std::uint32_t encoder[hr::alphabet];
   hr::canonical_codes(code, codes);
@@ -256,8 +266,8 @@ TEST_CASE("high-ratio: a team's ranks and one thread's sort give the same codes"
 }
 
 // A team's census of a code's lengths (every step called for every part in turn, as the table
-// kernels' barriers order them) gives one thread's canonical codes and checks: built codes, and
-// serialised ones with random damage.
+// kernels' barriers order them) gives one thread's canonical codes, decoder entries and checks:
+// built codes, and serialised ones with random damage.
 TEST_CASE("high-ratio: a team's length census gives one thread's codes and checks") {
   const auto census_of = [](const hr::code_lengths& code, int parts) {
     hr::length_census census{};
@@ -286,8 +296,10 @@ TEST_CASE("high-ratio: a team's length census gives one thread's codes and check
       INFO(parts << " parts");
       const auto census = census_of(code, parts);
       std::uint16_t team[hr::alphabet];
-      for (int part = 0; part < parts; ++part) hr::canonical_codes(code, census, team, part, parts);
+      for (int part = 0; part < parts; ++part)
+        hr::canonical_codes(code, census, team, nullptr, part, parts);
       CHECK(std::equal(one, one + hr::alphabet, team));
+      CHECK(decoder_table(code, parts) == decoder_table(code));
       CHECK(hr::check_lengths(census, code.longest) == hr::code_failure::none);
       CHECK(hr::check_lengths(census_of(damaged, parts), code.longest) == by_one);
     }

@@ -58,14 +58,12 @@ struct build_codes {
       counts[static_cast<std::size_t>(t) * alphabet + k] = 0;
     }
     for (int k = part; k < alphabet; k += parts) s.code.length[k] = 0;
+    if (first) s.ws.used = 0;
     member.team_barrier();
-    if (first) {
-      int used = 0;
-      for (int k = 0; k < alphabet; ++k) used += s.ws.counts[k] != 0;
-      s.ws.used = used;
-      if (parts == 1) sort_symbols(s.ws);
-    }
-    if (parts > 1) rank_symbols(s.ws, part, parts);
+    if (parts == 1)
+      sort_symbols(s.ws);
+    else
+      rank_symbols(s.ws, part, parts);
     member.team_barrier();
     // Optimal lengths, limited to max_code_length where one exceeds it.
     if (first) {
@@ -79,7 +77,7 @@ struct build_codes {
     member.team_barrier();
     sum_lengths(s.census, part, parts);
     member.team_barrier();
-    canonical_codes(s.code, s.census, s.codes, part, parts);
+    canonical_codes(s.code, s.census, s.codes, nullptr, part, parts);
     member.team_barrier();
     encoder_entries(s.code, s.codes, encoder + static_cast<std::size_t>(t) * alphabet, part, parts);
     serialize(s.code, serialized + static_cast<std::size_t>(t) * serialized_code_bytes, part,
@@ -97,7 +95,7 @@ struct read_codes {
   struct scratch {
     code_lengths code;
     length_census census;
-    std::uint16_t codes[alphabet];
+    std::uint8_t by_code[alphabet];
     std::uint64_t at;  // where the table starts in the stream
     int longest;       // its stated longest length; -1: nothing to read (or refused already)
   };
@@ -171,10 +169,9 @@ struct read_codes {
         }
     }
     if (longest == 0) return;  // an unused code: no entries
-    if (part == 0) s.code.longest = static_cast<std::uint8_t>(longest);
-    canonical_codes(s.code, s.census, s.codes, part, parts);
+    canonical_codes(s.code, s.census, nullptr, s.by_code, part, parts);
     member.team_barrier();
-    decoder_entries(s.code, s.codes, entries, part, parts);
+    decoder_entries(s.census, longest, s.by_code, entries, part, parts);
   }
 
  private:

@@ -44,25 +44,34 @@ KOKKOS_INLINE_FUNCTION std::uint64_t symbol_key(std::uint64_t count, int symbol)
   return count << 8 | static_cast<std::uint64_t>(symbol);
 }
 
-// Step 1 (shared): every used symbol's key placed at its rank among the used symbols' keys.
-// A rank is a count of smaller keys, so parts may place theirs in any order.
+// Step 1 (shared): every used symbol's key placed at its rank among the used symbols' keys,
+// and ws.used (which must be 0 before) set. A rank is a count of smaller keys, so parts may
+// place theirs in any order; the part with the largest key sets ws.used.
 KOKKOS_INLINE_FUNCTION void rank_symbols(code_workspace& ws, int part, int parts) {
   for (int s = part; s < alphabet; s += parts) {
     if (ws.counts[s] == 0) continue;
     const std::uint64_t key = symbol_key(ws.counts[s], s);
     int rank = 0;
-    for (int q = 0; q < alphabet; ++q)
-      rank += ws.counts[q] != 0 && symbol_key(ws.counts[q], q) < key;
+    bool largest = true;
+    for (int q = 0; q < alphabet; ++q) {
+      if (ws.counts[q] == 0) continue;
+      const std::uint64_t other = symbol_key(ws.counts[q], q);
+      rank += other < key;
+      largest = largest && other <= key;
+    }
     ws.order[rank] = key;
+    if (largest) ws.used = rank + 1;
   }
 }
 
 // Step 1 on one thread: the used symbols' keys sorted by a heap sort (O(n log n), where the
-// ranks cost O(n^2) on one thread); the same order as rank_symbols, keys being distinct.
+// ranks cost O(n^2) on one thread); the same order and ws.used as rank_symbols, keys being
+// distinct.
 KOKKOS_INLINE_FUNCTION void sort_symbols(code_workspace& ws) {
   int n = 0;
   for (int s = 0; s < alphabet; ++s)
     if (ws.counts[s] != 0) ws.order[n++] = symbol_key(ws.counts[s], s);
+  ws.used = n;
   std::uint64_t* a = ws.order;
   const auto sift = [a](int root, int end) {
     for (;;) {
@@ -131,7 +140,7 @@ KOKKOS_INLINE_FUNCTION void merge_symbols(code_workspace& ws, code_lengths& code
 KOKKOS_INLINE_FUNCTION void limit_lengths(code_workspace& ws, code_lengths& code) {
   if (ws.longest <= max_code_length) return;
   const int n = ws.used < alphabet ? ws.used : alphabet;
-  for (int len = 0; len < alphabet; ++len) ws.at_length[len] = 0;
+  for (int len = 0; len <= ws.longest; ++len) ws.at_length[len] = 0;
   for (int k = 0; k < n; ++k) ++ws.at_length[code.length[ws.order[k] & 0xffu]];
   for (int len = ws.longest; len > max_code_length; --len) {
     while (ws.at_length[len] > 0) {
@@ -188,19 +197,27 @@ KOKKOS_INLINE_FUNCTION void sum_lengths(length_census& census, int part, int par
 
 // Step 3: the canonical codes (not reversed) of a code whose lengths are at most
 // max_code_length, into codes[]: each code is the previous one plus one, shifted left where the
-// length grows, in (length, symbol) order.
+// length grows, in (length, symbol) order; if by_code is not null, the used symbols in that
+// order into it (decoder_entries). Either may be null.
 KOKKOS_INLINE_FUNCTION void canonical_codes(const code_lengths& code, const length_census& census,
-                                            std::uint16_t* codes /* [alphabet] */, int part,
+                                            std::uint16_t* codes /* [alphabet] */,
+                                            std::uint8_t* by_code /* [alphabet] */, int part,
                                             int parts) {
   int next[max_code_length + 1] = {};
-  int first = 0;
+  int place[max_code_length + 1] = {};  // where the slice's first symbol of each length goes
+  int first = 0, before = 0;
   for (int len = 1; len <= max_code_length; ++len) {
     first = (first + (len == 1 ? 0 : census.total[len - 1])) << 1;
     next[len] = first + census.slice[part][len];
+    place[len] = before + census.slice[part][len];
+    before += census.total[len];
   }
   const int per = alphabet / parts;
-  for (int s = part * per; s < (part + 1) * per; ++s)
-    codes[s] = code.length[s] > 0 ? static_cast<std::uint16_t>(next[code.length[s]]++) : 0;
+  for (int s = part * per; s < (part + 1) * per; ++s) {
+    const int len = code.length[s];
+    if (codes) codes[s] = len > 0 ? static_cast<std::uint16_t>(next[len]++) : 0;
+    if (by_code && len > 0) by_code[place[len]++] = static_cast<std::uint8_t>(s);
+  }
 }
 
 // All three steps on one thread.
@@ -209,7 +226,7 @@ KOKKOS_INLINE_FUNCTION void canonical_codes(const code_lengths& code,
   length_census census;
   count_lengths(code, census, 0, 1);
   sum_lengths(census, 0, 1);
-  canonical_codes(code, census, codes, 0, 1);
+  canonical_codes(code, census, codes, nullptr, 0, 1);
 }
 
 KOKKOS_INLINE_FUNCTION std::uint32_t reversed(std::uint32_t value, int bits) {
@@ -233,18 +250,35 @@ KOKKOS_INLINE_FUNCTION void encoder_entries(const code_lengths& code, const std:
 // bits of the stream (first bit least significant; a code's entry repeats for every value of
 // the bits behind it, so that every table is read alike); each is the symbol in the low byte
 // and its length above it, or 0 where no code starts with those bits (everywhere for an unused
-// code). Shared: entries zeroed first (clear_decoder_entries), then every symbol's written.
+// code). Shared: every part fills decoder_table_size / parts entries, those of consecutive
+// codes (entry i is that of the code whose bits, first bit most significant, are i reversed),
+// from the census and the symbols in code order (canonical_codes' by_code). Giving each part
+// its symbols instead left one thread 2048 stores for a 1-bit code.
 inline constexpr std::size_t decoder_table_size = std::size_t{1} << max_code_length;
 KOKKOS_INLINE_FUNCTION void clear_decoder_entries(std::uint16_t* entries, int part, int parts) {
   for (std::size_t i = part; i < decoder_table_size; i += parts) entries[i] = 0;
 }
-KOKKOS_INLINE_FUNCTION void decoder_entries(const code_lengths& code, const std::uint16_t* codes,
-                                            std::uint16_t* entries, int part, int parts) {
-  for (int s = part; s < alphabet; s += parts) {
-    const int len = code.length[s];
-    if (len == 0 || code.longest == 0) continue;
-    for (std::uint32_t i = reversed(codes[s], len); i < decoder_table_size; i += 1u << len)
-      entries[i] = static_cast<std::uint16_t>(s | len << 8);
+KOKKOS_INLINE_FUNCTION void decoder_entries(const length_census& census, int longest,
+                                            const std::uint8_t* by_code, std::uint16_t* entries,
+                                            int part, int parts) {
+  const auto per =
+      static_cast<std::uint32_t>(decoder_table_size) / static_cast<std::uint32_t>(parts);
+  // Codes of length `len` start at `first` (its first code) and cover the values below `limit`
+  // of the max_code_length bits; `done` symbols have shorter codes.
+  int len = 1;
+  std::uint32_t first = 0, done = 0;
+  const auto limit = [&]() { return (first + census.total[len]) << (max_code_length - len); };
+  for (std::uint32_t bits = part * per; bits < (part + 1) * per; ++bits) {
+    while (len <= longest && bits >= limit()) {
+      done += census.total[len];
+      first = (first + census.total[len]) << 1;
+      ++len;
+    }
+    std::uint16_t entry = 0;
+    if (len <= longest)
+      entry = static_cast<std::uint16_t>(by_code[done + (bits >> (max_code_length - len)) - first] |
+                                         len << 8);
+    entries[reversed(bits, max_code_length)] = entry;
   }
 }
 
