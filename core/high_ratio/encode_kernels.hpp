@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "backends/scratch_atomics.hpp"
 #include "core/chunk_packing.hpp"
 #include "core/high_ratio/block_coding.hpp"
 #include "core/high_ratio/gray_lanes.hpp"
@@ -32,12 +33,12 @@ inline constexpr int block_team_size =
 
 // Adds to a counter in team scratch: a plain add in a one-thread team (an atomic one costs a
 // locked instruction per symbol on the host).
-template <int TeamSize, class V>
-KOKKOS_INLINE_FUNCTION void team_add(V* at, V value) {
+template <class ExecSpace, int TeamSize>
+KOKKOS_INLINE_FUNCTION void team_add(std::uint32_t* at, std::uint32_t value) {
   if constexpr (TeamSize == 1)
     *at += value;
   else
-    Kokkos::atomic_add(at, value);
+    backend::scratch_atomics<ExecSpace>::add(at, value);
 }
 
 // Byte j of word w of a gray block is symbol w * U + j, of stream (w * U + j) mod S: calls
@@ -137,7 +138,7 @@ struct gray_and_count {
       for (int j = 0; j < static_cast<int>(sizeof(Bits)); ++j) {
         std::uint32_t* bin = &hist[table * alphabet + byte_of(word, j)];
         if constexpr (lanes_run_alone<LaneOps>)
-          Kokkos::atomic_add(bin, std::uint32_t{1});
+          backend::scratch_atomics<ExecSpace>::add(bin, 1u);
         else
           ++*bin;
       }
@@ -191,7 +192,7 @@ struct gray_and_count {
       Kokkos::parallel_for(Kokkos::TeamVectorRange(member, Chunks), [&](int c) {
         gray[c] = heads[c];
         for (int j = 0; j < static_cast<int>(sizeof(Bits)); ++j)
-          Kokkos::atomic_add(&hist[j * alphabet + byte_of(heads[c], j)], std::uint32_t{1});
+          backend::scratch_atomics<ExecSpace>::add(&hist[j * alphabet + byte_of(heads[c], j)], 1u);
       });
       LaneOps::for_each_group(member, Chunks, [&](const held_type& held, int first) {
         Bits columns[slots][r], gray_heads[slots];
@@ -283,7 +284,7 @@ struct size_block_streams {
       const packed_stream_bits bits = unit_stream_bits<Bits, Chunks>(
           gray, unit, unit < Chunks ? 0 : static_cast<int>(start[unit - Chunks]), codes);
       for (int s = 0; s < streams_per_block; ++s)
-        if (bits.get(s) != 0) team_add<team_size>(&total[s], bits.get(s));
+        if (bits.get(s) != 0) team_add<ExecSpace, team_size>(&total[s], bits.get(s));
     });
     member.team_barrier();
     Kokkos::single(Kokkos::PerTeam(member), [&]() {
@@ -447,7 +448,7 @@ struct write_block_streams {
     if constexpr (team_size == 1)
       *at |= bits;
     else
-      Kokkos::atomic_or(at, bits);
+      backend::scratch_atomics<ExecSpace>::bit_or(at, bits);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const typename policy::member_type& member) const {
