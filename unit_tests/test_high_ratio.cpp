@@ -233,6 +233,42 @@ TEST_CASE("high-ratio: code tables are canonical, limited to 12 bits and checked
   CHECK(why == hr::code_failure::too_long);
 }
 
+// limit_lengths takes the turns of ITU T.81's K.3 that keep the same room together: the same
+// number of codes of each length as one turn at a time (K.3 as written, below), on codes whose
+// unlimited lengths reach 20 to 40 bits.
+TEST_CASE("high-ratio: limiting code lengths in batches of turns is ITU T.81 K.3") {
+  std::mt19937_64 rng(13);
+  for (int round = 0; round < 100; ++round) {
+    INFO("round " << round);
+    std::uint64_t counts[hr::alphabet] = {};
+    const int used = 20 + static_cast<int>(rng() % (hr::alphabet - 20));
+    for (int k = 0; k < used; ++k) counts[rng() % hr::alphabet] = std::uint64_t{1} << (rng() % 40);
+    hr::code_workspace ws{};
+    hr::code_lengths code{};
+    for (int s = 0; s < hr::alphabet; ++s) ws.counts[s] = counts[s];
+    hr::sort_symbols(ws);
+    hr::merge_symbols(ws, code);
+    if (ws.longest <= hr::max_code_length) continue;
+    std::vector<int> at_length(hr::alphabet, 0);
+    for (int s = 0; s < hr::alphabet; ++s)
+      if (code.length[s]) ++at_length[code.length[s]];
+    for (int len = ws.longest; len > hr::max_code_length; --len)
+      while (at_length[len] > 0) {
+        int room = len - 2;
+        while (room > 1 && at_length[room] == 0) --room;
+        at_length[len] -= 2;
+        at_length[len - 1] += 1;
+        at_length[room + 1] += 2;
+        at_length[room] -= 1;
+      }
+    hr::limit_lengths(ws, code);
+    std::vector<int> limited(hr::alphabet, 0);
+    for (int s = 0; s < hr::alphabet; ++s)
+      if (code.length[s]) ++limited[code.length[s]];
+    CHECK(limited == at_length);
+  }
+}
+
 TEST_CASE("high-ratio: a team's ranks and one thread's sort give the same codes") {
   // Random counts with ties, many unused symbols, a single symbol, counts that need halving.
   std::mt19937_64 rng(11);
