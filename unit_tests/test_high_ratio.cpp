@@ -143,6 +143,32 @@ hr::code_lengths build_code(const std::uint64_t* counts, int parts) {
   return code;
 }
 
+// The canonical codes of a code, its census taken by one thread.
+void canonical_codes(const hr::code_lengths& code, std::uint16_t* codes) {
+  hr::length_census census{};
+  hr::count_lengths(code, census, 0, 1);
+  hr::sum_lengths(census, 0, 1);
+  hr::canonical_codes(code, census, codes, nullptr, 0, 1);
+}
+
+// A serialised code read and checked as read_codes does it, by one thread: the bytes it takes,
+// or 0 and the reason in `why`.
+std::size_t parse(const std::byte* in, std::size_t available, hr::code_lengths& code,
+                  hr::code_failure& why) {
+  code = hr::code_lengths{};
+  const int longest = hr::read_longest(in, available, why);
+  if (longest < 0) return 0;
+  if (longest == 0) return 1;
+  hr::unpack_lengths(in, longest, code, 0, 1);
+  hr::length_census census{};
+  hr::count_lengths(code, census, 0, 1);
+  hr::sum_lengths(census, 0, 1);
+  why = hr::check_lengths(census, longest);
+  if (why != hr::code_failure::none) return 0;
+  code.longest = static_cast<std::uint8_t>(longest);
+  return hr::serialized_code_bytes;
+}
+
 // The decoder entries of a code as read_codes fills them, by a team of `parts`.
 std::vector<std::uint16_t> decoder_table(const hr::code_lengths& code, int parts = 1) {
   hr::length_census census{};
@@ -188,14 +214,14 @@ TEST_CASE("high-ratio: code tables are canonical, limited to 12 bits and checked
   hr::serialize(code, bytes.data(), 0, 1);
   hr::code_lengths back{};
   hr::code_failure why{};
-  CHECK(hr::parse(bytes.data(), bytes.size(), back, why) == bytes.size());
+  CHECK(parse(bytes.data(), bytes.size(), back, why) == bytes.size());
   CHECK(same_lengths(back, code));
   // Every decoder entry of a complete code decodes to the symbol whose code starts there.
   std::vector<std::uint16_t> entries = decoder_table(code);
   CHECK(std::count(entries.begin(), entries.end(), 0) == 0);
   std::uint16_t codes[hr::alphabet];
   std::uint32_t encoder[hr::alphabet];
-  hr::canonical_codes(code, codes);
+  canonical_codes(code, codes);
   hr::encoder_entries(code, codes, encoder, 0, 1);
   for (int s = 0; s < 40; ++s) {
     const std::uint32_t e = encoder[s];
@@ -220,16 +246,16 @@ TEST_CASE("high-ratio: code tables are canonical, limited to 12 bits and checked
   broken[1] = std::byte{0x11};
   broken[2] = std::byte{0x11};
   broken[3] = std::byte{0x11};
-  CHECK(hr::parse(broken.data(), broken.size(), back, why) == 0);
+  CHECK(parse(broken.data(), broken.size(), back, why) == 0);
   CHECK(why == hr::code_failure::kraft);
   broken = bytes;
   broken[0] = std::byte{3};
-  CHECK(hr::parse(broken.data(), broken.size(), back, why) == 0);
+  CHECK(parse(broken.data(), broken.size(), back, why) == 0);
   CHECK(why == hr::code_failure::above_longest);
-  CHECK(hr::parse(bytes.data(), 100, back, why) == 0);
+  CHECK(parse(bytes.data(), 100, back, why) == 0);
   CHECK(why == hr::code_failure::truncated);
   broken[0] = std::byte{13};
-  CHECK(hr::parse(broken.data(), broken.size(), back, why) == 0);
+  CHECK(parse(broken.data(), broken.size(), back, why) == 0);
   CHECK(why == hr::code_failure::too_long);
 }
 
@@ -320,13 +346,13 @@ TEST_CASE("high-ratio: a team's length census gives one thread's codes and check
     for (int k = 0; k < used; ++k) counts[rng() % hr::alphabet] = std::uint64_t{1} << (rng() % 30);
     const auto code = build_code(counts, 1);
     std::uint16_t one[hr::alphabet];
-    hr::canonical_codes(code, one);
+    canonical_codes(code, one);
     std::vector<std::byte> bytes(hr::serialized_bytes(code));
     hr::serialize(code, bytes.data(), 0, 1);
     bytes[1 + rng() % (bytes.size() - 1)] ^= static_cast<std::byte>(1u << (rng() % 8));
     hr::code_lengths damaged{};
     hr::code_failure by_one{};
-    const bool read = hr::parse(bytes.data(), bytes.size(), damaged, by_one) != 0;
+    const bool read = parse(bytes.data(), bytes.size(), damaged, by_one) != 0;
     hr::unpack_lengths(bytes.data(), code.longest, damaged, 0, 1);
     for (int parts : {2, 16, 128}) {
       INFO(parts << " parts");

@@ -229,15 +229,6 @@ KOKKOS_INLINE_FUNCTION void canonical_codes(const code_lengths& code, const leng
   }
 }
 
-// All three steps on one thread.
-KOKKOS_INLINE_FUNCTION void canonical_codes(const code_lengths& code,
-                                            std::uint16_t* codes /* [alphabet] */) {
-  length_census census;
-  count_lengths(code, census, 0, 1);
-  sum_lengths(census, 0, 1);
-  canonical_codes(code, census, codes, nullptr, 0, 1);
-}
-
 KOKKOS_INLINE_FUNCTION std::uint32_t reversed(std::uint32_t value, int bits) {
   std::uint32_t r = 0;
   for (int i = 0; i < bits; ++i) r |= ((value >> i) & 1u) << (bits - 1 - i);
@@ -385,25 +376,6 @@ KOKKOS_INLINE_FUNCTION code_failure check_lengths(const length_census& census, i
     kraft += static_cast<std::uint64_t>(census.total[len]) << (max_code_length - len);
   if (kraft > (std::uint64_t{1} << max_code_length)) return code_failure::kraft;
   return code_failure::none;
-}
-
-// All of it on one thread: reads a code from `in` (`available` bytes); returns the bytes read,
-// or 0 and the reason in `why`.
-KOKKOS_INLINE_FUNCTION std::size_t parse(const std::byte* in, std::size_t available,
-                                         code_lengths& code, code_failure& why) {
-  code.longest = 0;
-  for (int s = 0; s < alphabet; ++s) code.length[s] = 0;
-  const int longest = read_longest(in, available, why);
-  if (longest < 0) return 0;
-  if (longest == 0) return 1;
-  unpack_lengths(in, longest, code, 0, 1);
-  length_census census;
-  count_lengths(code, census, 0, 1);
-  sum_lengths(census, 0, 1);
-  why = check_lengths(census, longest);
-  if (why != code_failure::none) return 0;
-  code.longest = static_cast<std::uint8_t>(longest);
-  return serialized_code_bytes;
 }
 
 }  // namespace ndzip::core::high_ratio
