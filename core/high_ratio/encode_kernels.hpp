@@ -248,7 +248,8 @@ KOKKOS_INLINE_FUNCTION packed_stream_bits unit_stream_bits(const Bits* gray, int
 }
 
 // Each code stream's coded bytes (index i * S + s) and each block's bytes, coded (its streams
-// and their lengths) or stored, the shorter (stored_flag on the latter).
+// and their lengths) or stored, the shorter (stored_flag on the latter); if unit_bits is not
+// null, every unit's bits per stream there too (2H per block, for write_block_streams).
 template <class Bits, int Chunks, int SlotWords, class ExecSpace>
 struct size_block_streams {
   using policy = Kokkos::TeamPolicy<ExecSpace>;
@@ -262,6 +263,7 @@ struct size_block_streams {
   const std::uint32_t* block_grid;
   std::uint64_t* stream_bytes;
   std::uint64_t* sizes;
+  packed_stream_bits* unit_bits;
 
   static policy make_policy(const ExecSpace& exec, std::size_t blocks) {
     return policy(exec, static_cast<int>(blocks), team_size)
@@ -283,6 +285,7 @@ struct size_block_streams {
     Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 2 * Chunks), [&](int unit) {
       const packed_stream_bits bits = unit_stream_bits<Bits, Chunks>(
           gray, unit, unit < Chunks ? 0 : static_cast<int>(start[unit - Chunks]), codes);
+      if (unit_bits) unit_bits[i * 2 * Chunks + unit] = bits;
       for (int s = 0; s < streams_per_block; ++s)
         if (bits.get(s) != 0) team_add<ExecSpace, team_size>(&total[s], bits.get(s));
     });
@@ -403,6 +406,7 @@ struct write_block_streams {
   const std::uint32_t* encoder;  // per grid
   const std::uint64_t* stream_bytes;
   const std::uint64_t* ends;
+  const packed_stream_bits* sized_units;  // size_block_streams' unit_bits
 
   static policy make_policy(const ExecSpace& exec, std::size_t blocks) {
     return policy(exec, static_cast<int>(blocks), team_size)
@@ -477,10 +481,10 @@ struct write_block_streams {
                          [&](int k) { staging[k] = 0; });
     scan_column_starts(member, gray, Chunks, start);
     member.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 2 * Chunks), [&](int unit) {
-      unit_bits[unit] = unit_stream_bits<Bits, Chunks>(
-          gray, unit, unit < Chunks ? 0 : static_cast<int>(start[unit - Chunks]), codes);
-    });
+    // The units' bits as size_block_streams found them (counting them again took a pass over
+    // the block's symbols).
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 2 * Chunks),
+                         [&](int unit) { unit_bits[unit] = sized_units[i * 2 * Chunks + unit]; });
     member.team_barrier();
     Kokkos::parallel_scan(Kokkos::TeamThreadRange(member, 2 * Chunks),
                           [&](int unit, std::uint64_t& sum, bool final) {

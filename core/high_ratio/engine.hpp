@@ -86,6 +86,8 @@ struct engine {
   // Every block's gray form, and (decoding) its ndzip form, a worst-case block apart.
   view<bits_type> gray_slots, slots;
   view<std::uint64_t> words, sizes, ends, stream_bytes;
+  // Every block's units' bits per code stream (the device's block writer; empty on the host).
+  view<packed_stream_bits> unit_bits;
   view<stream_state> stream_states;
   // Per grid and code table.
   view<std::uint64_t> counts;
@@ -188,6 +190,9 @@ struct engine {
         decltype(stream_bytes)(view_alloc(WithoutInitializing, "ndzip::high_ratio::stream_bytes"),
                                blocks * streams_per_block);
     sizes = decltype(sizes)(view_alloc(WithoutInitializing, "ndzip::high_ratio::sizes"), blocks);
+    if constexpr (DeviceSchedule)
+      unit_bits = decltype(unit_bits)(
+          view_alloc(WithoutInitializing, "ndzip::high_ratio::unit_bits"), blocks * 2 * chunks);
     ends = decltype(ends)(view_alloc(WithoutInitializing, "ndzip::high_ratio::ends"), blocks);
     counts = decltype(counts)("ndzip::high_ratio::counts", count * tables * alphabet);
     encoder = decltype(encoder)("ndzip::high_ratio::encoder", count * tables * alphabet);
@@ -326,7 +331,7 @@ struct engine {
       Kokkos::parallel_for("ndzip::high_ratio::size_block_streams",
                            sizer::make_policy(exec, blocks),
                            sizer{gray_slots.data(), words.data(), encoder.data(), block_grid.data(),
-                                 stream_bytes.data(), sizes.data()});
+                                 stream_bytes.data(), sizes.data(), unit_bits.data()});
       scan_block_ends(exec, sizes.data(), ends.data(), blocks);
     }
     Kokkos::parallel_for("ndzip::high_ratio::plan_stream", per_grid(exec, 0, count),
@@ -338,9 +343,10 @@ struct engine {
     if (blocks > 0) {
       if constexpr (DeviceSchedule) {
         using writer = write_block_streams<T, Dims, bits_type, chunks, slot_words, ExecSpace>;
-        Kokkos::parallel_for(
-            "ndzip::high_ratio::write_block_streams", writer::make_policy(exec, blocks),
-            writer{p, gray_slots.data(), encoder.data(), stream_bytes.data(), ends.data()});
+        Kokkos::parallel_for("ndzip::high_ratio::write_block_streams",
+                             writer::make_policy(exec, blocks),
+                             writer{p, gray_slots.data(), encoder.data(), stream_bytes.data(),
+                                    ends.data(), unit_bits.data()});
       } else {
         Kokkos::parallel_for(
             "ndzip::high_ratio::write_blocks", per_grid(exec, 0, blocks),
