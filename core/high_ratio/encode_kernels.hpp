@@ -406,7 +406,7 @@ struct write_block_streams {
   const std::uint32_t* encoder;  // per grid
   const std::uint64_t* stream_bytes;
   const std::uint64_t* ends;
-  const packed_stream_bits* sized_units;  // size_block_streams' unit_bits
+  const packed_stream_bits* sized_units;  // size_block_streams' unit_bits, or null: count again
 
   static policy make_policy(const ExecSpace& exec, std::size_t blocks) {
     return policy(exec, static_cast<int>(blocks), team_size)
@@ -481,10 +481,13 @@ struct write_block_streams {
                          [&](int k) { staging[k] = 0; });
     scan_column_starts(member, gray, Chunks, start);
     member.team_barrier();
-    // The units' bits as size_block_streams found them (counting them again took a pass over
-    // the block's symbols).
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 2 * Chunks),
-                         [&](int unit) { unit_bits[unit] = sized_units[i * 2 * Chunks + unit]; });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 2 * Chunks), [&](int unit) {
+      unit_bits[unit] =
+          sized_units
+              ? sized_units[i * 2 * Chunks + unit]
+              : unit_stream_bits<Bits, Chunks>(
+                    gray, unit, unit < Chunks ? 0 : static_cast<int>(start[unit - Chunks]), codes);
+    });
     member.team_barrier();
     Kokkos::parallel_scan(Kokkos::TeamThreadRange(member, 2 * Chunks),
                           [&](int unit, std::uint64_t& sum, bool final) {
