@@ -284,14 +284,7 @@ struct ungray_blocks {
   std::uint64_t* words;
 
   static policy make_policy(const ExecSpace& exec, std::size_t blocks) {
-    const int league = static_cast<int>(blocks);
-    policy pol = [&] {
-      if constexpr (lanes)
-        return policy(exec, league, LaneOps::team_size(sizeof(Bits)), LaneOps::vector_length);
-      else
-        return policy(exec, league, 1);
-    }();
-    return pol.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
+    return lane_block_policy<ExecSpace, LaneOps, Bits>(exec, blocks, scratch_bytes);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const typename policy::member_type& member) const {
@@ -307,50 +300,16 @@ struct ungray_blocks {
             in[c], [&]() { return *next++; }, [&](int, Bits value) { *column++ = value; });
       words[i] = static_cast<std::uint64_t>(column - to);
     } else {
-      using held_type = typename LaneOps::lanes;
-      constexpr int slots = LaneOps::held_lanes;
-      constexpr int r = columns_per_lane<LaneOps, Bits>;
       using profile_type = profile<T, Dims>;
       static_assert(profile_type::chunks_per_hypercube == Chunks);
       const std::size_t bytes_of_scratch = scratch_bytes;
       auto* heads = static_cast<Bits*>(member.team_scratch(0).get_shmem(bytes_of_scratch));
-      auto* in_start = reinterpret_cast<int*>(heads + Chunks);
-      int* out_start = in_start + Chunks;
-      scan_column_counts<profile_type, LaneOps>(member, in, in_start);
-      // Chunk c's ndzip columns, from its gray columns.
-      const auto load = [&](const held_type& held, int first, Bits(&columns)[slots][r]) {
-        Bits gray_heads[slots];
-        const Bits* from[slots];
-        for (int s = 0; s < slots; ++s) {
-          const int c = first + held.group(s);
-          gray_heads[s] = in[c];
-          from[s] = in + Chunks + in_start[c];
-        }
-        LaneOps::expand(held, gray_heads, from, columns);
-        ungray_columns<LaneOps>(held, columns);
-      };
-      LaneOps::for_each_group(member, Chunks, [&](const held_type& held, int first) {
-        Bits columns[slots][r], ndzip_heads[slots];
-        load(held, first, columns);
-        LaneOps::nonzero_columns(held, columns, ndzip_heads);
-        for (int s = 0; s < slots; ++s)
-          if (held.lane(s) == 0) heads[first + held.group(s)] = ndzip_heads[s];
-      });
-      member.team_barrier();
-      const int total = scan_column_counts<profile_type, LaneOps>(member, heads, out_start);
+      const int total = turn_block<profile_type, LaneOps>(
+          member, in, to, heads, reinterpret_cast<int*>(heads + Chunks),
+          [](const auto& held, auto& columns) { ungray_columns<LaneOps>(held, columns); },
+          [](const auto&, const auto&, const auto&) {});
       Kokkos::parallel_for(Kokkos::TeamVectorRange(member, Chunks),
                            [&](int c) { to[c] = heads[c]; });
-      LaneOps::for_each_group(member, Chunks, [&](const held_type& held, int first) {
-        Bits columns[slots][r], ndzip_heads[slots];
-        Bits* column_out[slots];
-        load(held, first, columns);
-        for (int s = 0; s < slots; ++s) {
-          const int c = first + held.group(s);
-          ndzip_heads[s] = heads[c];
-          column_out[s] = to + Chunks + out_start[c];
-        }
-        LaneOps::compact(held, columns, ndzip_heads, column_out);
-      });
       Kokkos::single(Kokkos::PerTeam(member), [&]() { words[i] = Chunks + total; });
     }
   }

@@ -115,14 +115,7 @@ struct gray_and_count {
   std::uint64_t* counts;  // bins per grid
 
   static policy make_policy(const ExecSpace& exec, std::size_t blocks) {
-    const int league = static_cast<int>(blocks);
-    policy pol = [&] {
-      if constexpr (lanes)
-        return policy(exec, league, LaneOps::team_size(sizeof(Bits)), LaneOps::vector_length);
-      else
-        return policy(exec, league, 1);
-    }();
-    return pol.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
+    return lane_block_policy<ExecSpace, LaneOps, Bits>(exec, blocks, scratch_bytes);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const typename policy::member_type& member) const {
@@ -159,57 +152,24 @@ struct gray_and_count {
       }
       words[i] = static_cast<std::uint64_t>(to - gray);
     } else {
-      using held_type = typename LaneOps::lanes;
-      constexpr int slots = LaneOps::held_lanes;
-      constexpr int r = columns_per_lane<LaneOps, Bits>;
       auto* heads = reinterpret_cast<Bits*>(hist + bins);
-      auto* in_start = reinterpret_cast<int*>(heads + Chunks);
-      int* out_start = in_start + Chunks;
       using profile_type = profile<T, Dims>;
       static_assert(profile_type::chunks_per_hypercube == Chunks);
-      scan_column_counts<profile_type, LaneOps>(member, block, in_start);
-      // Chunk c's gray columns, from its ndzip columns.
-      const auto load = [&](const held_type& held, int first, Bits(&columns)[slots][r]) {
-        Bits ndzip_heads[slots];
-        const Bits* in[slots];
-        for (int s = 0; s < slots; ++s) {
-          const int c = first + held.group(s);
-          ndzip_heads[s] = block[c];
-          in[s] = block + Chunks + in_start[c];
-        }
-        LaneOps::expand(held, ndzip_heads, in, columns);
-        gray_columns<LaneOps>(held, columns);
-      };
-      LaneOps::for_each_group(member, Chunks, [&](const held_type& held, int first) {
-        Bits columns[slots][r], gray_heads[slots];
-        load(held, first, columns);
-        LaneOps::nonzero_columns(held, columns, gray_heads);
-        for (int s = 0; s < slots; ++s)
-          if (held.lane(s) == 0) heads[first + held.group(s)] = gray_heads[s];
-      });
-      member.team_barrier();
-      const int total = scan_column_counts<profile_type, LaneOps>(member, heads, out_start);
+      const int total = turn_block<profile_type, LaneOps>(
+          member, block, gray, heads, reinterpret_cast<int*>(heads + Chunks),
+          [](const auto& held, auto& columns) { gray_columns<LaneOps>(held, columns); },
+          [&](const auto& held, const auto& columns, const auto& gray_heads) {
+            for (int s = 0; s < LaneOps::held_lanes; ++s)
+              for (int h = 0; h < columns_per_lane<LaneOps, Bits>; ++h)
+                if (columns[s][h] != 0)
+                  count(column_table<Bits>(
+                            columns_before(gray_heads[s], held.lane(s) + LaneOps::group_lanes * h)),
+                        columns[s][h]);
+          });
       Kokkos::parallel_for(Kokkos::TeamVectorRange(member, Chunks), [&](int c) {
         gray[c] = heads[c];
         for (int j = 0; j < static_cast<int>(sizeof(Bits)); ++j)
           backend::scratch_atomics<ExecSpace>::add(&hist[j * alphabet + byte_of(heads[c], j)], 1u);
-      });
-      LaneOps::for_each_group(member, Chunks, [&](const held_type& held, int first) {
-        Bits columns[slots][r], gray_heads[slots];
-        Bits* out[slots];
-        load(held, first, columns);
-        for (int s = 0; s < slots; ++s) {
-          const int c = first + held.group(s);
-          gray_heads[s] = heads[c];
-          out[s] = gray + Chunks + out_start[c];
-        }
-        LaneOps::compact(held, columns, gray_heads, out);
-        for (int s = 0; s < slots; ++s)
-          for (int h = 0; h < r; ++h)
-            if (columns[s][h] != 0)
-              count(column_table<Bits>(
-                        columns_before(gray_heads[s], held.lane(s) + LaneOps::group_lanes * h)),
-                    columns[s][h]);
       });
       Kokkos::single(Kokkos::PerTeam(member), [&]() { words[i] = Chunks + total; });
     }

@@ -8,7 +8,10 @@
 // across a warp (0.57 ms each way on gen_synthetic's 256^3 doubles, H100).
 
 #include <Kokkos_Core.hpp>
+#include <cstddef>
+#include <type_traits>
 
+#include "core/chunk_packing.hpp"
 #include "core/high_ratio/block_coding.hpp"
 
 namespace ndzip::core::high_ratio {
@@ -80,6 +83,74 @@ template <class Bits>
 KOKKOS_INLINE_FUNCTION int columns_before(Bits head, int i) {
   constexpr int w = static_cast<int>(sizeof(Bits) * 8);
   return i == 0 ? 0 : popcount(static_cast<Bits>(head >> (w - i)));
+}
+
+// The team policy of the per-block kernels that turn blocks on lane groups (LaneOps void: a
+// one-thread team, the host's schedule).
+template <class ExecSpace, class LaneOps, class Bits>
+Kokkos::TeamPolicy<ExecSpace> lane_block_policy(const ExecSpace& exec, std::size_t blocks,
+                                                std::size_t scratch_bytes) {
+  const int league = static_cast<int>(blocks);
+  Kokkos::TeamPolicy<ExecSpace> policy = [&] {
+    if constexpr (std::is_void_v<LaneOps>)
+      return Kokkos::TeamPolicy<ExecSpace>(exec, league, 1);
+    else
+      return Kokkos::TeamPolicy<ExecSpace>(exec, league, LaneOps::team_size(sizeof(Bits)),
+                                           LaneOps::vector_length);
+  }();
+  return policy.set_scratch_size(0, Kokkos::PerTeam(scratch_bytes));
+}
+
+// A block (its H chunk heads, then the chunks' columns) turned chunk by chunk by `step`
+// (gray_columns or ungray_columns) into `to` by a team of lane groups, a chunk per group: the
+// new heads first, into `heads` (team scratch, H words), then, after a scan of them, every
+// chunk's non-zero columns into place, each group's passed to visit(held, columns, heads) as
+// well. `offsets` is team scratch for 2H ints. Returns the new block's column count to the
+// whole team; the caller writes the heads into `to`.
+template <class Profile, class LaneOps, class Bits, class Member, class Step, class Visit>
+KOKKOS_INLINE_FUNCTION int turn_block(const Member& member, const Bits* in, Bits* to, Bits* heads,
+                                      int* offsets, const Step& step, const Visit& visit) {
+  using held_type = typename LaneOps::lanes;
+  constexpr int chunks = Profile::chunks_per_hypercube;
+  constexpr int slots = LaneOps::held_lanes;
+  constexpr int r = columns_per_lane<LaneOps, Bits>;
+  int* in_start = offsets;
+  int* out_start = offsets + chunks;
+  scan_column_counts<Profile, LaneOps>(member, in, in_start);
+  // Chunk c's columns, turned.
+  const auto load = [&](const held_type& held, int first, Bits(&columns)[slots][r]) {
+    Bits in_heads[slots];
+    const Bits* from[slots];
+    for (int s = 0; s < slots; ++s) {
+      const int c = first + held.group(s);
+      in_heads[s] = in[c];
+      from[s] = in + chunks + in_start[c];
+    }
+    LaneOps::expand(held, in_heads, from, columns);
+    step(held, columns);
+  };
+  LaneOps::for_each_group(member, chunks, [&](const held_type& held, int first) {
+    Bits columns[slots][r], new_heads[slots];
+    load(held, first, columns);
+    LaneOps::nonzero_columns(held, columns, new_heads);
+    for (int s = 0; s < slots; ++s)
+      if (held.lane(s) == 0) heads[first + held.group(s)] = new_heads[s];
+  });
+  member.team_barrier();
+  const int total = scan_column_counts<Profile, LaneOps>(member, heads, out_start);
+  LaneOps::for_each_group(member, chunks, [&](const held_type& held, int first) {
+    Bits columns[slots][r], new_heads[slots];
+    Bits* out[slots];
+    load(held, first, columns);
+    for (int s = 0; s < slots; ++s) {
+      const int c = first + held.group(s);
+      new_heads[s] = heads[c];
+      out[s] = to + chunks + out_start[c];
+    }
+    LaneOps::compact(held, columns, new_heads, out);
+    visit(held, columns, new_heads);
+  });
+  return total;
 }
 
 }  // namespace ndzip::core::high_ratio
