@@ -127,14 +127,19 @@ struct gray_and_count {
     Bits* gray = slots + i * static_cast<std::size_t>(SlotWords);
     Kokkos::parallel_for(Kokkos::TeamVectorRange(member, int{bins}), [&](int k) { hist[k] = 0; });
     member.team_barrier();
+    const auto add = [&](int table, unsigned byte) {
+      std::uint32_t* bin = &hist[table * alphabet + byte];
+      if constexpr (lanes_run_alone<LaneOps>)
+        backend::scratch_atomics<ExecSpace>::add(bin, 1u);
+      else
+        ++*bin;
+    };
+    // A column's bytes, all from one table; a head's byte j from table j.
     const auto count = [&](int table, Bits word) {
-      for (int j = 0; j < static_cast<int>(sizeof(Bits)); ++j) {
-        std::uint32_t* bin = &hist[table * alphabet + byte_of(word, j)];
-        if constexpr (lanes_run_alone<LaneOps>)
-          backend::scratch_atomics<ExecSpace>::add(bin, 1u);
-        else
-          ++*bin;
-      }
+      for (int j = 0; j < static_cast<int>(sizeof(Bits)); ++j) add(table, byte_of(word, j));
+    };
+    const auto count_head = [&](Bits head) {
+      for (int j = 0; j < static_cast<int>(sizeof(Bits)); ++j) add(j, byte_of(head, j));
     };
     if constexpr (!lanes) {
       const Bits* columns = block + Chunks;
@@ -145,8 +150,7 @@ struct gray_and_count {
           to[rank] = column;
           count(column_table<Bits>(rank++), column);
         });
-        for (int j = 0; j < static_cast<int>(sizeof(Bits)); ++j)
-          ++hist[j * alphabet + byte_of(gray[c], j)];
+        count_head(gray[c]);
         to += rank;
         columns += popcount(block[c]);
       }
@@ -168,8 +172,7 @@ struct gray_and_count {
           });
       Kokkos::parallel_for(Kokkos::TeamVectorRange(member, Chunks), [&](int c) {
         gray[c] = heads[c];
-        for (int j = 0; j < static_cast<int>(sizeof(Bits)); ++j)
-          backend::scratch_atomics<ExecSpace>::add(&hist[j * alphabet + byte_of(heads[c], j)], 1u);
+        count_head(heads[c]);
       });
       Kokkos::single(Kokkos::PerTeam(member), [&]() { words[i] = Chunks + total; });
     }
