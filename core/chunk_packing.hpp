@@ -104,22 +104,56 @@ NDZIP_HOST_FORCEINLINE void pack_hypercube(const Member& member, Bits* cube, Bit
                           });
 }
 
+// Lane groups expand this many consecutive chunks of a hypercube before they transpose any
+// (unpack_hypercube), so that their column loads are in flight together: one chunk at a time, a
+// lane group waited on every load (H200, 512^3 float: 38 % of the decoder's stalls). Their
+// elements, a run of unpack_run_length consecutive positions, are then in the group's registers.
+template <class LaneOps>
+inline constexpr int unpack_batch = LaneOps::group_lanes > 1 ? 4 : 1;
+template <class Profile, class LaneOps>
+inline constexpr int unpack_run_length = unpack_batch<LaneOps> * Profile::chunk_size;
+
+// The carry of a 1-D line into each run of unpack_run_length elements (lane groups): the sum of
+// the runs before it, whose totals are their last elements once unpack_hypercube has taken the
+// prefix sums within each run; to run_carry, for the whole team. One team thread scans with its
+// lanes (see scan_column_counts).
+template <class Profile, class LaneOps, class Member, class Bits>
+KOKKOS_INLINE_FUNCTION void line_run_carries(const Member& member, const Bits* cube,
+                                             Bits* run_carry) {
+  constexpr int run = unpack_run_length<Profile, LaneOps>;
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 1), [&](int) NDZIP_INLINE_LAMBDA {
+    Kokkos::parallel_scan(Kokkos::ThreadVectorRange(member, Profile::hypercube_size / run),
+                          [&](int r, Bits& carry, bool final) NDZIP_INLINE_LAMBDA {
+                            const Bits total = cube[r * run + run - 1];
+                            if (final) run_carry[r] = carry;
+                            carry += total;
+                          });
+  });
+  member.team_barrier();
+}
+
 // Unpacks a block of `length` words into folded-back Lorenzo residuals in `cube`. Returns false,
 // to the whole team and before reading any column, if the heads announce a different number of
 // columns than the block holds. The block may be untrusted memory that changes while it is
 // read (a buffer shared with another process): its heads are read once, into `heads` (team
 // scratch), and only that copy is checked and used, so every column read stays in the block.
-// With ScanRows (lane groups whose lanes hold whole rows of a chunk after the transposition),
-// the residuals are stored with their inclusive prefix sums along the last axis taken.
-template <class Profile, class LaneOps, bool ScanRows, class Member, class Bits>
+// Lane groups also take the residuals' inclusive prefix sums along the last axis (the inverse
+// Lorenzo transform's step along it) in registers, right after the transposition: within each
+// row in 2-D and 3-D; in 1-D within each run of unpack_run_length elements, with the line's
+// carry into each run in run_carry (team scratch, Profile::hypercube_size / unpack_run_length
+// words), to be added while storing. Passes of their own over team scratch cost 16 % of the 3-D
+// decoder's instructions (H200) and, in 1-D, two passes and three barriers more.
+template <class Profile, class LaneOps, class Member, class Bits>
 KOKKOS_INLINE_FUNCTION bool unpack_hypercube(const Member& member, const Bits* block,
                                              std::uint64_t length, Bits* cube, Bits* heads,
-                                             int* chunk_offsets) {
+                                             int* chunk_offsets, [[maybe_unused]] Bits* run_carry) {
   constexpr int w = Profile::chunk_size;
   constexpr int chunks = Profile::chunks_per_hypercube;
   constexpr int lanes = LaneOps::group_lanes;
   constexpr int slots = LaneOps::held_lanes;
   constexpr int per_lane = rows_per_lane<Profile, LaneOps>;
+  constexpr bool scan = lanes > 1;
+  constexpr int row = hypercube_row_length<Profile>;
   using lanes_type = typename LaneOps::lanes;
 
   Kokkos::parallel_for(Kokkos::TeamVectorRange(member, chunks),
@@ -127,14 +161,12 @@ KOKKOS_INLINE_FUNCTION bool unpack_hypercube(const Member& member, const Bits* b
   member.team_barrier();
   const int columns = scan_column_counts<Profile, LaneOps>(member, heads, chunk_offsets);
   if (static_cast<std::uint64_t>(columns) + chunks != length) return false;
-  // A call expands `batch` chunks before it transposes them, so that their column loads are in
-  // flight together: one chunk at a time, a lane group waited on every load (H200, 512^3
-  // float: 38 % of the decoder's stalls).
-  constexpr int batch = lanes > 1 ? 4 : 1;
+  constexpr int batch = unpack_batch<LaneOps>;
   static_assert(chunks % batch == 0);
   LaneOps::for_each_group(
       member, chunks / batch, [&](const lanes_type& held, int first) NDZIP_INLINE_LAMBDA {
         Bits words[batch][slots][per_lane];
+        [[maybe_unused]] Bits carry[slots] = {};  // the sum of the row's (run's) pieces so far
         for (int b = 0; b < batch; ++b) {
           Bits chunk_heads[slots];
           const Bits* in[slots];
@@ -150,14 +182,25 @@ KOKKOS_INLINE_FUNCTION bool unpack_hypercube(const Member& member, const Bits* b
           for (int r = 0; r < per_lane; ++r) {
             Bits v[slots];
             for (int s = 0; s < slots; ++s) v[s] = fold(words[b][s][r]);
-            if constexpr (ScanRows)
-              LaneOps::template inclusive_scan<hypercube_row_length<Profile>>(held, v);
+            if constexpr (scan) {
+              LaneOps::template inclusive_scan<(row < lanes ? row : lanes)>(held, v);
+              if constexpr (row > lanes) {
+                // A piece of `lanes` elements that continues its row (in 1-D: its run) adds the
+                // sum of the pieces before it.
+                const int piece = b * w + r * lanes;  // its first element's place in the run
+                if (Profile::dimensions == 1 ? piece != 0 : piece % row != 0)
+                  for (int s = 0; s < slots; ++s) v[s] += carry[s];
+                LaneOps::broadcast(held, v, lanes - 1, carry);
+              }
+            }
             for (int s = 0; s < slots; ++s)
               cube[((first + held.group(s)) * batch + b) * w + held.lane(s) + r * lanes] = v[s];
           }
         }
       });
   member.team_barrier();
+  if constexpr (scan && Profile::dimensions == 1)
+    line_run_carries<Profile, LaneOps>(member, cube, run_carry);
   return true;
 }
 

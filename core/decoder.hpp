@@ -92,17 +92,19 @@ KOKKOS_INLINE_FUNCTION void decode_team(
         prefetch_hypercube_rows<profile_type, true>(
             grid.values(), grid_placement<profile_type>(layout.grid, next));
       }
-    constexpr bool scan_rows = rows_scanned_while_unpacking<profile_type, lane_ops>;
-    if (!unpack_hypercube<profile_type, lane_ops, scan_rows>(member, block_area + begin,
-                                                             end - begin, scratch.cube,
-                                                             scratch.heads, scratch.chunk_offsets))
+    if (!unpack_hypercube<profile_type, lane_ops>(member, block_area + begin, end - begin,
+                                                  scratch.cube, scratch.heads,
+                                                  scratch.chunk_offsets, scratch.run_carry))
       return finish(failure_key(index, stream_failure::heads_do_not_match_block));
-    inverse_lorenzo<profile_type, lane_ops>(member, scratch.cube, scratch.row_carry);
+    inverse_lorenzo<profile_type, lane_ops>(member, scratch.cube);
     std::size_t origin[Dims];
     layout.hypercube_origin(index, origin);
     const grid_placement<profile_type> placement(layout.grid, origin);
     if constexpr (lane_ops::group_lanes == 1)
       store_hypercube_row_sums<profile_type, lane_ops>(scratch.cube, placement, grid.values());
+    else if constexpr (profile_type::dimensions == 1)
+      store_hypercube<profile_type, lane_ops, unpack_run_length<profile_type, lane_ops>>(
+          member, scratch.cube, placement, grid.values(), scratch.run_carry);
     else
       store_hypercube<profile_type, lane_ops>(member, scratch.cube, placement, grid.values());
     finish(no_stream_failure);

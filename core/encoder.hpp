@@ -43,13 +43,16 @@ struct kernel_types {
           LaneOps::min_teams_per_multiprocessor(Role, sizeof(bits_type))>>;
   using member_type = typename team_policy::member_type;
 
-  // Team scratch: the hypercube's words, the carry into each row of the last axis (decoder),
-  // the chunk heads of a block (the decoder reads them from the untrusted stream once, so that
-  // what was checked is what is used), the column offset of every chunk in its block, and the
-  // decoder's offset-table entries.
+  // Team scratch: the hypercube's words, the 1-D line's carry into each run of prefix sums
+  // (lane-group decoders: unpack_hypercube), the chunk heads of a block (the decoder reads them
+  // from the untrusted stream once, so that what was checked is what is used), the column offset
+  // of every chunk in its block, and the decoder's offset-table entries.
   static constexpr std::size_t cube_scratch_bytes = profile_type::hypercube_size * sizeof(bits_type);
   static constexpr std::size_t carry_scratch_bytes =
-      profile_type::hypercube_size / hypercube_row_length<profile_type> * sizeof(bits_type);
+      LaneOps::group_lanes > 1 && Dims == 1
+          ? profile_type::hypercube_size / unpack_run_length<profile_type, LaneOps> *
+                sizeof(bits_type)
+          : 0;
   static constexpr std::size_t heads_scratch_bytes =
       profile_type::chunks_per_hypercube * sizeof(bits_type);
   static constexpr std::size_t offsets_scratch_bytes = profile_type::chunks_per_hypercube * sizeof(int);
@@ -70,7 +73,7 @@ struct kernel_types {
 
   struct team_scratch {
     bits_type* cube;
-    bits_type* row_carry;
+    bits_type* run_carry;
     bits_type* heads;
     int* chunk_offsets;
     std::uint32_t* entries;

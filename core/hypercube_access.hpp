@@ -161,15 +161,20 @@ NDZIP_HOST_FORCEINLINE void store_hypercube_row_sums(const Bits* cube,
   });
 }
 
-// Stores a hypercube from `cube`, rotating bit 0 back to the sign position (lane groups).
-template <class Profile, class LaneOps, class Member, class Bits>
+// Stores a hypercube from `cube`, rotating bit 0 back to the sign position (lane groups). With
+// CarryRun > 0, each element first adds run_carry[local / CarryRun] (1-D decoding: the line's
+// carry into each run of prefix sums, see unpack_hypercube).
+template <class Profile, class LaneOps, int CarryRun = 0, class Member, class Bits>
 KOKKOS_INLINE_FUNCTION void store_hypercube(const Member& member, const Bits* cube,
-                                            const grid_placement<Profile>& placement,
-                                            Bits* values) {
-  for_each_hypercube_element<Profile, LaneOps>(member, placement,
-                                               [&](int local, std::size_t at) NDZIP_INLINE_LAMBDA {
-                                                 values[at] = rotate_right_1(cube[local]);
-                                               });
+                                            const grid_placement<Profile>& placement, Bits* values,
+                                            [[maybe_unused]] const Bits* run_carry = nullptr) {
+  for_each_hypercube_element<Profile, LaneOps>(
+      member, placement, [&](int local, std::size_t at) NDZIP_INLINE_LAMBDA {
+        if constexpr (CarryRun > 0)
+          values[at] = rotate_right_1(static_cast<Bits>(cube[local] + run_carry[local / CarryRun]));
+        else
+          values[at] = rotate_right_1(cube[local]);
+      });
 }
 
 }  // namespace ndzip::core

@@ -181,80 +181,21 @@ NDZIP_HOST_FORCEINLINE void load_hypercube_residuals(const Member& member, const
   }
 }
 
-// Lane groups whose lanes hold whole rows of a chunk after the transposition (3-D: rows of 16)
-// take the last axis' prefix sums right there, in registers (unpack_hypercube's ScanRows): a
-// pass of its own over team scratch cost 16 % of the 3-D decoder's instructions (H200).
-template <class Profile, class LaneOps>
-inline constexpr bool rows_scanned_while_unpacking =
-    LaneOps::group_lanes > 1 && hypercube_row_length<Profile> <= LaneOps::group_lanes;
-
-// Inclusive prefix sum along the last axis for lane groups (GPUs) whose rows are longer than a
-// group: lane-level scans of each row piece by piece with a carry, plus for 1-D, where the
-// single 4096-element line spans 64 rows, the carry of all rows before.
-template <class Profile, class LaneOps, class Member, class Bits>
-KOKKOS_INLINE_FUNCTION void prefix_sum_last_axis(const Member& member, Bits* cube,
-                                                 Bits* row_carry) {
-  constexpr int lanes = LaneOps::group_lanes;
-  constexpr int slots = LaneOps::held_lanes;
-  constexpr int row = hypercube_row_length<Profile>;
-  constexpr int rows = Profile::hypercube_size / row;
-  using lanes_type = typename LaneOps::lanes;
-  static_assert(row % lanes == 0);
-  // Item r: row r, `lanes` words at a time.
-  LaneOps::for_each_group(
-      member, rows, [&](const lanes_type& held, int first_row) NDZIP_INLINE_LAMBDA {
-        Bits carry[slots] = {};
-        for (int piece = 0; piece < row / lanes; ++piece) {
-          Bits v[slots];
-          for (int s = 0; s < slots; ++s)
-            v[s] = cube[(first_row + held.group(s)) * row + piece * lanes + held.lane(s)];
-          LaneOps::template inclusive_scan<lanes>(held, v);
-          for (int s = 0; s < slots; ++s) {
-            v[s] += carry[s];
-            cube[(first_row + held.group(s)) * row + piece * lanes + held.lane(s)] = v[s];
-          }
-          LaneOps::broadcast(held, v, lanes - 1, carry);
-        }
-      });
-  member.team_barrier();
-  if constexpr (Profile::side_length > row) {
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(member, 1), [&](int) NDZIP_INLINE_LAMBDA {
-      Kokkos::parallel_scan(Kokkos::ThreadVectorRange(member, rows),
-                            [&](int r, Bits& carry, bool final) NDZIP_INLINE_LAMBDA {
-                              const Bits total = cube[r * row + row - 1];
-                              if (final) row_carry[r] = carry;
-                              carry += total;
-                            });
-    });
-    member.team_barrier();
-    LaneOps::for_each_group(member, Profile::hypercube_size / lanes,
-                            [&](const lanes_type& held, int first) NDZIP_INLINE_LAMBDA {
-                              for (int s = 0; s < slots; ++s) {
-                                const int local = (first + held.group(s)) * lanes + held.lane(s);
-                                cube[local] += row_carry[local / row];
-                              }
-                            });
-    member.team_barrier();
-  }
-}
-
 // Inverse Lorenzo transform: an inclusive prefix sum along every axis (in any order: they
-// commute). Lane groups scan the last axis' lines here or, where rows_scanned_while_unpacking,
-// before; host threads sum them while storing the hypercube (store_hypercube_row_sums).
+// commute). Here the outer axes; lane groups take the last axis' sums while unpacking
+// (unpack_hypercube), host threads while storing the hypercube (store_hypercube_row_sums).
 template <class Profile, class LaneOps, class Member, class Bits, int... OuterAxes>
-KOKKOS_INLINE_FUNCTION void inverse_lorenzo(const Member& member, Bits* cube, Bits* row_carry,
+KOKKOS_INLINE_FUNCTION void inverse_lorenzo(const Member& member, Bits* cube,
                                             std::integer_sequence<int, OuterAxes...>) {
   [[maybe_unused]] const auto add_previous = [&](int at, int stride) NDZIP_INLINE_LAMBDA {
     cube[at] += cube[at - stride];
   };
   (sweep_axis<Profile, OuterAxes, LaneOps, false>(member, add_previous), ...);
-  if constexpr (LaneOps::group_lanes > 1 && !rows_scanned_while_unpacking<Profile, LaneOps>)
-    prefix_sum_last_axis<Profile, LaneOps>(member, cube, row_carry);
 }
 
 template <class Profile, class LaneOps, class Member, class Bits>
-KOKKOS_INLINE_FUNCTION void inverse_lorenzo(const Member& member, Bits* cube, Bits* row_carry) {
-  inverse_lorenzo<Profile, LaneOps>(member, cube, row_carry,
+KOKKOS_INLINE_FUNCTION void inverse_lorenzo(const Member& member, Bits* cube) {
+  inverse_lorenzo<Profile, LaneOps>(member, cube,
                                     std::make_integer_sequence<int, Profile::dimensions - 1>{});
 }
 
