@@ -134,7 +134,7 @@ struct lane_group_ops {
   // i = l + 32h, the bits of plane W-1-i of rows 0..W-1, row 0 most significant. The recursive
   // block swap of the host transpose, with the row pairs (k, k + j) that lie in different lanes
   // exchanged by xor shuffles: log2(W) steps instead of a ballot per plane (H200, whole
-  // kernels: ballots made every shape about 3x slower both ways, docs/PERFORMANCE.md).
+  // kernels: ballots made every shape about 3x slower both ways, docs/PERFORMANCE-HISTORY.md).
   template <class Bits, int R>
   KOKKOS_INLINE_FUNCTION static void transpose(const lanes& held, Bits (&words)[held_lanes][R]) {
     constexpr int w = sizeof(Bits) * 8;

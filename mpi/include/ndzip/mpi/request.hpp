@@ -22,7 +22,7 @@ struct options {
   // either way (heads, sizes, extents, streams that must decode exactly). Turn it on for an
   // end-to-end check across layers you do not trust; it costs two hashing passes over the
   // compressed bytes (on an H200 node, 2 ranks: 1.58x raw instead of 2.18x for 64 MiB floats,
-  // 0.69x instead of 1.02x for incompressible data; docs/PERFORMANCE.md).
+  // 0.69x instead of 1.02x for incompressible data; docs/PERFORMANCE-HISTORY.md).
   bool checksum = false;
   // How the bytes of device Views meet MPI (host Views are always handed to MPI in place):
   //  - automatic: directly, device pointers to MPI, where the MPI library says at run time that
