@@ -43,68 +43,48 @@ NDZIP_HOST_FORCEINLINE int scan_column_counts(const Member& member, const Bits* 
   return chunk_offsets[chunks - 1] + LaneOps::popcount(heads[chunks - 1]);
 }
 
-// Hypercube-local position of row slot r of a chunk that a lane group's call holds: slot s's
-// chunk b of the call's batch of Batch consecutive chunks, (first + group(s)) * Batch + b, whose
-// rows lane l holds as l, l + G, l + 2G, ... (G = LaneOps::group_lanes).
-template <class Profile, class LaneOps, int Batch>
-NDZIP_HOST_FORCEINLINE int batched_row_position(const typename LaneOps::lanes& held, int first,
-                                                int b, int s, int r) {
-  return ((first + held.group(s)) * Batch + b) * Profile::chunk_size + held.lane(s) +
-         r * LaneOps::group_lanes;
-}
-
-// Consecutive chunks that a lane group's call of pack_hypercube loads before it folds and
-// transposes any, so that their loads are in flight together: 128 elements, whose Lorenzo terms
-// (up to four each, 1-D and 2-D) are read from the grid there. Host threads: one chunk.
-template <class Profile, class LaneOps>
-inline constexpr int pack_batch = LaneOps::group_lanes > 1 ? 128 / Profile::chunk_size : 1;
-
-// Packs a hypercube's Lorenzo residuals into a block. load(held, first, words) gives the
-// residuals of a call's chunks: words[b][s][r] for the hypercube-local position
-// batched_row_position<Profile, LaneOps, pack_batch>(held, first, b, s, r); they are folded
-// here. `cube` (team scratch) receives the chunks' columns and `heads` the chunk heads. Once
-// the block length (in words) is known, the whole team calls place(length), which returns, to
-// the whole team, where the block goes (room for `length` words).
+// Packs the Lorenzo residuals in `cube` (folded here) into a block; `cube` is overwritten with
+// the chunks' columns and `heads` (team scratch) with the chunk heads. Once the block length
+// (in words) is known, the whole team calls place(length), which returns, to the whole team,
+// where the block goes (room for `length` words).
 //
 // The encoder's steps (this, the forward transform, the hypercube load and the host lane-ops)
 // are forced inline: as the kernels grew, GCC stopped inlining them into the host team loop,
 // and host compression fell by up to 30 % (512^3 float, OpenMP, 2 cores: 1.45 -> 1.0 GB/s).
 // On the host every step of a team, the decoder's too, is now inlined into the instruction-set
 // clone that runs it (backends/host/isa.hpp, NDZIP_INLINE_LAMBDA).
-template <class Profile, class LaneOps, class Member, class Load, class Bits, class Place>
-NDZIP_HOST_FORCEINLINE void pack_hypercube(const Member& member, const Load& load, Bits* cube,
-                                           Bits* heads, int* chunk_offsets, const Place& place) {
+template <class Profile, class LaneOps, class Member, class Bits, class Place>
+NDZIP_HOST_FORCEINLINE void pack_hypercube(const Member& member, Bits* cube, Bits* heads,
+                                           int* chunk_offsets, const Place& place) {
+  constexpr int w = Profile::chunk_size;
   constexpr int chunks = Profile::chunks_per_hypercube;
+  constexpr int lanes = LaneOps::group_lanes;
   constexpr int slots = LaneOps::held_lanes;
   constexpr int per_lane = rows_per_lane<Profile, LaneOps>;
-  constexpr int batch = pack_batch<Profile, LaneOps>;
-  static_assert(chunks % batch == 0);
   using lanes_type = typename LaneOps::lanes;
 
-  // Transpose every chunk into `cube` and note its head.
-  LaneOps::for_each_group(
-      member, chunks / batch, [&](const lanes_type& held, int first) NDZIP_INLINE_LAMBDA {
-        Bits words[batch][slots][per_lane];
-        load(held, first, words);
-        for (int b = 0; b < batch; ++b) {
-          for (int s = 0; s < slots; ++s)
-            for (int r = 0; r < per_lane; ++r) words[b][s][r] = fold(words[b][s][r]);
-          LaneOps::transpose(held, words[b]);
-          Bits chunk_heads[slots];
-          LaneOps::nonzero_columns(held, words[b], chunk_heads);
-          for (int s = 0; s < slots; ++s) {
-            for (int r = 0; r < per_lane; ++r)
-              cube[batched_row_position<Profile, LaneOps, batch>(held, first, b, s, r)] =
-                  words[b][s][r];
-            if (held.lane(s) == 0) heads[(first + held.group(s)) * batch + b] = chunk_heads[s];
-          }
-        }
-      });
+  // Transpose every chunk in place and note its head.
+  LaneOps::for_each_group(member, chunks,
+                          [&](const lanes_type& held, int first_chunk) NDZIP_INLINE_LAMBDA {
+                            Bits words[slots][per_lane];
+                            for (int s = 0; s < slots; ++s) {
+                              const Bits* chunk = cube + (first_chunk + held.group(s)) * w;
+                              for (int r = 0; r < per_lane; ++r)
+                                words[s][r] = fold(chunk[held.lane(s) + r * lanes]);
+                            }
+                            LaneOps::transpose(held, words);
+                            Bits chunk_heads[slots];
+                            LaneOps::nonzero_columns(held, words, chunk_heads);
+                            for (int s = 0; s < slots; ++s) {
+                              const int k = first_chunk + held.group(s);
+                              for (int r = 0; r < per_lane; ++r)
+                                cube[k * w + held.lane(s) + r * lanes] = words[s][r];
+                              if (held.lane(s) == 0) heads[k] = chunk_heads[s];
+                            }
+                          });
   member.team_barrier();
 
   // Each chunk's non-zero columns go after those of all chunks before it.
-  constexpr int w = Profile::chunk_size;
-  constexpr int lanes = LaneOps::group_lanes;
   const int columns = scan_column_counts<Profile, LaneOps>(member, heads, chunk_offsets);
   Bits* const block = place(chunks + columns);
   Kokkos::parallel_for(Kokkos::TeamVectorRange(member, chunks),
@@ -214,7 +194,7 @@ KOKKOS_INLINE_FUNCTION bool unpack_hypercube(const Member& member, const Bits* b
               }
             }
             for (int s = 0; s < slots; ++s)
-              cube[batched_row_position<Profile, LaneOps, batch>(held, first, b, s, r)] = v[s];
+              cube[((first + held.group(s)) * batch + b) * w + held.lane(s) + r * lanes] = v[s];
           }
         }
       });

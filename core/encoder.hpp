@@ -155,55 +155,21 @@ NDZIP_HOST_FORCEINLINE void encode_hypercube(
     const stream_layout<T, Dims>& layout,
     const typename kernel_types<T, Dims, ExecSpace, LaneOps>::bits_type* values, std::size_t index,
     std::size_t next_index, const Place& place) {
-  using profile_type = typename kernel_types<T, Dims, ExecSpace, LaneOps>::profile_type;
-  using lanes_type = typename LaneOps::lanes;
-  constexpr int batch = pack_batch<profile_type, LaneOps>;
+  using base = kernel_types<T, Dims, ExecSpace, LaneOps>;
   LaneOps::run_team([&]() NDZIP_INLINE_LAMBDA {
     std::size_t origin[Dims];
     layout.hypercube_origin(index, origin);
-    const grid_placement<profile_type> placement(layout.grid, origin);
-    if constexpr (LaneOps::group_lanes > 1 && Dims < 3) {
-      // Lane groups in 1-D and 2-D: each call's residuals from the grid straight into the
-      // registers that fold and transpose them; a pass through team scratch and its barrier
-      // fewer.
-      pack_hypercube<profile_type, LaneOps>(
-          member,
-          [&](const lanes_type& held, int first, auto& words) NDZIP_INLINE_LAMBDA {
-            constexpr int slots = LaneOps::held_lanes;
-            constexpr int per_lane = rows_per_lane<profile_type, LaneOps>;
-            typename profile_type::bits_type terms[batch][slots][per_lane][1 << Dims];
-            for (int b = 0; b < batch; ++b)
-              for (int s = 0; s < slots; ++s)
-                for (int r = 0; r < per_lane; ++r)
-                  load_lorenzo_terms(
-                      values, placement,
-                      batched_row_position<profile_type, LaneOps, batch>(held, first, b, s, r),
-                      terms[b][s][r]);
-            for (int b = 0; b < batch; ++b)
-              for (int s = 0; s < slots; ++s)
-                for (int r = 0; r < per_lane; ++r)
-                  words[b][s][r] = lorenzo_residual<Dims>(terms[b][s][r]);
-          },
-          scratch.cube, scratch.heads, scratch.chunk_offsets, place);
-    } else {
-      load_hypercube_residuals<profile_type, LaneOps>(member, values, placement, scratch.cube);
-      if constexpr (LaneOps::group_lanes == 1)
-        if (next_index < layout.hypercube_count) {
-          layout.hypercube_origin(next_index, origin);
-          prefetch_hypercube_rows<profile_type, false>(
-              values, grid_placement<profile_type>(layout.grid, origin));
-        }
-      pack_hypercube<profile_type, LaneOps>(
-          member,
-          [&](const lanes_type& held, int first, auto& words) NDZIP_INLINE_LAMBDA {
-            for (int b = 0; b < batch; ++b)
-              for (int s = 0; s < LaneOps::held_lanes; ++s)
-                for (int r = 0; r < rows_per_lane<profile_type, LaneOps>; ++r)
-                  words[b][s][r] = scratch.cube[batched_row_position<profile_type, LaneOps, batch>(
-                      held, first, b, s, r)];
-          },
-          scratch.cube, scratch.heads, scratch.chunk_offsets, place);
-    }
+    const grid_placement<typename base::profile_type> placement(layout.grid, origin);
+    load_hypercube_residuals<typename base::profile_type, LaneOps>(member, values, placement,
+                                                                   scratch.cube);
+    if constexpr (LaneOps::group_lanes == 1)
+      if (next_index < layout.hypercube_count) {
+        layout.hypercube_origin(next_index, origin);
+        prefetch_hypercube_rows<typename base::profile_type, false>(
+            values, grid_placement<typename base::profile_type>(layout.grid, origin));
+      }
+    pack_hypercube<typename base::profile_type, LaneOps>(member, scratch.cube, scratch.heads,
+                                                         scratch.chunk_offsets, place);
   });
 }
 

@@ -25,43 +25,57 @@ KOKKOS_INLINE_FUNCTION constexpr bool odd_bit_count(int bits) {
   return odd;
 }
 
-// The 2^D terms of the Lorenzo residual at the hypercube-local position `local`, from the grid,
-// sign bits rotated to bit 0: terms[n] is the neighbour one step back along each axis a whose bit
-// D-1-a is set in n, or 0 where such a step leaves the hypercube (nothing is predicted across its
-// faces). Neighbours are cache-resident, so every element is independent: no pass over team
-// scratch and no sequential walk along lines. The shape for lane groups (GPUs) in 1-D and 2-D,
-// whose 1 or 64 lines per axis would leave most lanes idle in a sweep; single-lane host threads,
-// and lane groups in 3-D, are faster loading rows and sweeping the outer axes. Loading the terms
-// of several elements before summing any (lorenzo_residual) puts their loads in flight together:
-// one element at a time, a lane group waited on every load (H200, a 373 KB 1-D float array, 23
-// teams: 42 % of the encoder's stall samples on that wait).
-template <class Profile, class Bits>
-KOKKOS_INLINE_FUNCTION void load_lorenzo_terms(const Bits* values,
-                                               const grid_placement<Profile>& placement, int local,
-                                               Bits (&terms)[1 << Profile::dimensions]) {
+// Loads a hypercube's Lorenzo residuals into `cube`: every element, sign bit rotated to bit 0,
+// minus its prediction from the 2^D - 1 neighbours before it inside the hypercube (the
+// inclusion-exclusion sum that the per-axis backward differences compose to). Neighbours are
+// read from the grid, where they are cache-resident, so every element is independent: no pass
+// over team scratch and no sequential walk along lines. The shape for lane groups (GPUs) in 1-D
+// and 2-D, whose 1 or 64 lines per axis would leave most lanes idle in a sweep; single-lane host
+// threads, and lane groups in 3-D, are faster loading rows and sweeping the outer axes.
+template <class Profile, class LaneOps, class Member, class Bits>
+KOKKOS_INLINE_FUNCTION void load_residuals(const Member& member, const Bits* values,
+                                           const grid_placement<Profile>& placement, Bits* cube) {
   constexpr int dims = Profile::dimensions;
-  const std::size_t at = placement.offset(local);
-  for (int neighbour = 0; neighbour < (1 << dims); ++neighbour) {
-    std::size_t back = 0;
-    bool inside = true;
-    for (int a = 0; a < dims; ++a) {
-      if (!((neighbour >> (dims - 1 - a)) & 1)) continue;
-      inside = inside && hypercube_coordinate<Profile>(local, a) != 0;
-      back += placement.stride[a];
-    }
-    terms[neighbour] = inside ? rotate_left_1(values[at - back]) : Bits{0};
-  }
-}
-
-// The residual that load_lorenzo_terms' terms give (the inclusion-exclusion sum that the per-axis
-// backward differences compose to): a term whose neighbour steps back along an odd number of
-// axes is subtracted.
-template <int Dims, class Bits>
-KOKKOS_INLINE_FUNCTION Bits lorenzo_residual(const Bits (&terms)[1 << Dims]) {
-  Bits residual = 0;
-  for (int neighbour = 0; neighbour < (1 << Dims); ++neighbour)
-    residual = odd_bit_count(neighbour) ? residual - terms[neighbour] : residual + terms[neighbour];
-  return residual;
+  constexpr int neighbours = 1 << dims;
+  constexpr int lanes = LaneOps::group_lanes;
+  constexpr int slots = LaneOps::held_lanes;
+  // A call loads the terms of `batch` items before it uses any, so that their loads are in
+  // flight together: one item at a time, a lane group waited on every load (H200, a 373 KB
+  // 1-D float array, 23 teams: 42 % of the encoder's stall samples on that wait).
+  constexpr int batch = 4;
+  LaneOps::for_each_group(
+      member, Profile::hypercube_size / lanes / batch,
+      [&](const typename LaneOps::lanes& held, int first) NDZIP_INLINE_LAMBDA {
+        const auto local = [&](int b, int slot) NDZIP_INLINE_LAMBDA {
+          return ((first + held.group(slot)) * batch + b) * lanes + held.lane(slot);
+        };
+        Bits terms[batch][slots][neighbours];
+        for (int b = 0; b < batch; ++b)
+          for (int slot = 0; slot < slots; ++slot) {
+            const std::size_t at = placement.offset(local(b, slot));
+            for (int neighbour = 0; neighbour < neighbours; ++neighbour) {
+              // Bit (dims-1-a) of `neighbour` steps back along axis a; steps out of the
+              // hypercube drop the term (nothing is predicted across its faces).
+              std::size_t back = 0;
+              bool inside = true;
+              for (int a = 0; a < dims; ++a) {
+                if (!((neighbour >> (dims - 1 - a)) & 1)) continue;
+                inside = inside && hypercube_coordinate<Profile>(local(b, slot), a) != 0;
+                back += placement.stride[a];
+              }
+              terms[b][slot][neighbour] = inside ? rotate_left_1(values[at - back]) : Bits{0};
+            }
+          }
+        for (int b = 0; b < batch; ++b)
+          for (int slot = 0; slot < slots; ++slot) {
+            // A term whose neighbour steps back along an odd number of axes is subtracted.
+            Bits residual = 0;
+            for (int neighbour = 0; neighbour < neighbours; ++neighbour)
+              residual = odd_bit_count(neighbour) ? residual - terms[b][slot][neighbour]
+                                               : residual + terms[b][slot][neighbour];
+            cube[local(b, slot)] = residual;
+          }
+      });
 }
 
 // Lane groups in 3-D: loads a hypercube with its differences along the last axis taken on the
@@ -145,10 +159,9 @@ NDZIP_HOST_FORCEINLINE void forward_lorenzo([[maybe_unused]] const Member& membe
    ...);
 }
 
-// Loads a hypercube's Lorenzo residuals into `cube`, in the shape that suits the backend (lane
-// groups in 1-D and 2-D load them from the grid into registers, load_lorenzo_terms). In 3-D the
-// 256 lines per outer axis give every lane of a team a line to sweep, and one coalesced load per
-// element beats load_lorenzo_terms' eight (H200, 512^3 float: 223 against 135 GB/s
+// Loads a hypercube's Lorenzo residuals into `cube`, in the shape that suits the backend. In
+// 3-D the 256 lines per outer axis give every lane of a team a line to sweep, and one coalesced
+// load per element beats load_residuals' eight (H200, 512^3 float: 223 against 135 GB/s
 // compressing; 256^3 double: 272 against 210).
 template <class Profile, class LaneOps, class Member, class Bits>
 NDZIP_HOST_FORCEINLINE void load_hypercube_residuals(const Member& member, const Bits* values,
@@ -158,11 +171,13 @@ NDZIP_HOST_FORCEINLINE void load_hypercube_residuals(const Member& member, const
   if constexpr (LaneOps::group_lanes == 1) {
     load_hypercube_row_differences(values, placement, cube);
     forward_lorenzo<Profile, LaneOps>(member, cube, std::make_integer_sequence<int, dims - 1>{});
-  } else {
-    static_assert(dims == 3, "lane groups load 1-D and 2-D residuals with load_lorenzo_terms");
+  } else if constexpr (dims == 3) {
     load_hypercube_row_differences<Profile, LaneOps>(member, values, placement, cube);
     member.team_barrier();
     forward_lorenzo<Profile, LaneOps>(member, cube, std::make_integer_sequence<int, dims - 1>{});
+  } else {
+    load_residuals<Profile, LaneOps>(member, values, placement, cube);
+    member.team_barrier();
   }
 }
 
