@@ -197,6 +197,14 @@ struct lane_group_ops {
     Intrinsics::shuffle(held, values, out, shuffle_kind::from_lane, source);
   }
 
+  // out[s] = `values` as held by the lane whose index is s's lane xor `mask` (below 32).
+  template <class Bits>
+  KOKKOS_INLINE_FUNCTION static void shuffle_xor(const lanes& held,
+                                                 const Bits (&values)[held_lanes], int mask,
+                                                 Bits (&out)[held_lanes]) {
+    Intrinsics::shuffle(held, values, out, shuffle_kind::xor_lane, mask);
+  }
+
   // out[s] = `values` as held by the lane `distance` below s's lane in its group (its own value
   // where there is none).
   template <class Bits>
