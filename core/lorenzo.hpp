@@ -78,38 +78,53 @@ KOKKOS_INLINE_FUNCTION void load_residuals(const Member& member, const Bits* val
       });
 }
 
-// Lane groups in 3-D: loads a hypercube with its differences along the last axis taken on the
-// way in. A group's lanes hold whole rows side by side, so a lane's left neighbour is one
-// shuffle away; sweeping that axis instead put a group's lanes on lines 16 words apart, a
-// 16-way bank conflict on every access (191 M conflicts compressing 512^3 float, H200).
+// Lane groups in 3-D: loads a hypercube with its differences along the last two axes taken on
+// the way in, a 16 x 16 plane per call. A group's lanes hold two rows side by side, so a lane's
+// left neighbour is one shuffle away, and so is its neighbour in the row before (the other half
+// of the group, in this piece or the one before); sweeping those axes instead cost a pass over
+// team scratch and a barrier each, and along the last axis put a group's lanes on lines 16 words
+// apart, a 16-way bank conflict on every access (191 M conflicts compressing 512^3 float, H200).
 template <class Profile, class LaneOps, class Member, class Bits>
-KOKKOS_INLINE_FUNCTION void load_hypercube_row_differences(const Member& member,
-                                                           const Bits* values,
-                                                           const grid_placement<Profile>& placement,
-                                                           Bits* cube) {
+KOKKOS_INLINE_FUNCTION void load_hypercube_plane_differences(
+    const Member& member, const Bits* values, const grid_placement<Profile>& placement,
+    Bits* cube) {
   constexpr int lanes = LaneOps::group_lanes;
   constexpr int slots = LaneOps::held_lanes;
   constexpr int row = hypercube_row_length<Profile>;
-  static_assert(lanes % row == 0);
-  // A call loads `batch` items before it uses any, so that their loads are in flight together.
-  constexpr int batch = 4;
+  static_assert(lanes == 2 * row && Profile::side_length == row);
+  // The pieces of `lanes` elements in a plane, all loaded before any is used, so that their
+  // loads are in flight together.
+  constexpr int pieces = row * row / lanes;
   LaneOps::for_each_group(
-      member, Profile::hypercube_size / lanes / batch,
+      member, Profile::hypercube_size / lanes / pieces,
       [&](const typename LaneOps::lanes& held, int first) NDZIP_INLINE_LAMBDA {
-        const auto local = [&](int b, int slot) NDZIP_INLINE_LAMBDA {
-          return ((first + held.group(slot)) * batch + b) * lanes + held.lane(slot);
+        const auto local = [&](int p, int slot) NDZIP_INLINE_LAMBDA {
+          return ((first + held.group(slot)) * pieces + p) * lanes + held.lane(slot);
         };
-        Bits v[batch][slots];
-        for (int b = 0; b < batch; ++b)
+        Bits v[pieces][slots];
+        for (int p = 0; p < pieces; ++p)
           for (int slot = 0; slot < slots; ++slot)
-            v[b][slot] = rotate_left_1(values[placement.offset(local(b, slot))]);
-        for (int b = 0; b < batch; ++b) {
+            v[p][slot] = rotate_left_1(values[placement.offset(local(p, slot))]);
+        Bits other_half[slots] = {};  // the previous piece's values as the other half holds them
+        for (int p = 0; p < pieces; ++p) {
           Bits left[slots];
-          LaneOps::shuffle_up(held, v[b], 1, left);
+          LaneOps::shuffle_up(held, v[p], 1, left);
           for (int slot = 0; slot < slots; ++slot)
-            cube[local(b, slot)] = local(b, slot) % row == 0
-                                       ? v[b][slot]
-                                       : static_cast<Bits>(v[b][slot] - left[slot]);
+            if (held.lane(slot) % row != 0) v[p][slot] -= left[slot];
+          // Rows 2p (lanes below `row`) and 2p + 1: each takes the difference to the row before,
+          // row 2p + 1 to the other half of this piece, row 2p (but the plane's first) to the
+          // other half of the piece before.
+          Bits before[slots];
+          for (int slot = 0; slot < slots; ++slot) before[slot] = other_half[slot];
+          LaneOps::shuffle_xor(held, v[p], row, other_half);
+          for (int slot = 0; slot < slots; ++slot) {
+            const bool upper = held.lane(slot) >= row;
+            if (upper || p != 0)
+              cube[local(p, slot)] =
+                  static_cast<Bits>(v[p][slot] - (upper ? other_half[slot] : before[slot]));
+            else
+              cube[local(p, slot)] = v[p][slot];
+          }
         }
       });
 }
@@ -160,8 +175,8 @@ NDZIP_HOST_FORCEINLINE void forward_lorenzo([[maybe_unused]] const Member& membe
 }
 
 // Loads a hypercube's Lorenzo residuals into `cube`, in the shape that suits the backend. In
-// 3-D the 256 lines per outer axis give every lane of a team a line to sweep, and one coalesced
-// load per element beats load_residuals' eight (H200, 512^3 float: 223 against 135 GB/s
+// 3-D the 256 lines of axis 0 give every lane of a team a line to sweep, and one coalesced load
+// per element beats load_residuals' eight (H200, 512^3 float: 223 against 135 GB/s
 // compressing; 256^3 double: 272 against 210).
 template <class Profile, class LaneOps, class Member, class Bits>
 NDZIP_HOST_FORCEINLINE void load_hypercube_residuals(const Member& member, const Bits* values,
@@ -172,9 +187,9 @@ NDZIP_HOST_FORCEINLINE void load_hypercube_residuals(const Member& member, const
     load_hypercube_row_differences(values, placement, cube);
     forward_lorenzo<Profile, LaneOps>(member, cube, std::make_integer_sequence<int, dims - 1>{});
   } else if constexpr (dims == 3) {
-    load_hypercube_row_differences<Profile, LaneOps>(member, values, placement, cube);
+    load_hypercube_plane_differences<Profile, LaneOps>(member, values, placement, cube);
     member.team_barrier();
-    forward_lorenzo<Profile, LaneOps>(member, cube, std::make_integer_sequence<int, dims - 1>{});
+    forward_lorenzo<Profile, LaneOps>(member, cube, std::make_integer_sequence<int, 1>{});
   } else {
     load_residuals<Profile, LaneOps>(member, values, placement, cube);
     member.team_barrier();
