@@ -107,23 +107,11 @@ NDZIP_HOST_FORCEINLINE void pack_hypercube(const Member& member, Bits* cube, Bit
 // Lane groups expand this many consecutive chunks of a hypercube before they transpose any
 // (unpack_hypercube), so that their column loads are in flight together: one chunk at a time, a
 // lane group waited on every load (H200, 512^3 float: 38 % of the decoder's stalls). Their
-// elements, a run of unpack_run_length consecutive positions, are then in the group's registers:
-// in 3-D a whole plane of 16 x 16 (8 float or 4 double chunks), so that the sums along both of
-// its axes are taken there; in 1-D and 2-D four chunks.
+// elements, a run of unpack_run_length consecutive positions, are then in the group's registers.
+template <class LaneOps>
+inline constexpr int unpack_batch = LaneOps::group_lanes > 1 ? 4 : 1;
 template <class Profile, class LaneOps>
-inline constexpr int unpack_batch =
-    LaneOps::group_lanes == 1        ? 1
-    : Profile::dimensions == 3 ? Profile::side_length * Profile::side_length / Profile::chunk_size
-                               : 4;
-template <class Profile, class LaneOps>
-inline constexpr int unpack_run_length = unpack_batch<Profile, LaneOps> * Profile::chunk_size;
-
-// The outer axes that the inverse Lorenzo transform sweeps after unpack_hypercube (the axes
-// 0 .. this - 1): lane groups take the last axis' sums while unpacking, and in 3-D the middle
-// axis' too; host threads the last axis' while storing (store_hypercube_row_sums).
-template <class Profile, class LaneOps>
-inline constexpr int axes_swept_after_unpacking =
-    LaneOps::group_lanes > 1 && Profile::dimensions == 3 ? 1 : Profile::dimensions - 1;
+inline constexpr int unpack_run_length = unpack_batch<LaneOps> * Profile::chunk_size;
 
 // The carry of a 1-D line into each run of unpack_run_length elements (lane groups): the sum of
 // the runs before it, whose totals are their last elements once unpack_hypercube has taken the
@@ -153,8 +141,7 @@ KOKKOS_INLINE_FUNCTION void line_run_carries(const Member& member, const Bits* c
 // Lorenzo transform's step along it) in registers, right after the transposition: within each
 // row in 2-D and 3-D; in 1-D within each run of unpack_run_length elements, with the line's
 // carry into each run in run_carry (team scratch, Profile::hypercube_size / unpack_run_length
-// words), to be added while storing. In 3-D they take the sums along the middle axis as well,
-// within each plane (a call's run). Passes of their own over team scratch cost 16 % of the 3-D
+// words), to be added while storing. Passes of their own over team scratch cost 16 % of the 3-D
 // decoder's instructions (H200) and, in 1-D, two passes and three barriers more.
 template <class Profile, class LaneOps, class Member, class Bits>
 KOKKOS_INLINE_FUNCTION bool unpack_hypercube(const Member& member, const Bits* block,
@@ -174,13 +161,12 @@ KOKKOS_INLINE_FUNCTION bool unpack_hypercube(const Member& member, const Bits* b
   member.team_barrier();
   const int columns = scan_column_counts<Profile, LaneOps>(member, heads, chunk_offsets);
   if (static_cast<std::uint64_t>(columns) + chunks != length) return false;
-  constexpr int batch = unpack_batch<Profile, LaneOps>;
+  constexpr int batch = unpack_batch<LaneOps>;
   static_assert(chunks % batch == 0);
   LaneOps::for_each_group(
       member, chunks / batch, [&](const lanes_type& held, int first) NDZIP_INLINE_LAMBDA {
         Bits words[batch][slots][per_lane];
-        // The sum of the row's (1-D: the run's) pieces so far; 3-D: of the plane's rows so far.
-        [[maybe_unused]] Bits carry[slots] = {};
+        [[maybe_unused]] Bits carry[slots] = {};  // the sum of the row's (run's) pieces so far
         for (int b = 0; b < batch; ++b) {
           Bits chunk_heads[slots];
           const Bits* in[slots];
@@ -205,18 +191,6 @@ KOKKOS_INLINE_FUNCTION bool unpack_hypercube(const Member& member, const Bits* b
                 if (Profile::dimensions == 1 ? piece != 0 : piece % row != 0)
                   for (int s = 0; s < slots; ++s) v[s] += carry[s];
                 LaneOps::broadcast(held, v, lanes - 1, carry);
-              } else if constexpr (Profile::dimensions == 3) {
-                // The piece holds rows 2p (lanes below `row`) and 2p + 1 of its plane: row 2p + 1
-                // adds row 2p, both add the rows before them; the pair's sum, the same for a
-                // column in both halves, carries on.
-                static_assert(lanes == 2 * row);
-                Bits pair[slots];
-                LaneOps::shuffle_xor(held, v, row, pair);
-                for (int s = 0; s < slots; ++s) {
-                  pair[s] += v[s];
-                  v[s] = (held.lane(s) < row ? v[s] : pair[s]) + carry[s];
-                  carry[s] += pair[s];
-                }
               }
             }
             for (int s = 0; s < slots; ++s)

@@ -96,8 +96,7 @@ KOKKOS_INLINE_FUNCTION void decode_team(
                                                   scratch.cube, scratch.heads,
                                                   scratch.chunk_offsets, scratch.run_carry))
       return finish(failure_key(index, stream_failure::heads_do_not_match_block));
-    inverse_lorenzo<profile_type, lane_ops, axes_swept_after_unpacking<profile_type, lane_ops>>(
-        member, scratch.cube);
+    inverse_lorenzo<profile_type, lane_ops>(member, scratch.cube);
     std::size_t origin[Dims];
     layout.hypercube_origin(index, origin);
     const grid_placement<profile_type> placement(layout.grid, origin);

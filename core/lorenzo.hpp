@@ -197,20 +197,21 @@ NDZIP_HOST_FORCEINLINE void load_hypercube_residuals(const Member& member, const
 }
 
 // Inverse Lorenzo transform: an inclusive prefix sum along every axis (in any order: they
-// commute). Here the axes 0 .. Swept - 1; the decoder takes the others' sums elsewhere
-// (axes_swept_after_unpacking).
-template <class Profile, class LaneOps, class Member, class Bits, int... Axes>
+// commute). Here the outer axes; lane groups take the last axis' sums while unpacking
+// (unpack_hypercube), host threads while storing the hypercube (store_hypercube_row_sums).
+template <class Profile, class LaneOps, class Member, class Bits, int... OuterAxes>
 KOKKOS_INLINE_FUNCTION void inverse_lorenzo(const Member& member, Bits* cube,
-                                            std::integer_sequence<int, Axes...>) {
+                                            std::integer_sequence<int, OuterAxes...>) {
   [[maybe_unused]] const auto add_previous = [&](int at, int stride) NDZIP_INLINE_LAMBDA {
     cube[at] += cube[at - stride];
   };
-  (sweep_axis<Profile, Axes, LaneOps, false>(member, add_previous), ...);
+  (sweep_axis<Profile, OuterAxes, LaneOps, false>(member, add_previous), ...);
 }
 
-template <class Profile, class LaneOps, int Swept, class Member, class Bits>
+template <class Profile, class LaneOps, class Member, class Bits>
 KOKKOS_INLINE_FUNCTION void inverse_lorenzo(const Member& member, Bits* cube) {
-  inverse_lorenzo<Profile, LaneOps>(member, cube, std::make_integer_sequence<int, Swept>{});
+  inverse_lorenzo<Profile, LaneOps>(member, cube,
+                                    std::make_integer_sequence<int, Profile::dimensions - 1>{});
 }
 
 }  // namespace ndzip::core
