@@ -18,19 +18,25 @@
 
 namespace ndzip::core {
 
-// Loads a 1-D or 2-D hypercube's Lorenzo residuals into `cube` (lane groups): every element,
-// sign bit rotated to bit 0, minus its left neighbour, and in 2-D minus the same difference in
-// the row before (nothing is predicted across the hypercube's faces). A lane loads its element
-// (and in 2-D the one above it, cache-resident); the left neighbours are one shuffle away but
-// for a piece's first lane, which loads them from the grid where the piece does not start its
-// row. Every piece of 32 elements is independent: no pass over team scratch and no walk along
-// lines, whose 1 or 64 per axis would leave most lanes idle in a sweep. Loading the four terms
-// of the 2-D residual from the grid instead cost ... (H200: see docs).
+// Whether `bits` has an odd number of bits set.
+KOKKOS_INLINE_FUNCTION constexpr bool odd_bit_count(int bits) {
+  bool odd = false;
+  for (; bits != 0; bits >>= 1) odd = odd != ((bits & 1) != 0);
+  return odd;
+}
+
+// Loads a hypercube's Lorenzo residuals into `cube`: every element, sign bit rotated to bit 0,
+// minus its prediction from the 2^D - 1 neighbours before it inside the hypercube (the
+// inclusion-exclusion sum that the per-axis backward differences compose to). Neighbours are
+// read from the grid, where they are cache-resident, so every element is independent: no pass
+// over team scratch and no sequential walk along lines. The shape for lane groups (GPUs) in 1-D
+// and 2-D, whose 1 or 64 lines per axis would leave most lanes idle in a sweep; single-lane host
+// threads, and lane groups in 3-D, are faster loading rows and sweeping the outer axes.
 template <class Profile, class LaneOps, class Member, class Bits>
 KOKKOS_INLINE_FUNCTION void load_residuals(const Member& member, const Bits* values,
                                            const grid_placement<Profile>& placement, Bits* cube) {
   constexpr int dims = Profile::dimensions;
-  static_assert(dims == 1 || dims == 2);
+  constexpr int neighbours = 1 << dims;
   constexpr int lanes = LaneOps::group_lanes;
   constexpr int slots = LaneOps::held_lanes;
   // A call loads the terms of `batch` items before it uses any, so that their loads are in
@@ -43,38 +49,32 @@ KOKKOS_INLINE_FUNCTION void load_residuals(const Member& member, const Bits* val
         const auto local = [&](int b, int slot) NDZIP_INLINE_LAMBDA {
           return ((first + held.group(slot)) * batch + b) * lanes + held.lane(slot);
         };
-        // Per item and row (0: the element's, 1: the one before along axis 0, in 2-D), the
-        // elements and, for a piece's first lane, the element before the piece in that row.
-        Bits v[batch][dims][slots], before[batch][dims][slots];
+        Bits terms[batch][slots][neighbours];
         for (int b = 0; b < batch; ++b)
           for (int slot = 0; slot < slots; ++slot) {
-            const int l = local(b, slot);
-            const std::size_t at = placement.offset(l);
-            const bool edge =
-                held.lane(slot) == 0 && hypercube_coordinate<Profile>(l, dims - 1) != 0;
-            v[b][0][slot] = rotate_left_1(values[at]);
-            before[b][0][slot] = edge ? rotate_left_1(values[at - 1]) : Bits{0};
-            if constexpr (dims == 2) {
-              const bool above = hypercube_coordinate<Profile>(l, 0) != 0;
-              const std::size_t up = at - placement.stride[0];
-              v[b][1][slot] = above ? rotate_left_1(values[up]) : Bits{0};
-              before[b][1][slot] = edge && above ? rotate_left_1(values[up - 1]) : Bits{0};
+            const std::size_t at = placement.offset(local(b, slot));
+            for (int neighbour = 0; neighbour < neighbours; ++neighbour) {
+              // Bit (dims-1-a) of `neighbour` steps back along axis a; steps out of the
+              // hypercube drop the term (nothing is predicted across its faces).
+              std::size_t back = 0;
+              bool inside = true;
+              for (int a = 0; a < dims; ++a) {
+                if (!((neighbour >> (dims - 1 - a)) & 1)) continue;
+                inside = inside && hypercube_coordinate<Profile>(local(b, slot), a) != 0;
+                back += placement.stride[a];
+              }
+              terms[b][slot][neighbour] = inside ? rotate_left_1(values[at - back]) : Bits{0};
             }
           }
-        for (int b = 0; b < batch; ++b) {
-          Bits difference[dims][slots];
-          for (int row = 0; row < dims; ++row) {
-            Bits left[slots];
-            LaneOps::shuffle_up(held, v[b][row], 1, left);
-            for (int slot = 0; slot < slots; ++slot)
-              difference[row][slot] = static_cast<Bits>(
-                  v[b][row][slot] - (held.lane(slot) == 0 ? before[b][row][slot] : left[slot]));
+        for (int b = 0; b < batch; ++b)
+          for (int slot = 0; slot < slots; ++slot) {
+            // A term whose neighbour steps back along an odd number of axes is subtracted.
+            Bits residual = 0;
+            for (int neighbour = 0; neighbour < neighbours; ++neighbour)
+              residual = odd_bit_count(neighbour) ? residual - terms[b][slot][neighbour]
+                                               : residual + terms[b][slot][neighbour];
+            cube[local(b, slot)] = residual;
           }
-          for (int slot = 0; slot < slots; ++slot)
-            cube[local(b, slot)] =
-                dims == 2 ? static_cast<Bits>(difference[0][slot] - difference[dims - 1][slot])
-                          : difference[0][slot];
-        }
       });
 }
 
