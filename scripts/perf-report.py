@@ -87,6 +87,20 @@ def fail(message):
 # ---------------------------------------------------------------------------------------------
 # Number formats
 
+# kind: (scale, decimals, suffix); "gbps" has its own rule in format_number.
+FIXED_FORMATS = {
+    "ratio": (1, 3, ""),
+    "ratio4": (1, 4, ""),
+    "percent": (100, 1, " %"),
+    "times": (1, 2, "×"),
+    "eff": (1, 2, ""),
+    "int": (1, 0, ""),
+    "fixed1": (1, 1, ""),
+    "fixed2": (1, 2, ""),
+    "fixed3": (1, 3, ""),
+    "mb": (1e-6, 1, ""),
+}
+
 
 def format_number(value, kind):
     if value is None:
@@ -101,23 +115,10 @@ def format_number(value, kind):
         if abs(value) >= 0.1:
             return f"{value:.2f}"
         return f"{value:.2g}" if value else "0"
-    if kind == "ratio":
-        return f"{value:.3f}"
-    if kind == "ratio4":
-        return f"{value:.4f}"
-    if kind == "percent":
-        return f"{value * 100:.1f} %"
-    if kind == "times":
-        return f"{value:.2f}×"
-    if kind == "eff":
-        return f"{value:.2f}"
-    if kind == "int":
-        return f"{value:.0f}"
-    if kind in ("fixed1", "fixed2", "fixed3"):
-        return f"{value:.{kind[-1]}f}"
-    if kind == "mb":
-        return f"{value / 1e6:.1f}"
-    fail(f"unknown number format '{kind}'")
+    if kind not in FIXED_FORMATS:
+        fail(f"unknown number format '{kind}'")
+    scale, digits, suffix = FIXED_FORMATS[kind]
+    return f"{value * scale:.{digits}f}{suffix}"
 
 
 # ---------------------------------------------------------------------------------------------
