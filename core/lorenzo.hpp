@@ -149,21 +149,13 @@ NDZIP_HOST_FORCEINLINE void sweep_axis(const Member& member, const Step& step) {
       }
   } else {
     static_assert(lines % lanes == 0);
-    // Where a group's lanes take the lines of two slabs (3-D, axis 1), the halves' lines lie
-    // s * stride words apart, a multiple of the 32 banks: 4-byte words of both halves met in the
-    // same bank at every step. The upper half walks one step behind, on rows of the other parity.
-    constexpr bool stagger = stride < lanes && sizeof(typename Profile::bits_type) == 4;
     LaneOps::for_each_group(
         member, lines / lanes,
         [&](const typename LaneOps::lanes& held, int first) NDZIP_INLINE_LAMBDA {
           for (int slot = 0; slot < LaneOps::held_lanes; ++slot) {
             const int line = (first + held.group(slot)) * lanes + held.lane(slot);
             const int start = line / stride * s * stride + line % stride;
-            const int behind = stagger && held.lane(slot) >= stride ? 1 : 0;
-            for (int t = 1; t < s + (stagger ? 1 : 0); ++t) {
-              const int i = t - behind;
-              if (i >= 1 && i < s) step(start + (Descending ? s - i : i) * stride, stride);
-            }
+            for (int i = 1; i < s; ++i) step(start + (Descending ? s - i : i) * stride, stride);
           }
         });
   }
