@@ -211,6 +211,7 @@ struct options {
   int peers = -1;           // -1: only with --manifest; 0: never (--no-peers); 1: always (--peers)
   std::size_t scale = 1;
   std::size_t max_mib = 256;
+  std::size_t ceiling_mib = 0;  // --ceiling-mib: the ceiling's copy size (0: each row's bytes)
   std::string csv, json;
   bool append = false;
   bool with_copies = false;
@@ -785,6 +786,10 @@ options parse(CLI::App& app, int argc, char** argv) {
       ->type_name("M")
       ->transform(positive_decimal)
       ->capture_default_str();
+  app.add_option("--ceiling-mib", opt.ceiling_mib,
+                 "the ceiling from one copy of M MiB per backend (default: each input's size)")
+      ->type_name("M")
+      ->transform(positive_decimal);
   app.add_option("--csv", opt.csv, "write all rows as CSV (default: none)")->type_name("FILE");
   app.add_flag("--append", opt.append, "with --csv: add to an existing file (default: replace)");
   app.add_option("--json", opt.json, "write all rows as JSON (default: none)")->type_name("FILE");
@@ -811,6 +816,9 @@ options parse(CLI::App& app, int argc, char** argv) {
       "  dataset on an instance of its own (`ndzip-high-ratio-concurrent`), and as the\n"
       "  batches (`ndzip-high-ratio-batch`, `ndzip-high-ratio-batch-concurrent`).\n"
       "-b: the others must reproduce the first backend's streams byte for byte.\n"
+      "--ceiling-mib M: the copy rate behind every row's % (and deep_copy column) measured once\n"
+      "  per backend on M MiB (e.g. 1024), so that small inputs' ceilings are not those of\n"
+      "  small copies; printed before the rows.\n"
       "Peer codecs: zstd, lz4, blosc, fpzip, zfp, single-threaded on the host.\n"
       "Exit status 1 if any round trip is not bit-exact or any backend's stream differs,\n"
       "2 for a usage error.");
@@ -822,7 +830,27 @@ options parse(CLI::App& app, int argc, char** argv) {
   return opt;
 }
 
+// The copy rate of each backend on `mib` MiB (one deep_copy between two Views of its memory
+// space, median of the timed runs), which the report uses for every row's ceiling.
+void measure_copy_ceilings(ndzip::perf::report& report, const options& opt) {
+  const std::size_t bytes = opt.ceiling_mib << 20;
+  for (const auto& b : opt.backends)
+    ndzip::with_backend(b, [&](auto exec) {
+      using memory_space = typename decltype(exec)::memory_space;
+      Kokkos::View<std::byte*, memory_space> from("ceiling from", bytes), to("ceiling to", bytes);
+      exec.fence();
+      const auto copy = ndzip::perf::measure([&] {
+        Kokkos::deep_copy(exec, to, from);
+        exec.fence();
+      });
+      const double gbps = static_cast<double>(bytes) / 1e9 / copy.median_s;
+      std::printf("ceiling: %s copies %zu MiB at %.2f GB/s\n", b.c_str(), opt.ceiling_mib, gbps);
+      report.set_copy_rate(b, gbps);
+    });
+}
+
 void run(ndzip::perf::report& report, const options& opt) {
+  if (opt.ceiling_mib > 0) measure_copy_ceilings(report, opt);
   std::vector<std::string> skipped;
   std::vector<std::unique_ptr<ndzip::perf::peer_codec>> peers;
   if (opt.peers == 1 || (opt.peers == -1 && !opt.manifest.empty()))

@@ -52,7 +52,13 @@ void report::print_header() const {
               "spread", "deep_copy", "ok", "same");
 }
 
+void report::set_copy_rate(const std::string& backend, double gbps) {
+  m_copy_gbps[backend] = gbps;
+}
+
 void report::add(result_row row) {
+  if (const auto rate = m_copy_gbps.find(row.backend); rate != m_copy_gbps.end())
+    row.deep_copy_s = row.bytes / 1e9 / rate->second;
   print_row(row);
   m_rows.push_back(std::move(row));
 }

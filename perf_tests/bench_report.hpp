@@ -5,6 +5,7 @@
 // total time) per backend and codec.
 
 #include <cstddef>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,9 @@ class report {
  public:
   explicit report(std::string method) : m_method(std::move(method)) {}
   void print_header() const;
+  // From now on, rows of `backend` take the ceiling from this copy rate (GB/s, measured once on
+  // a fixed size: --ceiling-mib) instead of a copy of their own bytes.
+  void set_copy_rate(const std::string& backend, double gbps);
   void add(result_row row);  // prints the row
   // Appends one aggregate row per (backend, codec) over the rows of mode "dataset".
   void add_aggregates();
@@ -52,6 +56,7 @@ class report {
  private:
   std::string m_method;
   std::vector<result_row> m_rows;
+  std::map<std::string, double> m_copy_gbps;  // backend -> fixed-size copy rate
 };
 
 }  // namespace ndzip::perf
