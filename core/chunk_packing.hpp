@@ -142,11 +142,14 @@ KOKKOS_INLINE_FUNCTION void line_run_carries(const Member& member, const Bits* c
 // row in 2-D and 3-D; in 1-D within each run of unpack_run_length elements, with the line's
 // carry into each run in run_carry (team scratch, Profile::hypercube_size / unpack_run_length
 // words), to be added while storing. Passes of their own over team scratch cost 16 % of the 3-D
-// decoder's instructions (H200) and, in 1-D, two passes and three barriers more.
+// decoder's instructions (H200) and, in 1-D, two passes and three barriers more. Forced inline,
+// as pack_hypercube: left out of line, the host decoder ran its baseline code in every clone
+// (corpus, one core: 3.0 -> 1.2 GB/s when this function grew the lane groups' sums).
 template <class Profile, class LaneOps, class Member, class Bits>
-KOKKOS_INLINE_FUNCTION bool unpack_hypercube(const Member& member, const Bits* block,
+NDZIP_HOST_FORCEINLINE bool unpack_hypercube(const Member& member, const Bits* block,
                                              std::uint64_t length, Bits* cube, Bits* heads,
-                                             int* chunk_offsets, [[maybe_unused]] Bits* run_carry) {
+                                             int* chunk_offsets,
+                                             [[maybe_unused]] Bits* run_carry) {
   constexpr int w = Profile::chunk_size;
   constexpr int chunks = Profile::chunks_per_hypercube;
   constexpr int lanes = LaneOps::group_lanes;
