@@ -830,8 +830,8 @@ options parse(CLI::App& app, int argc, char** argv) {
   return opt;
 }
 
-// The copy rate of each backend on `mib` MiB (one deep_copy between two Views of its memory
-// space, median of the timed runs), which the report uses for every row's ceiling.
+// The copy rate of each backend on --ceiling-mib MiB (one deep_copy between two Views of its
+// memory space, median of the timed runs), which the report uses for every row's ceiling.
 void measure_copy_ceilings(ndzip::perf::report& report, const options& opt) {
   const std::size_t bytes = opt.ceiling_mib << 20;
   for (const auto& b : opt.backends)
