@@ -77,6 +77,12 @@ struct host_vector {
     return shift_lanes_up<N>(std::make_integer_sequence<int, lanes>{});
   }
 
+  // Every lane takes lane N.
+  template <int N>
+  KOKKOS_FORCEINLINE_FUNCTION host_vector broadcast_lane() const {
+    return broadcast_lane<N>(std::make_integer_sequence<int, lanes>{});
+  }
+
  private:
   template <int J, int... I>
   KOKKOS_FORCEINLINE_FUNCTION host_vector swap_lanes(std::integer_sequence<int, I...>) const {
@@ -93,6 +99,14 @@ struct host_vector {
     return {__builtin_shufflevector(v, native{}, (I < N ? lanes + I : I - N)...)};
 #else
     return {__builtin_shuffle(v, native{}, native{static_cast<Bits>(I < N ? lanes + I : I - N)...})};
+#endif
+  }
+  template <int N, int... I>
+  KOKKOS_FORCEINLINE_FUNCTION host_vector broadcast_lane(std::integer_sequence<int, I...>) const {
+#if defined(__clang__) || __GNUC__ >= 12
+    return {__builtin_shufflevector(v, v, (I * 0 + N)...)};
+#else
+    return {__builtin_shuffle(v, native{static_cast<Bits>(I * 0 + N)...})};
 #endif
   }
 
@@ -150,6 +164,10 @@ struct host_vector {
   template <int N>
   KOKKOS_FORCEINLINE_FUNCTION host_vector shift_lanes_up() const {
     return lanewise([&](int i) { return i < N ? Bits{0} : v[i - N]; });
+  }
+  template <int N>
+  KOKKOS_FORCEINLINE_FUNCTION host_vector broadcast_lane() const {
+    return lanewise([&](int) { return v[N]; });
   }
 #endif
 
