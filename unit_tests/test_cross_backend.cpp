@@ -118,15 +118,21 @@ TEST_CASE("host instruction set: the best clone the CPU runs, capped by NDZIP_HO
   const std::string isa = ndzip::host_instruction_set();
   const char* cap = std::getenv("NDZIP_HOST_ISA");
   const std::string capped = cap ? cap : "";
-  CHECK((isa == "baseline" || isa == "avx2" || isa == "avx512"));
+  CHECK((isa == "baseline" || isa == "avx2" || isa == "avx512" || isa == "avx512_gfni"));
   if (capped == "baseline") {
     CHECK(isa == "baseline");
   } else if (capped == "avx2") {
-    CHECK(isa != "avx512");
+    CHECK((isa == "baseline" || isa == "avx2"));
+  } else if (capped == "avx512") {
+    CHECK(isa != "avx512_gfni");
   }
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
   // Built with the clones: the CPU's own instruction set is used unless capped lower.
   if (capped != "baseline" && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("bmi2"))
     CHECK(isa != "baseline");
+  if (capped.empty() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+      __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("gfni"))
+    CHECK(isa == "avx512_gfni");
 #endif
 }

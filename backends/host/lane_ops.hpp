@@ -14,6 +14,7 @@
 
 #include "backends/bit_count.hpp"
 #include "backends/host/avx512_columns.hpp"
+#include "backends/host/gfni_transpose.hpp"
 #include "backends/host/isa.hpp"
 #include "backends/host/vector.hpp"
 #include "backends/host_inline.hpp"
@@ -82,6 +83,9 @@ struct host_lane_ops {
   template <class Bits, int W>
   NDZIP_HOST_FORCEINLINE static void transpose(const lanes& /*held*/, Bits (&held_words)[1][W]) {
     static_assert(std::is_unsigned_v<Bits> && W == sizeof(Bits) * 8);
+#if NDZIP_HOST_ISA_CLONES
+    if (active_host_isa() == host_isa::avx512_gfni) return gfni::transpose<Bits, W>(held_words[0]);
+#endif
     using vector = host_vector<Bits>;
     vector rows[W / vector::lanes];
     vector any = vector::splat(0);
@@ -124,7 +128,7 @@ struct host_lane_ops {
       return;
     }
 #if NDZIP_HOST_ISA_CLONES
-    if (active_host_isa() == host_isa::avx512) return avx512::compact<Bits, W>(columns[0], out[0]);
+    if (active_host_isa() >= host_isa::avx512) return avx512::compact<Bits, W>(columns[0], out[0]);
 #endif
     // Without branches on the data: every column is stored at the next place, a zero one then
     // overwritten, and past the last non-zero column to a word of its own (never beyond the
@@ -149,7 +153,7 @@ struct host_lane_ops {
       return;
     }
 #if NDZIP_HOST_ISA_CLONES
-    if (active_host_isa() == host_isa::avx512)
+    if (active_host_isa() >= host_isa::avx512)
       return avx512::expand<Bits, W>(head[0], in[0], columns[0]);
 #endif
     int next = 0;

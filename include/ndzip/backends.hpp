@@ -21,10 +21,10 @@
 
 namespace ndzip {
 
-// The instruction set of the host kernels (Serial, OpenMP) on this machine: "avx512", "avx2" or
-// "baseline" (the compiler's default target). The library holds a copy of them per instruction
-// set and picks the best the CPU runs, once per process; NDZIP_HOST_ISA=baseline|avx2 in the
-// environment caps the choice.
+// The instruction set of the host kernels (Serial, OpenMP) on this machine: "avx512_gfni"
+// (AVX-512 with VBMI and GFNI), "avx512", "avx2" or "baseline" (the compiler's default target).
+// The library holds a copy of them per instruction set and picks the best the CPU runs, once per
+// process; NDZIP_HOST_ISA=baseline|avx2|avx512 in the environment caps the choice.
 NDZIP_EXPORT const char* host_instruction_set();
 
 // Names of the enabled backends; the first one is Kokkos' default execution space.
