@@ -84,14 +84,6 @@ KOKKOS_INLINE_FUNCTION void decode_team(
     if (end - begin > static_cast<std::uint64_t>(profile_type::max_block_words))
       return finish(failure_key(index, stream_failure::block_longer_than_possible));
     if (end > area) return finish(failure_key(index, stream_failure::entry_beyond_last));
-    if constexpr (lane_ops::group_lanes == 1)
-      if (index + 1 < n) {
-        // As encode_hypercube does, for the stores of the next hypercube.
-        std::size_t next[Dims];
-        layout.hypercube_origin(index + 1, next);
-        prefetch_hypercube_rows<profile_type, true>(
-            grid.values(), grid_placement<profile_type>(layout.grid, next));
-      }
     if (!unpack_hypercube<profile_type, lane_ops>(member, block_area + begin, end - begin,
                                                   scratch.cube, scratch.heads,
                                                   scratch.chunk_offsets, scratch.run_carry))

@@ -165,7 +165,7 @@ NDZIP_HOST_FORCEINLINE void encode_hypercube(
     if constexpr (LaneOps::group_lanes == 1)
       if (next_index < layout.hypercube_count) {
         layout.hypercube_origin(next_index, origin);
-        prefetch_hypercube_rows<typename base::profile_type, false>(
+        prefetch_hypercube_rows<typename base::profile_type>(
             values, grid_placement<typename base::profile_type>(layout.grid, origin));
       }
     pack_hypercube<typename base::profile_type, LaneOps>(member, scratch.cube, scratch.heads,
