@@ -88,12 +88,13 @@ KOKKOS_INLINE_FUNCTION void decode_team(
                                                   scratch.cube, scratch.heads,
                                                   scratch.chunk_offsets, scratch.run_carry))
       return finish(failure_key(index, stream_failure::heads_do_not_match_block));
-    inverse_lorenzo<profile_type, lane_ops>(member, scratch.cube);
+    if constexpr (lane_ops::group_lanes > 1 || Dims == 3)
+      inverse_lorenzo<profile_type, lane_ops>(member, scratch.cube);
     std::size_t origin[Dims];
     layout.hypercube_origin(index, origin);
     const grid_placement<profile_type> placement(layout.grid, origin);
     if constexpr (lane_ops::group_lanes == 1)
-      store_hypercube_row_sums<profile_type, lane_ops>(scratch.cube, placement, grid.values());
+      store_hypercube_sums<profile_type, lane_ops>(scratch.cube, placement, grid.values());
     else if constexpr (profile_type::dimensions == 1)
       store_hypercube<profile_type, lane_ops, unpack_run_length<profile_type, lane_ops>>(
           member, scratch.cube, placement, grid.values(), scratch.run_carry);

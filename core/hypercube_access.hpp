@@ -148,21 +148,6 @@ NDZIP_HOST_FORCEINLINE void load_hypercube_row_differences(const Bits* values,
   });
 }
 
-// Host threads: stores a hypercube from `cube`, taking the inclusive prefix sums along the last
-// axis on the way out (the last step of the inverse Lorenzo transform, in the lane-ops' vectors)
-// and rotating bit 0 back to the sign position.
-template <class Profile, class LaneOps, class Bits>
-NDZIP_HOST_FORCEINLINE void store_hypercube_row_sums(const Bits* cube,
-                                                     const grid_placement<Profile>& placement,
-                                                     Bits* values) {
-  Bits carry = 0;
-  for_each_hypercube_row(placement, [&](int first, std::size_t at, bool continued)
-                                        NDZIP_INLINE_LAMBDA {
-    carry = LaneOps::template store_prefix_sums<hypercube_row_length<Profile>>(
-        cube + first, continued ? carry : Bits{0}, values + at);
-  });
-}
-
 // Stores a hypercube from `cube`, rotating bit 0 back to the sign position (lane groups). With
 // CarryRun > 0, each element first adds run_carry[local / CarryRun] (1-D decoding: the line's
 // carry into each run of prefix sums, see unpack_hypercube).

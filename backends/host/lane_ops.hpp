@@ -165,26 +165,35 @@ struct host_lane_ops {
     }
   }
 
+  // The carry of prefix sums into the next row of a line: the last sum, in every lane.
+  template <class Bits>
+  using line_carry = host_vector<Bits>;
+  template <class Bits>
+  NDZIP_HOST_FORCEINLINE static line_carry<Bits> no_carry() {
+    return host_vector<Bits>::splat(0);
+  }
+
   // Prefix sums along a row of the grid, for the inverse Lorenzo transform: out[x] = carry +
   // in[0] + ... + in[x] (mod 2^W) for x < Row, rotated right by one bit (sign bit back in
-  // place); returns the last sum, the carry into a row that continues the line. In vectors: a
-  // running sum in a scalar register made every element wait for the one before it. The carry
-  // from one vector to the next stays in a vector (a broadcast of the last lane): through a
-  // scalar it was an extraction and a lane-by-lane insertion per vector, whose latency made this
-  // loop half of the 1-D decoder's time (AVX-512 clone, 2-core EPYC).
+  // place); returns the carry into a row that continues the line. In vectors: a running sum in a
+  // scalar register made every element wait for the one before it. The carry stays in a vector
+  // (the last lane broadcast), within a row and between rows: through a scalar it was an
+  // extraction and a lane-by-lane insertion per vector, whose latency made this loop half of the
+  // 1-D decoder's time (AVX-512 clone, 2-core Zen 4).
   template <int Row, class Bits>
-  NDZIP_HOST_FORCEINLINE static Bits store_prefix_sums(const Bits* in, Bits carry, Bits* out) {
+  NDZIP_HOST_FORCEINLINE static line_carry<Bits> store_prefix_sums(const Bits* in,
+                                                                   line_carry<Bits> carry,
+                                                                   Bits* out) {
     using vector = host_vector<Bits>;
     constexpr int l = vector::lanes;
     constexpr int w = sizeof(Bits) * 8;
     static_assert(Row % l == 0);
-    vector running = vector::splat(carry);
     for (int x = 0; x < Row; x += l) {
-      const vector sums = vector::load(in + x).inclusive_scan() + running;
+      const vector sums = vector::load(in + x).inclusive_scan() + carry;
       ((sums >> 1) | (sums << (w - 1))).store(out + x);
-      running = sums.template broadcast_lane<l - 1>();
+      carry = sums.template broadcast_lane<l - 1>();
     }
-    return running[0];
+    return carry;
   }
 
  private:
