@@ -22,7 +22,8 @@ calls=$(objdump -d -C --no-show-raw-insn "$library" | awk '
   }')
 clones=$(objdump -t -C "$library" | grep -c 'ndzip::backend::run_[a-z0-9_]*_clone<' || true)
 if [ "$clones" -eq 0 ]; then
-  echo "check-host-inlining: no instruction-set clones in $library (not an x86-64 GCC/Clang build?)" >&2
+  echo "check-host-inlining: no instruction-set clones in $library" \
+    "(not an x86-64 GCC/Clang build?)" >&2
   exit 2
 fi
 if [ -n "$calls" ]; then

@@ -108,7 +108,8 @@ void check_transpose() {
 }  // namespace
 
 TEST_CASE("host lane-ops: the transposition of every kind of chunk, in the active clone") {
-  MESSAGE("host kernels: " << std::string(ndzip::backend::to_string(ndzip::backend::active_host_isa())));
+  MESSAGE("host kernels: "
+          << std::string(ndzip::backend::to_string(ndzip::backend::active_host_isa())));
   check_transpose<std::uint32_t>();
   check_transpose<std::uint64_t>();
 }
