@@ -6,6 +6,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "backends/host/lane_ops.hpp"
+#include "ndzip/detail/execution_spaces.hpp"
 #ifdef KOKKOS_ENABLE_CUDA
 #include "backends/cuda/lane_ops.hpp"
 #endif
@@ -31,17 +32,10 @@ struct lane_ops_for<Kokkos::Cuda> {
 #endif
 
 #ifdef KOKKOS_ENABLE_HIP
-#if KOKKOS_VERSION >= 40000
 template <>
-struct lane_ops_for<Kokkos::HIP> {
+struct lane_ops_for<detail::hip_space> {
   using type = hip_lane_ops;
 };
-#else
-template <>
-struct lane_ops_for<Kokkos::Experimental::HIP> {
-  using type = hip_lane_ops;
-};
-#endif
 #endif
 
 template <class ExecSpace>

@@ -65,18 +65,7 @@ compressor<T, Dims, ExecSpace>& compressor<T, Dims, ExecSpace>::operator=(compre
 
 template <class T, int Dims, class ExecSpace>
 void compressor<T, Dims, ExecSpace>::check_stream_size(std::size_t stream_size) const {
-  if (m_high_ratio) {
-    const std::size_t smallest = high_ratio_smallest_stream_bytes<T>(m_grid);
-    if (stream_size < smallest)
-      throw stream_error("ndzip: a high-ratio stream of " + std::to_string(stream_size) +
-                         " bytes is shorter than the shortest of a " + to_string(m_grid) +
-                         " grid (" + std::to_string(smallest) + " bytes)");
-    return;
-  }
-  const std::size_t smallest = stream_layout<T, Dims>(m_grid).smallest_stream_bytes();
-  if (stream_size < smallest)
-    throw stream_error(
-        core::shorter_than_smallest_message(stream_size, smallest, to_string(m_grid)));
+  core::check_stream_size<T>(m_grid, stream_size, mode());
 }
 
 template <class T, int Dims, class ExecSpace>

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Explicit instantiation of ndzip::compressor, ndzip::batch_compressor and
-// ndzip::high_ratio_compressor for one element type,
-// every dimensionality and every execution space Kokkos was built with: Serial, OpenMP, Threads,
-// CUDA, HIP, so that whichever Kokkos makes default has one (one translation unit per element
-// type keeps the build parallel and small).
+// ndzip::high_ratio_compressor for one element type, every dimensionality and every execution
+// space Kokkos was built with, so that whichever Kokkos makes default has one (one translation
+// unit per element type keeps the build parallel and small). Included once, by a file that
+// defines NDZIP_INSTANTIATED_ELEMENT.
 
 #include "core/batch_impl.hpp"
 #include "core/compressor_impl.hpp"
 #include "core/high_ratio/engine.hpp"
+#include "ndzip/detail/execution_spaces.hpp"
 
 // Exported explicitly: an instantiation is otherwise as hidden as its least visible template
 // argument, and the Kokkos execution spaces are hidden in the library (-fvisibility=hidden).
@@ -23,41 +24,9 @@
   template class NDZIP_EXPORT ndzip::high_ratio_compressor<T, 2, SPACE>; \
   template class NDZIP_EXPORT ndzip::high_ratio_compressor<T, 3, SPACE>;
 
-#ifdef KOKKOS_ENABLE_SERIAL
-#define NDZIP_INSTANTIATE_SERIAL(T) NDZIP_INSTANTIATE_FOR_SPACE(T, Kokkos::Serial)
-#else
-#define NDZIP_INSTANTIATE_SERIAL(T)
-#endif
-#ifdef KOKKOS_ENABLE_OPENMP
-#define NDZIP_INSTANTIATE_OPENMP(T) NDZIP_INSTANTIATE_FOR_SPACE(T, Kokkos::OpenMP)
-#else
-#define NDZIP_INSTANTIATE_OPENMP(T)
-#endif
-#ifdef KOKKOS_ENABLE_THREADS
-#define NDZIP_INSTANTIATE_THREADS(T) NDZIP_INSTANTIATE_FOR_SPACE(T, Kokkos::Threads)
-#else
-#define NDZIP_INSTANTIATE_THREADS(T)
-#endif
+// Every execution space of the one list (ndzip/detail/execution_spaces.hpp), for the element
+// type NDZIP_INSTANTIATED_ELEMENT, which the including file defines.
+#define NDZIP_INSTANTIATE_SPACE(SPACE, name) \
+  NDZIP_INSTANTIATE_FOR_SPACE(NDZIP_INSTANTIATED_ELEMENT, SPACE)
 
-#ifdef KOKKOS_ENABLE_CUDA
-#define NDZIP_INSTANTIATE_CUDA(T) NDZIP_INSTANTIATE_FOR_SPACE(T, Kokkos::Cuda)
-#else
-#define NDZIP_INSTANTIATE_CUDA(T)
-#endif
-
-#ifdef KOKKOS_ENABLE_HIP
-#if KOKKOS_VERSION >= 40000
-#define NDZIP_INSTANTIATE_HIP(T) NDZIP_INSTANTIATE_FOR_SPACE(T, Kokkos::HIP)
-#else
-#define NDZIP_INSTANTIATE_HIP(T) NDZIP_INSTANTIATE_FOR_SPACE(T, Kokkos::Experimental::HIP)
-#endif
-#else
-#define NDZIP_INSTANTIATE_HIP(T)
-#endif
-
-#define NDZIP_INSTANTIATE(T)   \
-  NDZIP_INSTANTIATE_SERIAL(T)  \
-  NDZIP_INSTANTIATE_OPENMP(T)  \
-  NDZIP_INSTANTIATE_THREADS(T) \
-  NDZIP_INSTANTIATE_CUDA(T)    \
-  NDZIP_INSTANTIATE_HIP(T)
+NDZIP_FOR_EACH_EXECUTION_SPACE(NDZIP_INSTANTIATE_SPACE)

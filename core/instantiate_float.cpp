@@ -1,4 +1,3 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#define NDZIP_INSTANTIATED_ELEMENT float
 #include "core/instantiate.hpp"
-
-NDZIP_INSTANTIATE(float)

@@ -10,7 +10,12 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "ndzip/codec_mode.hpp"
 #include "ndzip/decompress_outcome.hpp"
+#include "ndzip/error.hpp"
+#include "ndzip/extent.hpp"
+#include "ndzip/format.hpp"
+#include "ndzip/high_ratio.hpp"
 
 namespace ndzip::core {
 
@@ -30,6 +35,24 @@ inline std::string shorter_than_smallest_message(std::uint64_t given, std::uint6
   return "ndzip: invalid stream: " + std::to_string(given) +
          " bytes is shorter than the smallest stream of a " + grid + " grid (" +
          std::to_string(smallest) + " bytes); truncated, or decoded with the wrong extents or type";
+}
+
+// Throws ndzip::stream_error unless a stream of `mode` for `grid` can be `stream_bytes` long:
+// compressor::check_stream_size, and ndzip::check_stream_size without a compressor (the
+// high-ratio one allocates its scratch when it is made).
+template <class T, int Dims>
+void check_stream_size(const extent<Dims>& grid, std::size_t stream_bytes, codec_mode mode) {
+  if (mode == codec_mode::high_ratio) {
+    const std::size_t smallest = high_ratio_smallest_stream_bytes<T>(grid);
+    if (stream_bytes < smallest)
+      throw stream_error("ndzip: a high-ratio stream of " + std::to_string(stream_bytes) +
+                         " bytes is shorter than the shortest of a " + to_string(grid) +
+                         " grid (" + std::to_string(smallest) + " bytes)");
+    return;
+  }
+  const std::size_t smallest = stream_layout<T, Dims>(grid).smallest_stream_bytes();
+  if (stream_bytes < smallest)
+    throw stream_error(shorter_than_smallest_message(stream_bytes, smallest, to_string(grid)));
 }
 
 inline constexpr std::uint64_t no_stream_failure = decompress_outcome::no_failure;

@@ -19,7 +19,6 @@
 
 #include "backends/emulated/lane_ops.hpp"
 #include "codec.hpp"
-#include "core/array_dispatch.hpp"
 #include "core/high_ratio/engine.hpp"
 #include "fuzz_support.hpp"
 
@@ -30,11 +29,9 @@ namespace {
 // Decodes with the device schedule on Serial: the error message, or empty and the values.
 std::string decode_with_device_schedule(const array_desc& array, const byte_buffer& stream,
                                         byte_buffer& values) {
-  return ndzip::detail::with_array_type(array.type, array.dims, [&](auto tag, auto dims) {
+  return ndzip::visit_shape(array.shape, [&](auto tag, const auto& grid) {
     using T = typename decltype(tag)::type;
-    constexpr int D = decltype(dims)::value;
-    ndzip::extent<D> grid;
-    for (int a = 0; a < D; ++a) grid[a] = array.extents[a];
+    constexpr int D = std::decay_t<decltype(grid)>::dimensions;
     if (stream.size() < ndzip::high_ratio_smallest_stream_bytes<T>(grid))
       return std::string("shorter than the smallest stream");  // refused before decoding
     // HIP's 64-lane wavefronts, emulated: two lane groups a call (CUDA's warps are one).
@@ -57,12 +54,10 @@ std::string decode_with_device_schedule(const array_desc& array, const byte_buff
 // than the smallest, and decodes the genuine grids exactly whatever the middle one holds.
 void check_in_batch(const array_desc& array, const byte_buffer& stream,
                     const decode_outcome& single) {
-  ndzip::detail::with_array_type(array.type, array.dims, [&](auto tag, auto dims) {
+  ndzip::visit_shape(array.shape, [&](auto tag, const auto& grid) {
     using T = typename decltype(tag)::type;
-    constexpr int D = decltype(dims)::value;
+    constexpr int D = std::decay_t<decltype(grid)>::dimensions;
     constexpr auto high_ratio = ndzip::codec_mode::high_ratio;
-    ndzip::extent<D> grid;
-    for (int a = 0; a < D; ++a) grid[a] = array.extents[a];
     const Kokkos::Serial exec;
     std::vector<T> pattern(grid.size());
     for (std::size_t k = 0; k < pattern.size(); ++k) pattern[k] = static_cast<T>(k % 1000) / 8;
@@ -131,7 +126,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!first.error.empty()) return 0;
 
   const byte_buffer& values = first.result.values;
-  require(values.size() == ndzip_cli::byte_size(array), "decoded values of the wrong size");
+  require(values.size() == array.shape.byte_size(), "decoded values of the wrong size");
   require(first.result.consumed <= stream.size(), "decoder consumed more than the stream");
   const byte_buffer again = ndzip_cli::compress_array(backends()[0], array, values);
   require(again.size() <= ndzip_cli::largest_stream_size(array), "stream above the bound");

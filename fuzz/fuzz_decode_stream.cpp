@@ -23,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!first.error.empty()) return 0;
 
   const byte_buffer& values = first.result.values;
-  require(values.size() == ndzip_cli::byte_size(array), "decoded values of the wrong size");
+  require(values.size() == array.shape.byte_size(), "decoded values of the wrong size");
   require(first.result.consumed <= stream.size(), "decoder consumed more than the stream");
   const byte_buffer again = ndzip_cli::compress_array(backends()[0], array, values);
   require(same_bytes(again, model_stream(array, values)),

@@ -16,7 +16,6 @@
 #include <type_traits>
 
 #include "codec.hpp"
-#include "core/array_dispatch.hpp"
 #include "decode.hpp"
 #include "frame.hpp"
 #include "fuzz_support.hpp"
@@ -53,11 +52,11 @@ template <class T, int Dims>
 host_view<T, Dims> view_of(byte_buffer& values, const array_desc& array) {
   T* const data = reinterpret_cast<T*>(values.data());
   if constexpr (Dims == 1)
-    return host_view<T, Dims>(data, array.extents[0]);
+    return host_view<T, Dims>(data, array.shape.extent(0));
   else if constexpr (Dims == 2)
-    return host_view<T, Dims>(data, array.extents[0], array.extents[1]);
+    return host_view<T, Dims>(data, array.shape.extent(0), array.shape.extent(1));
   else
-    return host_view<T, Dims>(data, array.extents[0], array.extents[1], array.extents[2]);
+    return host_view<T, Dims>(data, array.shape.extent(0), array.shape.extent(1), array.shape.extent(2));
 }
 
 using frame_view = Kokkos::View<const std::byte*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
@@ -68,12 +67,13 @@ outcome read_with_view_api(const std::string& backend, byte_span file, byte_buff
   outcome o;
   try {
     o.array = ndzip_cli::frame_array(ndzip::inspect_frame(file.data, file.size));
-    o.values.resize(ndzip_cli::byte_size(o.array));
+    o.values.resize(o.array.shape.byte_size());
     ndzip::with_backend(backend, [&](const auto& exec) {
       using space = typename std::decay_t<decltype(exec)>::memory_space;
-      ndzip::detail::with_array_type(o.array.type, o.array.dims, [&](auto tag, auto dims) {
+      ndzip::visit_shape(o.array.shape, [&](auto tag, const auto& grid) {
         using T = typename decltype(tag)::type;
-        const auto host = view_of<T, decltype(dims)::value>(o.values, o.array);
+        const auto host =
+            view_of<T, std::decay_t<decltype(grid)>::dimensions>(o.values, o.array);
         const auto values = Kokkos::create_mirror_view(space{}, host);
         ndzip::decompress_frame(exec, frame_view(file.data, file.size), values);
         Kokkos::deep_copy(host, values);
@@ -96,7 +96,7 @@ void check_file(byte_span file) {
   const outcome first = read_as_tool(backends()[0], file);
   byte_buffer reframed;  // the tool's frame of the values read
   if (first.error.empty()) {
-    require(first.values.size() == ndzip_cli::byte_size(first.array),
+    require(first.values.size() == first.array.shape.byte_size(),
             "decoded values of the wrong size");
     const byte_buffer stream = ndzip_cli::compress_array(backends()[0], first.array, first.values);
     const auto head = ndzip_cli::encode_frame_header(first.array, stream);

@@ -30,8 +30,8 @@ constexpr std::string_view filter_prefix = "ndzip HDF5 filter";
 std::optional<byte_buffer> read_chunk(const plugin::chunk_parameters& chunk, byte_span stored) {
   try {
     const plugin::filtered_chunk out = plugin::decompress_chunk(chunk, stored.data, stored.size);
-    require(out.size == chunk.chunk_bytes() && out.capacity >= out.size,
-            "a decoded chunk of " + std::to_string(out.size) + " bytes for " + chunk.description());
+    require(out.size == chunk.shape.byte_size() && out.capacity >= out.size,
+            "a decoded chunk of " + std::to_string(out.size) + " bytes for " + chunk.shape.to_string());
     return byte_buffer(out.bytes.get(), out.bytes.get() + out.size);
   } catch (const std::exception& e) {
     require(std::string_view(e.what()).rfind(filter_prefix, 0) == 0,
@@ -44,7 +44,7 @@ void check_recompresses(const plugin::chunk_parameters& chunk, const byte_buffer
   const plugin::filtered_chunk again = plugin::compress_chunk(chunk, values.data(), values.size());
   const auto decoded = read_chunk(chunk, {again.bytes.get(), again.size});
   require(decoded && same_bytes(*decoded, values),
-          "values do not survive compress_chunk and back in " + chunk.description());
+          "values do not survive compress_chunk and back in " + chunk.shape.to_string());
 }
 
 }  // namespace
@@ -60,7 +60,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             std::string("cd_values refused without naming the filter: ") + e.what());
     return 0;
   }
-  if (chunk.element_count() > max_elements) return 0;
+  if (chunk.shape.element_count() > max_elements) return 0;
   const byte_buffer stored = aligned_copy(input->chunk);
 
   if (const auto values = read_chunk(chunk, stored)) {

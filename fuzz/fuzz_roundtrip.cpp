@@ -14,7 +14,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                                         roundtrip_max_elements);
   if (!input) return 0;
   const array_desc& array = input->array;
-  const byte_buffer values = repeated(input->payload, ndzip_cli::byte_size(array));
+  const byte_buffer values = repeated(input->payload, array.shape.byte_size());
 
   const byte_buffer expected = model_stream(array, values);
   for (const std::string& backend : backends()) {

@@ -25,26 +25,28 @@ std::optional<shaped_input> parse_shaped_input(byte_span input, std::size_t elem
   if (input.size < 1) return std::nullopt;
   const auto byte = [&](std::size_t i) { return std::to_integer<unsigned>(input.data[i]); };
   shaped_input out;
-  out.array.type = byte(0) & 1 ? ndzip_cli::element_type::float64 : ndzip_cli::element_type::float32;
-  out.array.dims = static_cast<int>((byte(0) >> 1) % 3 + 1);
-  const std::size_t prefix = 1 + 2 * static_cast<std::size_t>(out.array.dims);
+  const auto type = byte(0) & 1 ? ndzip_cli::element_type::float64 : ndzip_cli::element_type::float32;
+  const int rank = static_cast<int>((byte(0) >> 1) % 3 + 1);
+  const std::size_t prefix = 1 + 2 * static_cast<std::size_t>(rank);
   if (input.size < prefix) return std::nullopt;
   std::size_t elements = 1;
-  for (int a = 0; a < out.array.dims; ++a) {
-    out.array.extents[a] = byte(1 + 2 * a) | byte(2 + 2 * a) << 8;
-    elements *= out.array.extents[a];
+  std::uint64_t extents[3] = {};
+  for (int a = 0; a < rank; ++a) {
+    extents[a] = byte(1 + 2 * a) | byte(2 + 2 * a) << 8;
+    elements *= extents[a];
   }
+  out.array.shape = ndzip::array_shape(type, rank, extents);
   if (elements > element_limit) return std::nullopt;
   out.payload = input.from(prefix);
   return out;
 }
 
 byte_buffer shaped_input_prefix(const array_desc& array) {
-  const unsigned type_bit = array.type == ndzip_cli::element_type::float64 ? 1 : 0;
-  byte_buffer prefix{static_cast<std::byte>(type_bit | (array.dims - 1) << 1)};
-  for (int a = 0; a < array.dims; ++a) {
-    prefix.push_back(static_cast<std::byte>(array.extents[a] & 0xff));
-    prefix.push_back(static_cast<std::byte>(array.extents[a] >> 8 & 0xff));
+  const unsigned type_bit = array.shape.type() == ndzip_cli::element_type::float64 ? 1 : 0;
+  byte_buffer prefix{static_cast<std::byte>(type_bit | (array.shape.rank() - 1) << 1)};
+  for (int a = 0; a < array.shape.rank(); ++a) {
+    prefix.push_back(static_cast<std::byte>(array.shape.extent(a) & 0xff));
+    prefix.push_back(static_cast<std::byte>(array.shape.extent(a) >> 8 & 0xff));
   }
   return prefix;
 }

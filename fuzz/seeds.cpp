@@ -42,9 +42,11 @@ void write_file(const std::filesystem::path& path, const std::vector<byte_buffer
 
 void write_seeds(const std::filesystem::path& dir, const ndzip_test::vector_spec& spec) {
   array_desc array;
-  array.type = spec.is_double ? ndzip_cli::element_type::float64 : ndzip_cli::element_type::float32;
-  array.dims = spec.dims;
-  for (int a = 0; a < spec.dims; ++a) array.extents[a] = spec.extents[a];
+  std::uint64_t extents[3] = {};
+  for (int a = 0; a < spec.dims; ++a) extents[a] = spec.extents[a];
+  array.shape = ndzip::array_shape(
+      spec.is_double ? ndzip_cli::element_type::float64 : ndzip_cli::element_type::float32,
+      spec.dims, extents);
   const auto raw = ndzip_test::generate_bytes(spec);
   byte_buffer values(raw.size());
   for (std::size_t i = 0; i < raw.size(); ++i) values[i] = std::byte{raw[i]};
@@ -65,9 +67,7 @@ void write_seeds(const std::filesystem::path& dir, const ndzip_test::vector_spec
 
   namespace plugin = ndzip::hdf5_plugin;
   plugin::chunk_parameters chunk;
-  chunk.type = spec.is_double ? plugin::element_type::float64 : plugin::element_type::float32;
-  chunk.rank = spec.dims;
-  for (int a = 0; a < spec.dims; ++a) chunk.extents[a] = spec.extents[a];
+  chunk.shape = array.shape;
   byte_buffer checksum(plugin::checksum_bytes);
   plugin::store_checksum(plugin::stream_checksum(stream.data(), stream.size()), checksum.data());
   write_file(dir / "hdf5_chunk" / (name + "-checksummed"),

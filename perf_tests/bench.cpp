@@ -187,19 +187,11 @@ void measure_peers(ndzip::perf::report& report, const input_label& label,
   }
 }
 
-// Calls f(T{}, std::integral_constant<int, Dims>{}, extent) for a type and extents known at run
-// time.
-template <class F>
-void with_shape(bool is_double, const std::vector<std::size_t>& e, F&& f) {
-  auto with_type = [&](auto tag) {
-    if (e.size() == 1) f(tag, std::integral_constant<int, 1>{}, ndzip::extent<1>(e[0]));
-    if (e.size() == 2) f(tag, std::integral_constant<int, 2>{}, ndzip::extent<2>(e[0], e[1]));
-    if (e.size() == 3) f(tag, std::integral_constant<int, 3>{}, ndzip::extent<3>(e[0], e[1], e[2]));
-  };
-  if (is_double)
-    with_type(double{});
-  else
-    with_type(float{});
+// The shape of a manifest row or a synthetic field, for ndzip::visit_shape.
+ndzip::array_shape shape_of(bool is_double, const std::vector<std::size_t>& e) {
+  const std::vector<std::uint64_t> extents(e.begin(), e.end());
+  return ndzip::array_shape(is_double ? ndzip::element_type::float64 : ndzip::element_type::float32,
+                            static_cast<int>(extents.size()), extents.data());
 }
 
 struct options {
@@ -420,7 +412,7 @@ std::vector<std::unique_ptr<corpus_batch<ExecSpace>>> make_corpus_batches(
     std::vector<std::vector<T>> hosts;
     for (const auto& d : sets)
       if (d.is_double == std::is_same_v<T, double> && d.extents.size() == std::size_t{Dims})
-        with_shape(d.is_double, d.extents, [&](auto, auto, const auto& grid) {
+        ndzip::visit_shape(shape_of(d.is_double, d.extents), [&](auto, const auto& grid) {
           if constexpr (std::is_same_v<std::decay_t<decltype(grid)>, ndzip::extent<Dims>>) {
             grids.push_back(grid);
             hosts.push_back(read_values<T>(d, grid.size()));
@@ -496,10 +488,11 @@ void run_corpus_async(ndzip::perf::report& report, const options& opt,
                                    const std::vector<Exec>& instances) {
         std::vector<std::unique_ptr<corpus_entry<Exec>>> entries;
         for (const auto& d : sets)
-          with_shape(d.is_double, d.extents, [&](auto tag, auto dims, const auto& grid) {
-            using T = decltype(tag);
+          ndzip::visit_shape(shape_of(d.is_double, d.extents), [&](auto tag, const auto& grid) {
+            using T = typename decltype(tag)::type;
+            constexpr int Dims = std::decay_t<decltype(grid)>::dimensions;
             const auto host = read_values<T>(d, grid.size());
-            entries.push_back(std::make_unique<typed_corpus_entry<T, decltype(dims)::value, Exec>>(
+            entries.push_back(std::make_unique<typed_corpus_entry<T, Dims, Exec>>(
                 instances[entries.size() % instances.size()], grid, host.data(), mode));
           });
         const std::size_t n = entries.size();
@@ -859,11 +852,11 @@ void run(ndzip::perf::report& report, const options& opt) {
 
   if (!opt.manifest.empty()) {
     for (const auto& d : read_manifest(opt.manifest))
-      with_shape(d.is_double, d.extents, [&](auto tag, auto dims, const auto& grid) {
-        using T = decltype(tag);
+      ndzip::visit_shape(shape_of(d.is_double, d.extents), [&](auto tag, const auto& grid) {
+        using T = typename decltype(tag)::type;
+        constexpr int Dims = std::decay_t<decltype(grid)>::dimensions;
         const auto host = read_values<T>(d, grid.size());
-        run_input<T, decltype(dims)::value>(report, opt, {"dataset", d.name}, grid, host.data(),
-                                            peers);
+        run_input<T, Dims>(report, opt, {"dataset", d.name}, grid, host.data(), peers);
       });
     report.add_aggregates();
     if (opt.async) run_corpus_async(report, opt, read_manifest(opt.manifest));
@@ -871,8 +864,9 @@ void run(ndzip::perf::report& report, const options& opt) {
     for (const auto& s : synthetic_shapes) {
       auto e = s.extents;
       e[0] = std::max<std::size_t>(1, e[0] / opt.scale);
-      with_shape(s.is_double, e, [&](auto tag, auto dims, const auto& grid) {
-        run_synthetic_input<decltype(tag), decltype(dims)::value>(
+      ndzip::visit_shape(shape_of(s.is_double, e), [&](auto tag, const auto& grid) {
+        run_synthetic_input<typename decltype(tag)::type,
+                            std::decay_t<decltype(grid)>::dimensions>(
             report, opt, {"synthetic", "synthetic"}, grid, peers);
       });
     }

@@ -14,134 +14,16 @@
 #include <type_traits>
 #include <utility>
 
-#include "core/array_dispatch.hpp"
-
 namespace ndzip_cli {
 
 namespace {
 
-template <int Dims>
-ndzip::extent<Dims> grid_from(const array_desc& array) {
-  ndzip::extent<Dims> grid;
-  for (int a = 0; a < Dims; ++a) grid[a] = static_cast<std::size_t>(array.extents[a]);
-  return grid;
-}
-
-template <class T, int Dims>
-using array_data_t = std::conditional_t<Dims == 1, T*, std::conditional_t<Dims == 2, T**, T***>>;
-
-// A C-order View over host memory that the tool owns.
-template <class T, int Dims>
-using host_view = Kokkos::View<array_data_t<T, Dims>, Kokkos::LayoutRight, Kokkos::HostSpace,
-                               Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-
-template <class T, int Dims>
-host_view<T, Dims> make_host_view(T* data, const ndzip::extent<Dims>& grid) {
-  if constexpr (Dims == 1)
-    return host_view<T, Dims>(data, grid[0]);
-  else if constexpr (Dims == 2)
-    return host_view<T, Dims>(data, grid[0], grid[1]);
-  else
-    return host_view<T, Dims>(data, grid[0], grid[1], grid[2]);
-}
-
-// The codec needs values and streams aligned to the element size. The tool's buffers come from
-// operator new, and a frame's stream starts 48 bytes in, so this holds by construction.
-template <class T>
-void check_aligned(const std::byte* data) {
-  if (reinterpret_cast<std::uintptr_t>(data) % alignof(T) != 0)
-    throw std::logic_error("ndzip_cli: buffer not aligned for its element type");
-}
-
-template <class T>
-T* element_cast(const std::byte* data) {
-  check_aligned<T>(data);
-  return reinterpret_cast<T*>(const_cast<std::byte*>(data));
-}
-
-template <class Exec, class HostView>
-constexpr bool reads_host_memory_v =
-    std::is_same_v<typename Exec::memory_space, typename HostView::memory_space>;
-
-// A View of `host`'s shape in Exec's memory space: `host` itself where that is host memory,
-// otherwise a new allocation, filled with a copy of `host` if `copy`.
-template <class Exec, class HostView>
-auto backend_view(const Exec& exec, const HostView& host, bool copy) {
-  if constexpr (reads_host_memory_v<Exec, HostView>) {
-    return host;
-  } else {
-    Kokkos::View<typename HostView::non_const_data_type, typename HostView::array_layout,
-                 typename Exec::memory_space>
-        view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip-cli"), host.layout());
-    if (copy) Kokkos::deep_copy(exec, view, host);
-    return view;
-  }
-}
-
-// Copies a result from the backend's memory to `host` (nothing to copy if it is the same
-// memory) and waits until it is complete.
-template <class Exec, class HostView, class BackendView>
-void copy_to_host(const Exec& exec, const HostView& host, const BackendView& result) {
-  if constexpr (!reads_host_memory_v<Exec, HostView>) Kokkos::deep_copy(exec, host, result);
-  exec.fence();
-}
-
-// Once `exec` has its own copy of a host buffer, the buffer `owner` that holds it is released
-// (nothing happens where the backend reads host memory), so that a GPU run never holds its input
-// and its output in host memory at once.
-template <class Exec, class HostView>
-void release_host_copy(const Exec& exec, const HostView&, byte_buffer* owner) {
-  if constexpr (!reads_host_memory_v<Exec, HostView>) {
-    if (owner) {
-      exec.fence();
-      *owner = byte_buffer();
-    }
-  }
-}
-
-template <class T, int Dims, class Exec>
-byte_buffer compress_on(const Exec& exec, const ndzip::extent<Dims>& grid, byte_span values,
-                        byte_buffer* owner, ndzip::codec_mode mode) {
-  const auto host_values = make_host_view<const T>(element_cast<const T>(values.data), grid);
-  const auto values_b = backend_view(exec, host_values, true);
-  release_host_copy(exec, host_values, owner);
-  ndzip::compressor<T, Dims, Exec> codec(exec, grid, mode);
-  byte_buffer stream(codec.size_bound());
-  const host_view<std::byte, 1> host_stream(stream.data(), stream.size());
-  const auto stream_b = backend_view(exec, host_stream, false);
-  const std::size_t size = codec.compress(values_b, stream_b);
-  const auto written = std::make_pair(std::size_t{0}, size);
-  copy_to_host(exec, Kokkos::subview(host_stream, written), Kokkos::subview(stream_b, written));
-  stream.resize(size);
-  return stream;
-}
-
-template <class T, int Dims, class Exec>
-decompressed decompress_on(const Exec& exec, const ndzip::extent<Dims>& grid, byte_span stream,
-                           byte_buffer* owner, ndzip::codec_mode mode) {
-  check_aligned<std::uint64_t>(stream.data);
-  const host_view<const std::byte, 1> host_stream(stream.data, stream.size);
-  const auto stream_b = backend_view(exec, host_stream, true);
-  release_host_copy(exec, host_stream, owner);
-  // Before the output is allocated: the compressor rejects grids the format cannot hold, and
-  // a stream too short for the grid, whose extents may come from an untrusted frame header,
-  // must not cost an allocation of the array's size.
-  if (mode == ndzip::codec_mode::ndzip)
-    ndzip::compressor<T, Dims, Exec>(exec, grid).check_stream_size(stream.size);
-  else if (stream.size < ndzip::high_ratio_smallest_stream_bytes<T>(grid))
-    throw ndzip::stream_error(
-        "ndzip: a high-ratio stream of " + std::to_string(stream.size) +
-        " bytes is shorter than the shortest of a " + ndzip::to_string(grid) + " grid (" +
-        std::to_string(ndzip::high_ratio_smallest_stream_bytes<T>(grid)) + " bytes)");
-
-  ndzip::compressor<T, Dims, Exec> codec(exec, grid, mode);
-  decompressed out;
-  out.values.resize(grid.size() * sizeof(T));
-  const auto host_values = make_host_view(element_cast<T>(out.values.data()), grid);
-  const auto values_b = backend_view(exec, host_values, false);
-  out.consumed = codec.decompress(stream_b, values_b);
-  copy_to_host(exec, host_values, values_b);
-  return out;
+// Releases the input buffer `owner` once a GPU has its copy (nothing where the backend reads
+// host memory).
+ndzip::dynamic_compressor::input_done release(const ndzip::dynamic_compressor& codec,
+                                              byte_buffer* owner) {
+  if (!owner || codec.backend_reads_host_memory()) return {};
+  return [owner] { *owner = byte_buffer(); };
 }
 
 }  // namespace
@@ -205,54 +87,40 @@ std::string backend_list() {
 
 byte_buffer compress_array(const std::string& backend, const array_desc& array, byte_span values,
                            byte_buffer* owner) {
-  if (values.size != byte_size(array))
+  if (values.size != array.shape.byte_size())
     throw std::logic_error("ndzip_cli: compress_array: input size does not match the array");
-  return ndzip::detail::with_array_type(array.type, array.dims, [&](auto tag, auto dims) {
-    using T = typename decltype(tag)::type;
-    constexpr int Dims = decltype(dims)::value;
-    byte_buffer stream;
-    ndzip::with_backend(backend, [&](const auto& exec) {
-      stream = compress_on<T, Dims>(exec, grid_from<Dims>(array), values, owner, array.mode);
-    });
-    return stream;
-  });
+  ndzip::dynamic_compressor codec(backend, array.shape, array.mode);
+  // Uninitialised: the pages of the stream are taken only as the codec writes them, so a GPU
+  // run, which releases the values once they are on the GPU, never holds both in host memory.
+  byte_buffer stream(codec.size_bound());
+  stream.resize(codec.compress(values.data, stream.data(), stream.size(),
+                               ndzip::buffer_location::host, release(codec, owner)));
+  return stream;
 }
 
 decompressed decompress_array(const std::string& backend, const array_desc& array, byte_span stream,
                               byte_buffer* owner) {
-  byte_size(array);  // throws if the array cannot be addressed
-  return ndzip::detail::with_array_type(array.type, array.dims, [&](auto tag, auto dims) {
-    using T = typename decltype(tag)::type;
-    constexpr int Dims = decltype(dims)::value;
-    decompressed out;
-    ndzip::with_backend(backend, [&](const auto& exec) {
-      out = decompress_on<T, Dims>(exec, grid_from<Dims>(array), stream, owner, array.mode);
-    });
-    return out;
-  });
+  // Before anything is allocated: the extents may come from an untrusted frame header, and a
+  // stream too short for them must not cost an allocation of the array's size.
+  ndzip::check_stream_size(array.shape, stream.size, array.mode);
+  ndzip::dynamic_compressor codec(backend, array.shape, array.mode);
+  decompressed out;
+  out.values.resize(array.shape.byte_size());  // uninitialised, as the stream above
+  out.consumed = codec.decompress(stream.data, stream.size, out.values.data(),
+                                  ndzip::buffer_location::host, release(codec, owner));
+  return out;
 }
 
 std::size_t largest_stream_size(const array_desc& array) {
-  byte_size(array);  // throws if the array cannot be addressed
-  return ndzip::detail::with_array_type(array.type, array.dims, [&](auto tag, auto dims) {
-    using T = typename decltype(tag)::type;
-    constexpr int Dims = decltype(dims)::value;
-    try {
-      return ndzip::compressed_size_bound<T>(grid_from<Dims>(array)) +
-             (array.mode == ndzip::codec_mode::high_ratio ? ndzip::high_ratio_header_bytes : 0);
-    } catch (const std::invalid_argument&) {
-      // A grid the codec cannot hold: decoding reports that with the codec's own message.
-      return std::numeric_limits<std::size_t>::max();
-    }
-  });
+  array.shape.byte_size();  // throws if the array cannot be addressed
+  try {
+    return ndzip::compressed_size_bound(array.shape, array.mode);
+  } catch (const std::invalid_argument&) {
+    // A grid the codec cannot hold: decoding reports that with the codec's own message.
+    return std::numeric_limits<std::size_t>::max();
+  }
 }
 
-void check_codec_holds(const array_desc& array) {
-  ndzip::detail::with_array_type(array.type, array.dims, [&](auto tag, auto dims) {
-    using T = typename decltype(tag)::type;
-    constexpr int Dims = decltype(dims)::value;
-    ndzip::check_grid_representable<T>(grid_from<Dims>(array));
-  });
-}
+void check_codec_holds(const array_desc& array) { ndzip::check_grid_representable(array.shape); }
 
 }  // namespace ndzip_cli

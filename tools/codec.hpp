@@ -44,7 +44,7 @@ std::vector<std::string> backend_names();
 // The same as "serial, openmp".
 std::string backend_list();
 
-// Compresses `values`, the byte_size(array) bytes of `array` (aligned for its element type),
+// Compresses `values`, the array.shape.byte_size() bytes of `array` (aligned for its element type),
 // on `backend`; returns the raw ndzip stream. With `owner`, the buffer `values` lie in: a backend
 // with memory of its own (a GPU) releases it once the values are copied there, so that the input
 // and the stream are not both in host memory at once; `values` must not be used after the call.
@@ -52,7 +52,7 @@ byte_buffer compress_array(const std::string& backend, const array_desc& array, 
                            byte_buffer* owner = nullptr);
 
 struct decompressed {
-  byte_buffer values;        // byte_size(array) bytes
+  byte_buffer values;        // array.shape.byte_size() bytes
   std::size_t consumed = 0;  // stream bytes the decoder used
 };
 

@@ -42,18 +42,18 @@ void print_error(const std::string& what) {
 
 // -t and -n are optional for a framed input, but must agree with the frame when given.
 void check_options_match(const options& opts, const std::string& name, const array_desc& array) {
-  if (opts.type && *opts.type != array.type)
-    throw std::runtime_error(std::string("-t ") + type_name(*opts.type) + " does not match " +
-                             name + ", which holds a " + describe(array) + " array");
+  if (opts.type && *opts.type != array.shape.type())
+    throw std::runtime_error(std::string("-t ") + ndzip::element_type_name(*opts.type) + " does not match " +
+                             name + ", which holds a " + array.shape.to_string() + " array");
   const bool extents_match =
       opts.extents.empty() ||
-      (opts.extents.size() == static_cast<std::size_t>(array.dims) &&
-       std::equal(opts.extents.begin(), opts.extents.end(), array.extents.begin()));
+      (opts.extents.size() == static_cast<std::size_t>(array.shape.rank()) &&
+       std::equal(opts.extents.begin(), opts.extents.end(), array.shape.extents().begin()));
   if (!extents_match) {
     std::string given;
     for (const auto n : opts.extents) given += (given.empty() ? "" : "x") + std::to_string(n);
     throw std::runtime_error("-n " + given + " does not match " + name + ", which holds a " +
-                             describe(array) + " array");
+                             array.shape.to_string() + " array");
   }
 }
 
@@ -126,7 +126,7 @@ void compress_one(run_context& ctx, const std::string& in) {
   byte_buffer values;
   if (opts.extents.empty()) {
     values = read_1d_array(in, *opts.type, advance);
-    array = opts.array(values.size() / element_size(*opts.type));
+    array = opts.array(values.size() / ndzip::element_size(*opts.type));
   } else {
     array = opts.array(0);
     values = read_array(in, array, advance);
@@ -170,7 +170,7 @@ void compress_one(run_context& ctx, const std::string& in) {
                  display_name(out, true).c_str());
   if (opts.verbosity >= 2)
     std::fprintf(stderr, "  %s on %s: compressed in %.3f s (%.2f GB/s), %.3f s in all\n",
-                 describe(array).c_str(), opts.backend.c_str(), codec_seconds,
+                 array.shape.to_string().c_str(), opts.backend.c_str(), codec_seconds,
                  static_cast<double>(in_bytes) / codec_seconds / 1e9, seconds_since(start));
 }
 
@@ -201,7 +201,7 @@ void decompress_one(run_context& ctx, const std::string& in) {
   }
   ctx.start_backend();
 
-  bar.step("decompressing " + human_bytes(byte_size(array)), std::nullopt);
+  bar.step("decompressing " + human_bytes(array.shape.byte_size()), std::nullopt);
   const auto codec_start = std::chrono::steady_clock::now();
   const std::size_t in_bytes = input.size();
   const byte_buffer values = decode_stream(opts.backend, name, array, stream, opts.raw, &input);
@@ -219,7 +219,7 @@ void decompress_one(run_context& ctx, const std::string& in) {
   if (ctx.summarize())
     std::fprintf(stderr, "%s : %s => %s (%s, %s)\n", display_name(in, false).c_str(),
                  human_bytes(in_bytes).c_str(), human_bytes(values.size()).c_str(),
-                 describe(array).c_str(), display_name(out, true).c_str());
+                 array.shape.to_string().c_str(), display_name(out, true).c_str());
   if (opts.verbosity >= 2)
     std::fprintf(stderr, "  on %s: decompressed in %.3f s (%.2f GB/s), %.3f s in all\n",
                  opts.backend.c_str(), codec_seconds,
@@ -275,7 +275,7 @@ void describe_frame(const std::string& path, const frame_file& frame, const fram
   const ndzip::frame_info& header = frame.header;
   const byte_span stream = frame_stream(file);
   const array_desc array = frame_array(header);
-  const std::size_t array_bytes = byte_size(array);
+  const std::size_t array_bytes = array.shape.byte_size();
   const std::uint64_t actual = ndzip::frame_checksum(file.data(), file.size());
 
   if (!first) std::printf("\n");
@@ -284,10 +284,10 @@ void describe_frame(const std::string& path, const frame_file& frame, const fram
   std::printf("format:      ndzip-kokkos frame, version %d\n",
               int{high_ratio ? ndzip::frame_version_with_mode : ndzip::frame_version});
   std::printf("mode:        %s\n", high_ratio ? "high-ratio" : "ndzip");
-  std::printf("type:        %s\n", type_name(array.type));
-  std::printf("dimensions:  %d\n", array.dims);
-  std::printf("extents:     %s (slowest first)\n", extents_string(array).c_str());
-  std::printf("elements:    %zu\n", element_count(array));
+  std::printf("type:        %s\n", ndzip::element_type_name(array.shape.type()));
+  std::printf("dimensions:  %d\n", array.shape.rank());
+  std::printf("extents:     %s (slowest first)\n", array.shape.extents_string().c_str());
+  std::printf("elements:    %zu\n", array.shape.element_count());
   std::printf("array:       %zu bytes\n", array_bytes);
   std::printf("stream:      %zu bytes\n", stream.size);
   std::printf("file size:   %zu bytes\n", file.size());
@@ -318,15 +318,15 @@ void list_one(run_context& ctx, const std::string& path) {
     if (ctx.done == 0)
       std::printf(list_header, "Type", "Extents", "Compressed", "Uncompressed", "Ratio", "Check",
                   "Filename");
-    std::printf("%-7s %-20s %12s %12s %7.4f %-5s %s\n", type_name(array.type),
-                extents_string(array).c_str(), human_bytes(frame.bytes.size()).c_str(),
-                human_bytes(byte_size(array)).c_str(),
-                ratio_of(frame.bytes.size(), byte_size(array)),
+    std::printf("%-7s %-20s %12s %12s %7.4f %-5s %s\n", ndzip::element_type_name(array.shape.type()),
+                array.shape.extents_string().c_str(), human_bytes(frame.bytes.size()).c_str(),
+                human_bytes(array.shape.byte_size()).c_str(),
+                ratio_of(frame.bytes.size(), array.shape.byte_size()),
                 verdict.result == frame_verdict::kind::sound ? "ok" : "BAD",
                 display_name(path, false).c_str());
   }
   std::fflush(stdout);
-  ctx.in_total += byte_size(array);
+  ctx.in_total += array.shape.byte_size();
   ctx.out_total += frame.bytes.size();
   ++ctx.done;
   if (verdict.result != frame_verdict::kind::sound) throw std::runtime_error(verdict.error);

@@ -42,13 +42,13 @@ byte_buffer decode_stream(const std::string& backend, const std::string& name,
   try {
     result = decompress_array(backend, array, stream, owner);
   } catch (const ndzip::error& e) {
-    throw std::runtime_error("cannot decompress " + name + " as a " + describe(array) +
+    throw std::runtime_error("cannot decompress " + name + " as a " + array.shape.to_string() +
                              " array: " + codec_message(e));
   } catch (const std::invalid_argument& e) {  // a grid the format cannot hold
     throw refused_by_codec(name, e);
   }
   if (result.consumed != stream.size) {
-    const std::string sizes = " (the stream of a " + describe(array) + " array decoded from " +
+    const std::string sizes = " (the stream of a " + array.shape.to_string() + " array decoded from " +
                               std::to_string(result.consumed) + " of " +
                               std::to_string(stream.size) + " bytes)";
     throw std::runtime_error(

@@ -23,7 +23,7 @@ std::size_t largest_stream(const std::string& name, const array_desc& array);
 
 // Decodes `stream` as an `array` on `backend` (inside a backend_session). The stream must be
 // consumed exactly: trailing bytes are an error too (for a raw stream the message suggests that
-// -t and -n may be wrong). Returns byte_size(array) bytes of values. `owner`: the buffer
+// -t and -n may be wrong). Returns array.shape.byte_size() bytes of values. `owner`: the buffer
 // `stream` lies in, released once a GPU has its copy (decompress_array).
 byte_buffer decode_stream(const std::string& backend, const std::string& name,
                           const array_desc& array, byte_span stream, bool raw,

@@ -9,7 +9,7 @@ namespace ndzip_cli {
 
 std::array<std::byte, ndzip::frame_header_bytes> encode_frame_header(const array_desc& array,
                                                                      byte_span stream) {
-  return ndzip::encode_frame_header(array.type, array.dims, array.extents, stream.data,
+  return ndzip::encode_frame_header(array.shape.type(), array.shape.rank(), array.shape.extents(), stream.data,
                                     stream.size, array.mode);
 }
 
@@ -26,12 +26,7 @@ ndzip::frame_info read_frame_header(byte_span head) {
 }
 
 array_desc frame_array(const ndzip::frame_info& frame) {
-  array_desc array;
-  array.type = frame.type;
-  array.dims = frame.dimensions;
-  array.extents = frame.extents;
-  array.mode = frame.mode;
-  return array;
+  return {ndzip::array_shape::of(frame), frame.mode};
 }
 
 std::string checksum_string(std::uint64_t checksum) {

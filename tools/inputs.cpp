@@ -47,17 +47,19 @@ std::string fitting_shapes(const array_desc& array, std::optional<std::uint64_t>
   if (!size || *size == 0) return "";
   std::string shapes;
   auto offer = [&](array_desc shape) {
-    shapes += (shapes.empty() ? "" : " or ") + std::string("-t ") + type_name(shape.type) + " -n " +
-              extents_string(shape);
+    shapes += (shapes.empty() ? "" : " or ") + std::string("-t ") + ndzip::element_type_name(shape.shape.type()) + " -n " +
+              shape.shape.extents_string();
   };
-  const std::uint64_t count = element_count(array);
+  const std::uint64_t count = array.shape.element_count();
   array_desc other = array;
-  other.type = array.type == element_type::float32 ? element_type::float64 : element_type::float32;
-  if (checked_mul(count, element_size(other.type)) == *size) offer(other);
-  const std::uint64_t slab = byte_size(array) / array.extents[0];
-  if (*size % slab == 0 && *size / slab != array.extents[0]) {
+  other.shape = array.shape.with_type(array.shape.type() == element_type::float32
+                                          ? element_type::float64
+                                          : element_type::float32);
+  if (checked_mul(count, ndzip::element_size(other.shape.type())) == *size) offer(other);
+  const std::uint64_t slab = array.shape.byte_size() / array.shape.extent(0);
+  if (*size % slab == 0 && *size / slab != array.shape.extent(0)) {
     array_desc taller = array;
-    taller.extents[0] = *size / slab;
+    taller.shape = taller.shape.with_extent(0, *size / slab);
     offer(taller);
   }
   return shapes.empty() ? "" : "; " + shapes + " would fit";
@@ -68,7 +70,7 @@ std::string fitting_shapes(const array_desc& array, std::optional<std::uint64_t>
 byte_buffer read_array(const std::string& path, const array_desc& array,
                        const progress_fn& progress) {
   input_file file(path);
-  const std::size_t expected = byte_size(array);
+  const std::size_t expected = array.shape.byte_size();
   const std::size_t limit = saturating_add(expected, 1);
   byte_buffer values;
   file.read_up_to(values, limit, progress);
@@ -77,9 +79,9 @@ byte_buffer read_array(const std::string& path, const array_desc& array,
         values.size() < limit ? std::optional<std::uint64_t>(values.size()) : file.regular_size();
     throw std::runtime_error(
         file.name() + " has " + size_text(file, values.size(), limit) + ", but a " +
-        describe(array) + " array has " + std::to_string(expected) + " bytes (" +
-        std::to_string(element_count(array)) + " elements of " +
-        std::to_string(element_size(array.type)) + " bytes)" + fitting_shapes(array, size));
+        array.shape.to_string() + " array has " + std::to_string(expected) + " bytes (" +
+        std::to_string(array.shape.element_count()) + " elements of " +
+        std::to_string(ndzip::element_size(array.shape.type())) + " bytes)" + fitting_shapes(array, size));
   }
   return values;
 }
@@ -88,10 +90,10 @@ byte_buffer read_1d_array(const std::string& path, element_type type, const prog
   input_file file(path);
   byte_buffer values;
   file.read_up_to(values, std::numeric_limits<std::size_t>::max(), progress);
-  const std::size_t width = element_size(type);
+  const std::size_t width = ndzip::element_size(type);
   if (values.empty() || values.size() % width != 0)
     throw std::runtime_error(file.name() + " has " + std::to_string(values.size()) +
-                             " bytes, not a whole number of " + type_name(type) + " values (" +
+                             " bytes, not a whole number of " + ndzip::element_type_name(type) + " values (" +
                              std::to_string(width) + " bytes each)");
   return values;
 }
@@ -125,7 +127,7 @@ byte_buffer read_raw_stream(const std::string& path, const array_desc& array,
   file.read_up_to(stream, limit, progress);
   if (stream.size() > largest)
     throw std::runtime_error(file.name() + " has " + size_text(file, stream.size(), limit) +
-                             ", but no stream of a " + describe(array) + " array is longer than " +
+                             ", but no stream of a " + array.shape.to_string() + " array is longer than " +
                              std::to_string(largest) + " bytes; are -t and -n right?");
   return stream;
 }

@@ -15,7 +15,7 @@
 namespace ndzip_cli {
 
 // The values of `array` from `path` ("-": standard input), which must hold exactly
-// byte_size(array) bytes.
+// array.shape.byte_size() bytes.
 byte_buffer read_array(const std::string& path, const array_desc& array,
                        const progress_fn& progress = {});
 

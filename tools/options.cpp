@@ -300,14 +300,9 @@ std::vector<std::uint64_t> parse_extents(const std::string& text) {
 
 array_desc options::array(std::uint64_t values) const {
   array_desc a;
-  a.type = type.value();
-  if (extents.empty()) {
-    a.dims = 1;
-    a.extents[0] = values;
-  } else {
-    a.dims = static_cast<int>(extents.size());
-    std::copy(extents.begin(), extents.end(), a.extents.begin());
-  }
+  a.shape = extents.empty()
+                ? ndzip::array_shape(type.value(), {values})
+                : ndzip::array_shape(type.value(), static_cast<int>(extents.size()), extents.data());
   if (high_ratio) a.mode = ndzip::codec_mode::high_ratio;
   return a;
 }
@@ -451,7 +446,7 @@ options parse_command_line(int argc, const char* const* argv) {
   if (raw.quiet > 0 && raw.verbose > 0) throw usage_error("-q and -v contradict each other");
 
   if (raw.type) {
-    opts.type = parse_type_name(*raw.type);
+    opts.type = ndzip::parse_element_type(*raw.type);
     if (!opts.type)
       throw usage_error("unknown element type '" + *raw.type + "' (use float or double)");
   }

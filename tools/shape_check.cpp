@@ -29,11 +29,7 @@ int side_length(int dims) {
 }
 
 array_desc make_array(element_type type, std::vector<std::uint64_t> extents) {
-  array_desc a;
-  a.type = type;
-  a.dims = static_cast<int>(extents.size());
-  std::copy(extents.begin(), extents.end(), a.extents.begin());
-  return a;
+  return {ndzip::array_shape(type, static_cast<int>(extents.size()), extents.data()), {}};
 }
 
 // The shapes a wrong command line most likely meant: the extents in another order, and the
@@ -41,21 +37,23 @@ array_desc make_array(element_type type, std::vector<std::uint64_t> extents) {
 // tried: a correct shape whose border is large (20x180x360) can compress worse than 1-D, and
 // that is no reason to doubt it.
 std::vector<array_desc> guesses(const array_desc& array) {
-  std::vector<std::uint64_t> e(array.extents.begin(), array.extents.begin() + array.dims);
+  std::vector<std::uint64_t> e(array.shape.extents().begin(), array.shape.extents().begin() + array.shape.rank());
   std::vector<array_desc> out;
   auto add = [&](element_type type, std::vector<std::uint64_t> extents) {
     const array_desc a = make_array(type, std::move(extents));
-    if (a != array && std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+    const auto same_shape = [&](const array_desc& b) { return b.shape == a.shape; };
+    if (a.shape != array.shape && std::none_of(out.begin(), out.end(), same_shape))
+      out.push_back(a);
   };
   std::vector<std::uint64_t> order = e;
   std::sort(order.begin(), order.end());
-  do add(array.type, order);
+  do add(array.shape.type(), order);
   while (std::next_permutation(order.begin(), order.end()));
   std::vector<std::uint64_t> other = e;
-  if (array.type == element_type::float32 && other.back() % 2 == 0) {
+  if (array.shape.type() == element_type::float32 && other.back() % 2 == 0) {
     other.back() /= 2;
     add(element_type::float64, other);
-  } else if (array.type == element_type::float64) {
+  } else if (array.shape.type() == element_type::float64) {
     other.back() *= 2;
     add(element_type::float32, other);
   }
@@ -66,12 +64,12 @@ std::vector<array_desc> guesses(const array_desc& array) {
 // axis (the rest would be stored raw as border), about sample_bytes; nothing if even one
 // hypercube's depth is too large.
 std::optional<array_desc> sample_of(const array_desc& shape) {
-  const std::uint64_t slab = byte_size(shape) / shape.extents[0];
-  const std::uint64_t side = static_cast<std::uint64_t>(side_length(shape.dims));
+  const std::uint64_t slab = shape.shape.byte_size() / shape.shape.extent(0);
+  const std::uint64_t side = static_cast<std::uint64_t>(side_length(shape.shape.rank()));
   const std::uint64_t depth = std::max<std::uint64_t>(1, sample_bytes / slab / side) * side;
   if (depth * slab > largest_sample_bytes) return std::nullopt;
   array_desc sample = shape;
-  sample.extents[0] = std::min(shape.extents[0], depth);
+  sample.shape = shape.shape.with_extent(0, std::min(shape.shape.extent(0), depth));
   return sample;
 }
 
@@ -79,13 +77,13 @@ std::optional<double> sample_ratio(const std::string& backend, const array_desc&
                                    byte_span values) {
   const auto sample = sample_of(shape);
   if (!sample) return std::nullopt;
-  const std::size_t bytes = byte_size(*sample);
+  const std::size_t bytes = sample->shape.byte_size();
   const byte_buffer stream = compress_array(backend, *sample, byte_span(values.data, bytes));
   return static_cast<double>(stream.size()) / static_cast<double>(bytes);
 }
 
 std::string shape_option(const array_desc& a) {
-  return "-t " + std::string(type_name(a.type)) + " -n " + extents_string(a);
+  return "-t " + std::string(ndzip::element_type_name(a.shape.type())) + " -n " + a.shape.extents_string();
 }
 
 }  // namespace

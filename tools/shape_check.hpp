@@ -21,7 +21,7 @@ struct shape_doubt {
 // The guess that compresses the sample smallest, if it beats `array` by 5 % of its stream and 3 %
 // of the sample's bytes;
 // nothing if there is none. Runs on `backend` inside a
-// backend_session; `values` are byte_size(array) bytes.
+// backend_session; `values` are array.shape.byte_size() bytes.
 std::optional<shape_doubt> doubt_shape(const std::string& backend, const array_desc& array,
                                        byte_span values);
 

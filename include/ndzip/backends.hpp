@@ -17,6 +17,7 @@
 #include <omp.h>
 #endif
 
+#include "ndzip/detail/execution_spaces.hpp"
 #include "ndzip/export.hpp"
 
 namespace ndzip {
@@ -30,31 +31,13 @@ NDZIP_EXPORT const char* host_instruction_set();
 // Names of the enabled backends; the first one is Kokkos' default execution space.
 inline std::vector<std::string> enabled_backends() {
   std::vector<std::string> names;
-  auto add = [&](const char* name, bool is_default) {
-    if (is_default)
-      names.insert(names.begin(), name);
-    else
-      names.emplace_back(name);
-  };
-#ifdef KOKKOS_ENABLE_SERIAL
-  add("serial", std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::Serial>);
-#endif
-#ifdef KOKKOS_ENABLE_OPENMP
-  add("openmp", std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::OpenMP>);
-#endif
-#ifdef KOKKOS_ENABLE_THREADS
-  add("threads", std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::Threads>);
-#endif
-#ifdef KOKKOS_ENABLE_CUDA
-  add("cuda", std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::Cuda>);
-#endif
-#ifdef KOKKOS_ENABLE_HIP
-#if KOKKOS_VERSION >= 40000
-  add("hip", std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::HIP>);
-#else
-  add("hip", std::is_same_v<Kokkos::DefaultExecutionSpace, Kokkos::Experimental::HIP>);
-#endif
-#endif
+#define NDZIP_DETAIL_ADD_NAME(Space, name)                \
+  if (std::is_same_v<Kokkos::DefaultExecutionSpace, Space>) \
+    names.insert(names.begin(), name);                      \
+  else                                                      \
+    names.emplace_back(name);
+  NDZIP_FOR_EACH_EXECUTION_SPACE(NDZIP_DETAIL_ADD_NAME)
+#undef NDZIP_DETAIL_ADD_NAME
   return names;
 }
 
@@ -106,25 +89,10 @@ inline std::optional<int> host_threads_to_initialize(std::optional<int> requeste
 // Throws std::invalid_argument naming the enabled backends if `name` is not one of them.
 template <class F>
 void with_backend(std::string_view name, F&& f) {
-#ifdef KOKKOS_ENABLE_SERIAL
-  if (name == "serial") return static_cast<void>(f(Kokkos::Serial{}));
-#endif
-#ifdef KOKKOS_ENABLE_OPENMP
-  if (name == "openmp") return static_cast<void>(f(Kokkos::OpenMP{}));
-#endif
-#ifdef KOKKOS_ENABLE_THREADS
-  if (name == "threads") return static_cast<void>(f(Kokkos::Threads{}));
-#endif
-#ifdef KOKKOS_ENABLE_CUDA
-  if (name == "cuda") return static_cast<void>(f(Kokkos::Cuda{}));
-#endif
-#ifdef KOKKOS_ENABLE_HIP
-#if KOKKOS_VERSION >= 40000
-  if (name == "hip") return static_cast<void>(f(Kokkos::HIP{}));
-#else
-  if (name == "hip") return static_cast<void>(f(Kokkos::Experimental::HIP{}));
-#endif
-#endif
+#define NDZIP_DETAIL_CALL_WITH(Space, space_name) \
+  if (name == space_name) return static_cast<void>(f(Space{}));
+  NDZIP_FOR_EACH_EXECUTION_SPACE(NDZIP_DETAIL_CALL_WITH)
+#undef NDZIP_DETAIL_CALL_WITH
   std::string known;
   for (const auto& b : enabled_backends()) known += (known.empty() ? "" : ", ") + b;
   throw std::invalid_argument("unknown or disabled backend '" + std::string(name) +

@@ -6,6 +6,7 @@
 #include "ndzip/batch_compressor.hpp"
 #include "ndzip/codec_mode.hpp"
 #include "ndzip/compressor.hpp"
+#include "ndzip/dynamic.hpp"
 #include "ndzip/error.hpp"
 #include "ndzip/extent.hpp"
 #include "ndzip/format.hpp"

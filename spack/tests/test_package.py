@@ -6,7 +6,8 @@ Spack is not available in this project's CI, so the recipe is loaded against a s
 for `spack.package` that records the directives and mimics the few package methods the recipe
 calls (define, define_from_variant, self["dep"], spec.satisfies). Beside the recipe itself it
 reads the project it packages: every variant must map onto something the project's CMake builds
-(a KOKKOS_ENABLE_<X> instantiation in core/instantiate.hpp, or a CMake option), and a released
+(a KOKKOS_ENABLE_<X> entry of the execution-space list that core/instantiate.hpp instantiates,
+or a CMake option), and a released
 version's tag and commit must exist in this git checkout. Run:
 
     python3 spack/tests/test_package.py
@@ -310,14 +311,24 @@ def offered_variants(cls, directives):
     return names
 
 
-def instantiated_backends(source):
-    """The execution spaces core/instantiate.hpp instantiates the codec for: each X with a
-    KOKKOS_ENABLE_X branch that defines NDZIP_INSTANTIATE_X(T) as NDZIP_INSTANTIATE_FOR_SPACE
-    and whose NDZIP_INSTANTIATE_X(T) the NDZIP_INSTANTIATE(T) macro expands."""
-    text = re.sub(r"\\\n", " ", source)  # join continued lines
-    umbrella = re.search(r"^\s*#\s*define\s+NDZIP_INSTANTIATE\(T\)(.*)$", text, re.M)
+def instantiated_backends(instantiate_source, spaces_source):
+    """The execution spaces core/instantiate.hpp instantiates the codec for: it expands
+    NDZIP_FOR_EACH_EXECUTION_SPACE with a macro that expands NDZIP_INSTANTIATE_FOR_SPACE, and
+    the list (include/ndzip/detail/execution_spaces.hpp) holds each X with a KOKKOS_ENABLE_X
+    branch that defines NDZIP_DETAIL_X_SPACE(X) as X(space, name) and that
+    NDZIP_FOR_EACH_EXECUTION_SPACE(X) expands."""
+    code = re.sub(r"\\\n", " ", instantiate_source)  # join continued lines
+    per_space = re.search(
+        r"^\s*#\s*define\s+(\w+)\(SPACE, name\)\s+NDZIP_INSTANTIATE_FOR_SPACE\(", code, re.M
+    )
+    if not per_space or not re.search(
+        rf"^\s*NDZIP_FOR_EACH_EXECUTION_SPACE\({per_space.group(1)}\)", code, re.M
+    ):
+        return set()
+    text = re.sub(r"\\\n", " ", spaces_source)
+    umbrella = re.search(r"^\s*#\s*define\s+NDZIP_FOR_EACH_EXECUTION_SPACE\(X\)(.*)$", text, re.M)
     listed = umbrella.group(1) if umbrella else ""
-    expanded = set(re.findall(r"NDZIP_INSTANTIATE_(\w+)\(T\)", listed))
+    expanded = set(re.findall(r"NDZIP_DETAIL_(\w+)_SPACE\(X\)", listed))
     found = set()
     branch = re.compile(
         r"^\s*#\s*(?:ifdef\s+KOKKOS_ENABLE_(\w+)|if\s+defined\s*\(?\s*KOKKOS_ENABLE_(\w+)\s*\)?)"
@@ -327,7 +338,7 @@ def instantiated_backends(source):
     for match in branch.finditer(text):
         space = match.group(1) or match.group(2)
         body = match.group(3)
-        define = rf"#\s*define\s+NDZIP_INSTANTIATE_{space}\(T\)\s+NDZIP_INSTANTIATE_FOR_SPACE\("
+        define = rf"#\s*define\s+NDZIP_DETAIL_{space}_SPACE\(X\)\s+X\("
         if re.search(define, body) and space in expanded:
             found.add(space)
     return found
@@ -588,9 +599,10 @@ class RecipeTest(unittest.TestCase):
         instantiates the codec for, and each instantiated space has a variant (+rocm was once
         offered while the library had no HIP code)."""
         instantiate = os.path.join(PROJECT_ROOT, "core", "instantiate.hpp")
+        space_list = os.path.join(PROJECT_ROOT, "include", "ndzip", "detail", "execution_spaces.hpp")
         if not os.path.exists(instantiate):
             self.skipTest(f"{instantiate} is missing: not in the project's source tree")
-        spaces = instantiated_backends(read(instantiate))
+        spaces = instantiated_backends(read(instantiate), read(space_list))
         offered = offered_variants(self.cls, self.directives)
         unbuilt = [
             f"+{variant} (KOKKOS_ENABLE_{space})"

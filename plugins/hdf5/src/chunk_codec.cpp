@@ -10,9 +10,8 @@
 #include <vector>
 
 #include "chunk_checksum.hpp"
-#include "chunk_grid.hpp"
 #include "kokkos_runtime.hpp"
-#include "ndzip/compressor.hpp"
+#include "ndzip/dynamic.hpp"
 #include "ndzip/error.hpp"
 
 namespace ndzip::hdf5_plugin {
@@ -30,27 +29,6 @@ filtered_chunk allocate(std::size_t capacity) {
   return out;
 }
 
-// The ndzip API reads values as arrays of T, and streams from 8-byte boundaries (the high-ratio
-// stream's; the ndzip stream's is sizeof(T)). HDF5's buffers come from malloc and so are
-// aligned; one that is not is copied rather than read misaligned.
-template <class T>
-class aligned_input {
- public:
-  aligned_input(const void* data, std::size_t size) : m_data(data) {
-    if (reinterpret_cast<std::uintptr_t>(data) % sizeof(std::uint64_t) != 0) {
-      m_copy.resize((size + sizeof(std::uint64_t) - 1) / sizeof(std::uint64_t));
-      std::memcpy(m_copy.data(), data, size);
-      m_data = m_copy.data();
-    }
-  }
-  const T* values() const { return static_cast<const T*>(m_data); }
-  const std::byte* bytes() const { return static_cast<const std::byte*>(m_data); }
-
- private:
-  const void* m_data;
-  std::vector<std::uint64_t> m_copy;
-};
-
 // The bytes in front of the stream: its checksum, in a checksummed chunk.
 std::size_t checksum_head_bytes(const chunk_parameters& chunk) {
   return chunk.checksum ? checksum_bytes : 0;
@@ -66,27 +44,15 @@ std::string hex(std::uint64_t value) {
 
 filtered_chunk compress_chunk(const chunk_parameters& chunk, const void* chunk_data,
                               std::size_t size) {
-  if (size != chunk.chunk_bytes())
+  if (size != chunk.shape.byte_size())
     throw std::runtime_error("ndzip HDF5 filter: a chunk of " + std::to_string(size) +
                              " bytes, where the filter parameters describe one of " +
-                             std::to_string(chunk.chunk_bytes()) + " (" + chunk.description() +
+                             std::to_string(chunk.shape.byte_size()) + " (" + chunk.shape.to_string() +
                              ")");
   const std::size_t head = checksum_head_bytes(chunk);
-  filtered_chunk out;
-  with_chunk_grid(chunk, [&](auto tag, const auto& grid) {
-    using T = typename decltype(tag)::type;
-    constexpr int dims = std::decay_t<decltype(grid)>::dimensions;
-    const aligned_input<T> input(chunk_data, size);
-    with_host_backend([&](const auto& exec) {
-      compressor<T, dims, std::decay_t<decltype(exec)>> codec(exec, grid, mode_of(chunk));
-      out = allocate(head + codec.size_bound());
-      // malloc's alignment holds at offset 8 too, as the stream needs.
-      const std::size_t stream_size =
-          codec.compress_raw(input.values(), out.bytes.get() + head, out.capacity - head);
-      exec.fence();
-      out.size = head + stream_size;
-    });
-  });
+  dynamic_compressor codec(host_backend(), chunk.shape, mode_of(chunk));
+  filtered_chunk out = allocate(head + codec.size_bound());
+  out.size = head + codec.compress(chunk_data, out.bytes.get() + head, out.capacity - head);
   if (head != 0)
     store_checksum(stream_checksum(out.bytes.get() + head, out.size - head), out.bytes.get());
   return out;
@@ -95,7 +61,7 @@ filtered_chunk compress_chunk(const chunk_parameters& chunk, const void* chunk_d
 filtered_chunk decompress_chunk(const chunk_parameters& chunk, const void* stored,
                                 std::size_t size) {
   const std::size_t head = checksum_head_bytes(chunk);
-  const std::string which = "ndzip HDF5 filter: chunk of " + chunk.description() + " stored in " +
+  const std::string which = "ndzip HDF5 filter: chunk of " + chunk.shape.to_string() + " stored in " +
                             std::to_string(size) + " bytes";
   if (size < head)
     throw stream_error(which + ": shorter than its " + std::to_string(head) +
@@ -109,29 +75,20 @@ filtered_chunk decompress_chunk(const chunk_parameters& chunk, const void* store
           which + ": checksum mismatch, the chunk is damaged (its stream hashes to " + hex(actual) +
           ", its checksum says " + hex(recorded) + "; XXH3-64, chunk layout 2)");
   }
-  filtered_chunk out = allocate(chunk.chunk_bytes());
+  filtered_chunk out = allocate(chunk.shape.byte_size());
   out.size = out.capacity;
   const std::size_t stream_size = size - head;
-  with_chunk_grid(chunk, [&](auto tag, const auto& grid) {
-    using T = typename decltype(tag)::type;
-    constexpr int dims = std::decay_t<decltype(grid)>::dimensions;
-    const aligned_input<T> input(stored, size);
-    with_host_backend([&](const auto& exec) {
-      compressor<T, dims, std::decay_t<decltype(exec)>> codec(exec, grid, mode_of(chunk));
-      std::size_t consumed = 0;
-      try {
-        consumed = codec.decompress_raw(input.bytes() + head, stream_size,
-                                        reinterpret_cast<T*>(out.bytes.get()));
-      } catch (const stream_error& e) {
-        throw stream_error(which + ": " + e.what());
-      }
-      // HDF5 stores each chunk's exact size: bytes beyond the stream are damage too.
-      if (consumed != stream_size)
-        throw stream_error(which + ": its ndzip stream ends " +
-                           std::to_string(stream_size - consumed) +
-                           " bytes before the chunk does, the chunk is damaged");
-    });
-  });
+  dynamic_compressor codec(host_backend(), chunk.shape, mode_of(chunk));
+  std::size_t consumed = 0;
+  try {
+    consumed = codec.decompress(stored_bytes + head, stream_size, out.bytes.get());
+  } catch (const stream_error& e) {
+    throw stream_error(which + ": " + e.what());
+  }
+  // HDF5 stores each chunk's exact size: bytes beyond the stream are damage too.
+  if (consumed != stream_size)
+    throw stream_error(which + ": its ndzip stream ends " + std::to_string(stream_size - consumed) +
+                       " bytes before the chunk does, the chunk is damaged");
   return out;
 }
 

@@ -1,33 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "chunk_parameters.hpp"
 
+#include <cstdint>
 #include <stdexcept>
+#include <string>
 
-#include "chunk_grid.hpp"
-#include "ndzip/format.hpp"
 
 namespace ndzip::hdf5_plugin {
-
-std::size_t chunk_parameters::element_count() const {
-  std::size_t n = 1;
-  for (int a = 0; a < rank; ++a) n *= extents[a];
-  return n;
-}
-
-std::string chunk_parameters::description() const {
-  std::string text = type == element_type::float32 ? "float " : "double ";
-  for (int a = 0; a < rank; ++a) text += (a ? "x" : "") + std::to_string(extents[a]);
-  return text;
-}
 
 std::vector<unsigned> to_cd_values(const chunk_parameters& chunk) {
   std::vector<unsigned> values{chunk.layout};
   if (chunk.layout >= 2)
     values.push_back((chunk.checksum ? checksum_flag : 0) |
                      (chunk.high_ratio ? high_ratio_flag : 0));
-  values.push_back(static_cast<unsigned>(chunk.type));
-  values.push_back(static_cast<unsigned>(chunk.rank));
-  for (int a = 0; a < chunk.rank; ++a) values.push_back(static_cast<unsigned>(chunk.extents[a]));
+  values.push_back(static_cast<unsigned>(chunk.shape.type()));
+  values.push_back(static_cast<unsigned>(chunk.shape.rank()));
+  for (int a = 0; a < chunk.shape.rank(); ++a)
+    values.push_back(static_cast<unsigned>(chunk.shape.extent(a)));
   return values;
 }
 
@@ -63,17 +52,17 @@ chunk_parameters from_cd_values(std::size_t count, const unsigned* values) {
   if (type != static_cast<unsigned>(element_type::float32) &&
       type != static_cast<unsigned>(element_type::float64))
     fail("element type code " + std::to_string(type) + ", expected 1 (float) or 2 (double)");
-  chunk.type = static_cast<element_type>(type);
   const unsigned rank = values[first + 1];
   if (rank < 1 || rank > 3) fail("rank " + std::to_string(rank) + ", expected 1-3");
-  chunk.rank = static_cast<int>(rank);
   if (count != first + 2 + rank)
     fail(std::to_string(count) + " values for rank " + std::to_string(rank) + " in layout " +
          std::to_string(chunk.layout) + ", expected " + std::to_string(first + 2 + rank));
+  std::uint64_t extents[3] = {};
   for (unsigned a = 0; a < rank; ++a) {
     if (values[first + 2 + a] == 0) fail("chunk extent 0");
-    chunk.extents[a] = values[first + 2 + a];
+    extents[a] = values[first + 2 + a];
   }
+  chunk.shape = array_shape(static_cast<element_type>(type), static_cast<int>(rank), extents);
   check_representable(chunk);
   return chunk;
 }
@@ -106,9 +95,7 @@ chunk_parameters with_requested_layout(chunk_parameters chunk, std::size_t count
 
 void check_representable(const chunk_parameters& chunk) {
   try {
-    with_chunk_grid(chunk, [](auto tag, const auto& grid) {
-      check_grid_representable<typename decltype(tag)::type>(grid);
-    });
+    check_grid_representable(chunk.shape);
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(std::string("ndzip HDF5 filter: chunk too large: ") + e.what());
   }

@@ -29,28 +29,19 @@
 // A list of 4 or more values is the parameters of an existing dataset (h5repack and H5Pcopy
 // hand those to the new dataset): its layout and flags are kept, the extents recomputed.
 
-#include <array>
 #include <cstddef>
-#include <string>
 #include <vector>
 
-namespace ndzip::hdf5_plugin {
+#include "ndzip/dynamic.hpp"
 
-enum class element_type : unsigned { float32 = 1, float64 = 2 };
+namespace ndzip::hdf5_plugin {
 
 struct chunk_parameters {
   unsigned layout = 2;      // cd_values layout version: 1 or 2
   bool checksum = true;     // layout 2 only: each chunk carries the XXH3-64 of its stream
   bool high_ratio = false;  // layout 2 only: the chunks hold high-ratio streams
-  element_type type = element_type::float32;
-  int rank = 0;
-  std::array<std::size_t, 3> extents = {};  // the first `rank` are used
-
-  std::size_t element_bytes() const { return type == element_type::float32 ? 4 : 8; }
-  std::size_t element_count() const;
-  std::size_t chunk_bytes() const { return element_count() * element_bytes(); }
-  // "float 20x50x60", for messages.
-  std::string description() const;
+  // Element type (its codes are cd_values' [2]) and chunk extents; to_string() for messages.
+  array_shape shape;
 };
 
 inline constexpr unsigned cd_values_layout = 2;  // what new datasets get

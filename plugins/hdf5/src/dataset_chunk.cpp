@@ -33,14 +33,15 @@ element_type element_type_of(hid_t type) {
 
 chunk_parameters chunk_of_dataset(hid_t dcpl, hid_t type) {
   chunk_parameters chunk;
-  chunk.type = element_type_of(type);
+  const element_type element = element_type_of(type);
   hsize_t dims[H5S_MAX_RANK];
   const int rank = H5Pget_chunk(dcpl, H5S_MAX_RANK, dims);
   if (rank < 0) refuse("the dataset is not chunked");
   if (rank < 1 || rank > 3)
     refuse("the dataset has rank " + std::to_string(rank) + "; ndzip compresses ranks 1 to 3");
-  chunk.rank = rank;
-  for (int a = 0; a < rank; ++a) chunk.extents[a] = static_cast<std::size_t>(dims[a]);
+  std::uint64_t extents[3] = {};
+  for (int a = 0; a < rank; ++a) extents[a] = dims[a];
+  chunk.shape = array_shape(element, rank, extents);
   try {
     check_representable(chunk);
   } catch (const std::runtime_error& e) {

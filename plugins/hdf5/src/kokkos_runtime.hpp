@@ -12,7 +12,6 @@
 
 #include <Kokkos_Core.hpp>
 #include <stdexcept>
-#include <utility>
 
 namespace ndzip::hdf5_plugin {
 
@@ -21,20 +20,20 @@ namespace ndzip::hdf5_plugin {
 // ndzip::max_host_threads.
 void require_kokkos();
 
-// Calls f(instance) with an instance of the host execution space this call should run on.
-template <class F>
-void with_host_backend(F&& f) {
+// The name (ndzip/backends.hpp) of the host backend this call should run on. Throws
+// std::runtime_error where none can run on the calling thread.
+inline const char* host_backend() {
 #if defined(KOKKOS_ENABLE_OPENMP) && KOKKOS_VERSION >= 40000
   // Kokkos 4 runs OpenMP work from any thread (serially inside an OpenMP parallel region).
-  std::forward<F>(f)(Kokkos::OpenMP());
+  return "openmp";
 #else
 #if defined(KOKKOS_ENABLE_OPENMP)
   // Kokkos 3 runs OpenMP work only on the thread that initialised it, outside OpenMP parallel
   // regions.
-  if (!Kokkos::OpenMP::in_parallel()) return std::forward<F>(f)(Kokkos::OpenMP());
+  if (!Kokkos::OpenMP::in_parallel()) return "openmp";
 #endif
 #if defined(KOKKOS_ENABLE_SERIAL)
-  std::forward<F>(f)(Kokkos::Serial());
+  return "serial";
 #else
   throw std::runtime_error(
       "ndzip HDF5 filter: Kokkos' OpenMP backend cannot run on this thread, and this Kokkos has "

@@ -9,6 +9,8 @@
 #include <Kokkos_Core.hpp>
 #include <type_traits>
 
+#include "ndzip/detail/execution_spaces.hpp"
+
 // Open MPI says at run time whether it was built with CUDA or ROCm support (and the transport
 // in use can move device memory); other MPI libraries have no common query, so they count as
 // not GPU-aware unless the caller asks for the direct path.
@@ -26,12 +28,8 @@ bool mpi_reports_gpu_support() {
   if constexpr (std::is_same_v<ExecSpace, Kokkos::Cuda>) return MPIX_Query_cuda_support() == 1;
 #endif
 #if defined(KOKKOS_ENABLE_HIP) && defined(MPIX_ROCM_AWARE_SUPPORT)
-#if KOKKOS_VERSION >= 40000
-  if constexpr (std::is_same_v<ExecSpace, Kokkos::HIP>) return MPIX_Query_rocm_support() == 1;
-#else
-  if constexpr (std::is_same_v<ExecSpace, Kokkos::Experimental::HIP>)
+  if constexpr (std::is_same_v<ExecSpace, ::ndzip::detail::hip_space>)
     return MPIX_Query_rocm_support() == 1;
-#endif
 #endif
   return false;
 }

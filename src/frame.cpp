@@ -18,7 +18,7 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "core/array_dispatch.hpp"
+#include "ndzip/dynamic.hpp"
 #include "ndzip/format.hpp"
 #include "ndzip/high_ratio.hpp"
 
@@ -86,15 +86,12 @@ std::uint64_t checksum_of(const std::byte* header, const std::byte* stream,
 // That the ndzip format can hold the frame's array and that its stream length is one the
 // array can compress to: what makes frame_bytes() a safe bound for a reader to allocate.
 void check_array(const frame_info& info) {
-  detail::with_array_type(info.type, info.dimensions, [&](auto tag, auto dims) {
+  for (int a = 0; a < info.dimensions; ++a)
+    if (info.extents[a] > std::numeric_limits<std::size_t>::max())
+      not_a_frame("a " + describe(info) + " array is too large to address");
+  visit_shape(array_shape::of(info), [&](auto tag, const auto& grid) {
     using T = typename decltype(tag)::type;
-    constexpr int Dims = decltype(dims)::value;
-    extent<Dims> grid;
-    for (int a = 0; a < Dims; ++a) {
-      if (info.extents[a] > std::numeric_limits<std::size_t>::max())
-        not_a_frame("a " + describe(info) + " array is too large to address");
-      grid[a] = static_cast<std::size_t>(info.extents[a]);
-    }
+    constexpr int Dims = std::decay_t<decltype(grid)>::dimensions;
     std::size_t largest = 0;
     try {
       largest = compressed_size_bound<T>(grid);

@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The run-time layer (ndzip/dynamic.hpp): array_shape, and dynamic_compressor over the library's
+// own instantiations of ndzip::compressor.
+
+#include "ndzip/dynamic.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+#include "core/stream_status.hpp"
+#include "ndzip/backends.hpp"
+#include "ndzip/compressor.hpp"
+#include "ndzip/detail/disjoint.hpp"
+#include "ndzip/error.hpp"
+#include "ndzip/format.hpp"
+#include "ndzip/frame.hpp"
+#include "ndzip/high_ratio.hpp"
+
+namespace ndzip {
+
+const char* element_type_name(element_type type) {
+  return type == element_type::float32 ? "float" : "double";
+}
+
+std::optional<element_type> parse_element_type(std::string_view name) {
+  if (name == "float") return element_type::float32;
+  if (name == "double") return element_type::float64;
+  return std::nullopt;
+}
+
+std::size_t element_size(element_type type) { return type == element_type::float32 ? 4 : 8; }
+
+array_shape::array_shape(element_type type, std::initializer_list<std::uint64_t> extents)
+    : array_shape(type, static_cast<int>(extents.size()), extents.begin()) {}
+
+array_shape::array_shape(element_type type, int rank, const std::uint64_t* extents)
+    : m_type(type), m_rank(rank) {
+  if (type != element_type::float32 && type != element_type::float64)
+    throw std::invalid_argument("ndzip: unknown element type code " +
+                                std::to_string(static_cast<int>(type)) +
+                                " (ndzip compresses float and double)");
+  if (rank < 1 || rank > max_rank)
+    throw std::invalid_argument("ndzip: an array of " + std::to_string(rank) +
+                                " dimensions (ndzip holds 1 to 3)");
+  std::copy(extents, extents + rank, m_extents.begin());
+}
+
+array_shape array_shape::of(const frame_info& frame) {
+  return array_shape(frame.type, frame.dimensions, frame.extents.data());
+}
+
+std::uint64_t array_shape::extent(int axis) const {
+  if (axis < 0 || axis >= m_rank)
+    throw std::out_of_range("ndzip: axis " + std::to_string(axis) + " of a " +
+                            std::to_string(m_rank) + "-D array");
+  return m_extents[axis];
+}
+
+std::size_t array_shape::addressable_extent(int axis) const {
+  const std::uint64_t n = extent(axis);
+  if (n > std::numeric_limits<std::size_t>::max())
+    throw std::overflow_error("ndzip: a " + to_string() + " array is too large to address");
+  return static_cast<std::size_t>(n);
+}
+
+std::size_t array_shape::element_count() const {
+  std::size_t count = 1;
+  for (int a = 0; a < m_rank; ++a) {
+    const std::size_t n = addressable_extent(a);
+    if (n != 0 && count > std::numeric_limits<std::size_t>::max() / n)
+      throw std::overflow_error("ndzip: a " + to_string() + " array is too large to address");
+    count *= n;
+  }
+  // An empty array has no elements, whatever the other extents.
+  return count;
+}
+
+std::size_t array_shape::byte_size() const {
+  const std::size_t count = element_count();
+  if (count > std::numeric_limits<std::size_t>::max() / element_bytes())
+    throw std::overflow_error("ndzip: a " + to_string() + " array is too large to address");
+  return count * element_bytes();
+}
+
+array_shape array_shape::with_type(element_type type) const {
+  return array_shape(type, m_rank, m_extents.data());
+}
+
+array_shape array_shape::with_extent(int axis, std::uint64_t n) const {
+  extent(axis);  // checks the axis
+  array_shape shape = *this;
+  shape.m_extents[axis] = n;
+  return shape;
+}
+
+// Appended piece by piece: see ndzip::to_string(extent).
+std::string array_shape::extents_string() const {
+  std::string s;
+  for (int a = 0; a < m_rank; ++a) {
+    if (a) s += 'x';
+    s += std::to_string(m_extents[a]);
+  }
+  return s;
+}
+
+std::string array_shape::to_string() const {
+  std::string s = element_type_name(m_type);
+  s += ' ';
+  s += extents_string();
+  return s;
+}
+
+void check_grid_representable(const array_shape& shape) {
+  visit_shape(shape, [](auto tag, const auto& grid) {
+    check_grid_representable<typename decltype(tag)::type>(grid);
+  });
+}
+
+std::size_t compressed_size_bound(const array_shape& shape, codec_mode mode) {
+  return visit_shape(shape, [&](auto tag, const auto& grid) {
+    return compressed_size_bound<typename decltype(tag)::type>(grid) +
+           (mode == codec_mode::high_ratio ? high_ratio_header_bytes : 0);
+  });
+}
+
+void check_stream_size(const array_shape& shape, std::size_t stream_bytes, codec_mode mode) {
+  visit_shape(shape, [&](auto tag, const auto& grid) {
+    using T = typename decltype(tag)::type;
+    check_grid_representable<T>(grid);
+    core::check_stream_size<T>(grid, stream_bytes, mode);
+  });
+}
+
+// The typed side: a compressor, and where host buffers are staged for a backend that cannot
+// read them, or that needs them aligned.
+struct dynamic_compressor::engine {
+  virtual ~engine() = default;
+  virtual bool reads_host_memory() const = 0;
+  virtual std::size_t size_bound() const = 0;
+  virtual std::size_t compress(const void* values, buffer_location values_at, void* stream,
+                               std::size_t capacity, buffer_location stream_at,
+                               const input_done& done) = 0;
+  virtual std::size_t decompress(const void* stream, std::size_t stream_bytes,
+                                 buffer_location stream_at, void* values,
+                                 buffer_location values_at, const input_done& done) = 0;
+};
+
+namespace {
+
+template <class T, int Dims, class ExecSpace>
+class typed_engine final : public dynamic_compressor::engine {
+  using memory_space = typename ExecSpace::memory_space;
+  using input_done = dynamic_compressor::input_done;
+  using bytes_view = Kokkos::View<std::byte*, memory_space>;
+  template <class Byte>
+  using host_bytes = Kokkos::View<Byte*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
+  static constexpr bool host_readable =
+      Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
+
+ public:
+  typed_engine(const ExecSpace& exec, const extent<Dims>& grid, codec_mode mode)
+      : m_exec(exec), m_codec(exec, grid, mode), m_value_bytes(grid.size() * sizeof(T)) {}
+
+  bool reads_host_memory() const override { return host_readable; }
+  std::size_t size_bound() const override { return m_codec.size_bound(); }
+
+  std::size_t compress(const void* values, buffer_location values_at, void* stream,
+                       std::size_t capacity, buffer_location stream_at,
+                       const input_done& done) override {
+    const std::lock_guard<std::mutex> lock(m_calls);
+    if (values_at == stream_at)
+      detail::check_disjoint(values, m_value_bytes, stream, capacity);
+    const T* codec_values = static_cast<const T*>(values);
+    const bool values_staged = staged(values_at, values, alignof(T));
+    if (values_staged) {
+      copy_in(m_values, values, m_value_bytes, values_at);
+      codec_values = reinterpret_cast<const T*>(m_values.data());
+      if (done) done();
+    }
+    // Written where it lies if the backend can, else into staging and copied once its size is
+    // known (nothing reaches the caller's buffer if it is too small).
+    if (!staged(stream_at, stream, m_codec.alignment())) {
+      const std::size_t size =
+          m_codec.compress_raw(codec_values, static_cast<std::byte*>(stream), capacity);
+      m_exec.fence();
+      if (done && !values_staged) done();
+      return size;
+    }
+    reserve(m_stream, m_codec.size_bound());
+    const std::size_t size = m_codec.compress_raw(codec_values, m_stream.data(), m_stream.size());
+    m_exec.fence();
+    if (done && !values_staged) done();
+    if (size > capacity)
+      throw capacity_error("ndzip: the stream needs " + std::to_string(size) +
+                           " bytes but the output holds only " + std::to_string(capacity) +
+                           " (size_bound is " + std::to_string(m_codec.size_bound()) + ")");
+    copy_out(stream, m_stream, size, stream_at);
+    return size;
+  }
+
+  std::size_t decompress(const void* stream, std::size_t stream_bytes, buffer_location stream_at,
+                         void* values, buffer_location values_at,
+                         const input_done& done) override {
+    const std::lock_guard<std::mutex> lock(m_calls);
+    if (values_at == stream_at)
+      detail::check_disjoint(values, m_value_bytes, stream, stream_bytes);
+    const std::byte* codec_stream = static_cast<const std::byte*>(stream);
+    const bool stream_staged = staged(stream_at, stream, m_codec.alignment());
+    if (stream_staged) {
+      copy_in(m_stream, stream, stream_bytes, stream_at);
+      codec_stream = m_stream.data();
+      if (done) done();
+    }
+    std::size_t consumed = 0;
+    if (!staged(values_at, values, alignof(T))) {
+      consumed = m_codec.decompress_raw(codec_stream, stream_bytes, static_cast<T*>(values));
+    } else {
+      reserve(m_values, m_value_bytes);
+      consumed = m_codec.decompress_raw(codec_stream, stream_bytes,
+                                        reinterpret_cast<T*>(m_values.data()));
+      copy_out(values, m_values, m_value_bytes, values_at);
+    }
+    if (done && !stream_staged) done();
+    return consumed;
+  }
+
+ private:
+  // Whether a buffer goes through staging: host memory the backend cannot read, or that is not
+  // aligned as the codec needs. A misaligned buffer in the backend's memory is the caller's bug.
+  bool staged(buffer_location at, const void* data, std::size_t alignment) const {
+    const bool aligned = reinterpret_cast<std::uintptr_t>(data) % alignment == 0;
+    if (at == buffer_location::host && !host_readable) return true;
+    if (!aligned && at == buffer_location::backend && !host_readable)
+      throw std::invalid_argument("ndzip: a buffer in the backend's memory at an address not "
+                                  "aligned to " +
+                                  std::to_string(alignment) + " bytes");
+    return !aligned;
+  }
+
+  static void reserve(bytes_view& view, std::size_t bytes) {
+    // Rounded up to whole words: the codec reads and writes words.
+    if (view.size() < bytes)
+      view = bytes_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::dynamic_staging"),
+                        (bytes + 7) / 8 * 8);
+  }
+
+  void copy_in(bytes_view& to, const void* from, std::size_t bytes, buffer_location at) {
+    reserve(to, bytes);
+    const auto target = Kokkos::subview(to, std::make_pair(std::size_t{0}, bytes));
+    if (at == buffer_location::host)
+      Kokkos::deep_copy(m_exec, target,
+                        host_bytes<const std::byte>(static_cast<const std::byte*>(from), bytes));
+    else
+      Kokkos::deep_copy(
+          m_exec, target,
+          Kokkos::View<const std::byte*, memory_space, Kokkos::MemoryUnmanaged>(
+              static_cast<const std::byte*>(from), bytes));
+    m_exec.fence();
+  }
+
+  void copy_out(void* to, const bytes_view& from, std::size_t bytes, buffer_location at) {
+    const auto source = Kokkos::subview(from, std::make_pair(std::size_t{0}, bytes));
+    if (at == buffer_location::host)
+      Kokkos::deep_copy(m_exec, host_bytes<std::byte>(static_cast<std::byte*>(to), bytes), source);
+    else
+      Kokkos::deep_copy(m_exec,
+                        Kokkos::View<std::byte*, memory_space, Kokkos::MemoryUnmanaged>(
+                            static_cast<std::byte*>(to), bytes),
+                        source);
+    m_exec.fence();
+  }
+
+  ExecSpace m_exec;
+  compressor<T, Dims, ExecSpace> m_codec;
+  std::size_t m_value_bytes;
+  std::mutex m_calls;  // the staging buffers are the object's
+  bytes_view m_values, m_stream;
+};
+
+}  // namespace
+
+dynamic_compressor::dynamic_compressor(std::string_view backend, const array_shape& shape,
+                                       codec_mode mode)
+    : m_backend(backend), m_shape(shape), m_mode(mode) {
+  visit_shape(shape, [&](auto tag, const auto& grid) {
+    using T = typename decltype(tag)::type;
+    constexpr int Dims = std::decay_t<decltype(grid)>::dimensions;
+    with_backend(backend, [&](const auto& exec) {
+      using exec_type = std::decay_t<decltype(exec)>;
+      m_engine = std::make_unique<typed_engine<T, Dims, exec_type>>(exec, grid, mode);
+    });
+  });
+}
+
+dynamic_compressor::~dynamic_compressor() = default;
+dynamic_compressor::dynamic_compressor(dynamic_compressor&&) noexcept = default;
+dynamic_compressor& dynamic_compressor::operator=(dynamic_compressor&&) noexcept = default;
+
+bool dynamic_compressor::backend_reads_host_memory() const { return m_engine->reads_host_memory(); }
+
+std::size_t dynamic_compressor::size_bound() const { return m_engine->size_bound(); }
+
+std::size_t dynamic_compressor::compress(const void* values, void* stream, std::size_t capacity,
+                                         buffer_location where, const input_done& done) {
+  return m_engine->compress(values, where, stream, capacity, where, done);
+}
+
+std::size_t dynamic_compressor::decompress(const void* stream, std::size_t stream_bytes,
+                                           void* values, buffer_location where,
+                                           const input_done& done) {
+  return m_engine->decompress(stream, stream_bytes, where, values, where, done);
+}
+
+std::size_t dynamic_compressor::compress_frame(const void* values, void* frame,
+                                               std::size_t capacity, buffer_location where,
+                                               const input_done& done) {
+  if (m_shape.element_count() == 0)
+    throw std::invalid_argument("ndzip: a " + m_shape.to_string() +
+                                " array is empty; a frame holds arrays of at least one element");
+  if (capacity < frame_header_bytes)
+    throw capacity_error("ndzip: a frame needs " + std::to_string(frame_header_bytes) +
+                         " bytes for its header alone, but the output holds only " +
+                         std::to_string(capacity));
+  if (where == buffer_location::host || m_engine->reads_host_memory())
+    detail::check_disjoint(values, m_shape.byte_size(), frame, capacity, "frame buffer");
+  auto* const out = static_cast<std::byte*>(frame);
+  std::byte* const stream = out + frame_header_bytes;
+  const std::size_t stream_bytes = m_engine->compress(
+      values, where, stream, capacity - frame_header_bytes, buffer_location::host, done);
+  const auto header = encode_frame_header(m_shape.type(), m_shape.rank(), m_shape.extents(),
+                                          stream, stream_bytes, m_mode);
+  std::copy(header.begin(), header.end(), out);
+  return frame_header_bytes + stream_bytes;
+}
+
+void dynamic_compressor::decompress_frame(const void* frame, std::size_t frame_bytes, void* values,
+                                          buffer_location where) {
+  const auto* const data = static_cast<const std::byte*>(frame);
+  verify_frame_checksum(data, frame_bytes);
+  const frame_info info = inspect_frame(data, frame_bytes);
+  if (array_shape::of(info) != m_shape)
+    throw frame_error("ndzip: the frame holds a " + array_shape::of(info).to_string() +
+                      " array (extents slowest first), but the compressor is for a " +
+                      m_shape.to_string() + " array");
+  if (info.mode != m_mode)
+    throw frame_error(std::string("ndzip: the frame holds a ") +
+                      (info.mode == codec_mode::high_ratio ? "high-ratio" : "ndzip") +
+                      " stream, but the compressor is for the " +
+                      (m_mode == codec_mode::high_ratio ? "high-ratio" : "ndzip") + " mode");
+  if (where == buffer_location::host || m_engine->reads_host_memory())
+    detail::check_disjoint(values, m_shape.byte_size(), frame, frame_bytes, "frame buffer");
+  const std::size_t consumed =
+      m_engine->decompress(data + frame_header_bytes, static_cast<std::size_t>(info.stream_bytes),
+                           buffer_location::host, values, where, {});
+  detail::check_frame_stream_consumed(info, consumed);
+}
+
+}  // namespace ndzip
