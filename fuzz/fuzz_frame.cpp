@@ -17,7 +17,7 @@
 
 #include "codec.hpp"
 #include "decode.hpp"
-#include "frame.hpp"
+#include "framing.hpp"
 #include "fuzz_support.hpp"
 
 using namespace ndzip_fuzz;

@@ -16,7 +16,7 @@
 #include "chunk_checksum.hpp"
 #include "chunk_parameters.hpp"
 #include "codec.hpp"
-#include "frame.hpp"
+#include "framing.hpp"
 #include "fuzz_support.hpp"
 #include "test_support.hpp"
 #include "vector_generator.hpp"

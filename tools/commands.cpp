@@ -15,7 +15,7 @@
 #include "codec.hpp"
 #include "decode.hpp"
 #include "file_io.hpp"
-#include "frame.hpp"
+#include "framing.hpp"
 #include "inputs.hpp"
 #include "progress.hpp"
 #include "shape_check.hpp"

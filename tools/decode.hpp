@@ -9,7 +9,7 @@
 
 #include "array_desc.hpp"
 #include "bytes.hpp"
-#include "frame.hpp"
+#include "framing.hpp"
 
 namespace ndzip_cli {
 

@@ -10,7 +10,7 @@
 #include "array_desc.hpp"
 #include "bytes.hpp"
 #include "file_io.hpp"
-#include "frame.hpp"
+#include "framing.hpp"
 
 namespace ndzip_cli {
 

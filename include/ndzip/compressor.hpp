@@ -40,6 +40,7 @@
 
 #include "ndzip/codec_mode.hpp"
 #include "ndzip/decompress_outcome.hpp"
+#include "ndzip/detail/result_space.hpp"
 #include "ndzip/error.hpp"
 #include "ndzip/export.hpp"
 #include "ndzip/extent.hpp"
@@ -47,22 +48,6 @@
 #include "ndzip/view_checks.hpp"
 
 namespace ndzip {
-
-namespace detail {
-// Where the synchronous calls have their results (stream size, decompress_outcome) written:
-// host-pinned memory, which the host reads after the fence without a copy, where this Kokkos
-// names it (4.x); otherwise the space's own memory, copied back.
-template <class ExecSpace>
-struct result_space {
-#if KOKKOS_VERSION >= 40000
-  using type = std::conditional_t<
-      Kokkos::SpaceAccessibility<ExecSpace, Kokkos::SharedHostPinnedSpace>::accessible,
-      Kokkos::SharedHostPinnedSpace, typename ExecSpace::memory_space>;
-#else
-  using type = typename ExecSpace::memory_space;
-#endif
-};
-}  // namespace detail
 
 namespace core {
 // The host side of compress and decompress, over the kernels' lane-ops (not part of the API).

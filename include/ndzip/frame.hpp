@@ -30,7 +30,7 @@
 #include <utility>
 
 #include "ndzip/compressor.hpp"
-#include "ndzip/detail/disjoint.hpp"
+#include "ndzip/detail/frame_views.hpp"
 #include "ndzip/error.hpp"
 #include "ndzip/export.hpp"
 #include "ndzip/extent.hpp"
@@ -39,94 +39,6 @@
 #include "ndzip/view_checks.hpp"
 
 namespace ndzip {
-
-namespace detail {
-
-// Throws ndzip::frame_error unless the frame `info` holds an array of `type` and these extents
-// (slowest first, 0 past `dimensions`); the message names `view`.
-NDZIP_EXPORT void check_frame_holds(const frame_info& info, element_type type, int dimensions,
-                                    const std::array<std::uint64_t, 3>& extents,
-                                    const std::string& view);
-// Throws ndzip::frame_error unless decoding the frame `info` consumed its whole stream.
-NDZIP_EXPORT void check_frame_stream_consumed(const frame_info& info, std::size_t consumed);
-
-template <int Dims>
-std::array<std::uint64_t, 3> frame_extents(const extent<Dims>& grid) {
-  std::array<std::uint64_t, 3> extents{};
-  for (int a = 0; a < Dims; ++a) extents[a] = grid[a];
-  return extents;
-}
-
-template <class FrameView>
-void check_frame_view(const FrameView& frame) {
-  static_assert(Kokkos::is_view<FrameView>::value && FrameView::rank == 1 &&
-                    sizeof(typename FrameView::value_type) == 1 &&
-                    std::is_trivially_copyable_v<typename FrameView::value_type>,
-                "ndzip: a frame is a rank-1 View of bytes (std::byte, char, unsigned char)");
-  static_assert(Kokkos::SpaceAccessibility<Kokkos::DefaultHostExecutionSpace,
-                                           typename FrameView::memory_space>::accessible,
-                "ndzip: a frame lies in memory the host can access");
-  if (frame.size() > 1 && frame.stride(0) != 1)
-    throw std::invalid_argument("ndzip: " + view_label(frame) + " is not contiguous");
-}
-
-// The whole frame (header and stream) and the values must be disjoint: the header is written
-// on the host after the codec ran, and a frame whose stream goes through a copy escapes the
-// codec's own check; so a frame over the values would overwrite them silently, and values over
-// the frame would overwrite the caller's frame. Addresses only: the values may lie on a device.
-template <class T, int Dims, class ValuesView, class FrameView>
-void check_frame_disjoint(const ValuesView& values, const extent<Dims>& grid,
-                          const FrameView& frame) {
-  check_disjoint(values.data(), grid.size() * sizeof(T), frame.data(), frame.size(),
-                 "frame buffer");
-}
-
-template <class Byte, class MemorySpace>
-using unmanaged_bytes = Kokkos::View<Byte*, MemorySpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-
-// The codec reads and writes a frame's stream where it lies if the execution space can access
-// that memory and the stream is aligned to the element size, as the codec needs (it starts 48
-// bytes into the frame); otherwise through a copy in the space's own memory.
-template <class FrameSpace, class Codec, class ValuesView>
-std::size_t compress_into_frame(Codec& codec, const ValuesView& values, std::byte* stream,
-                                std::size_t capacity) {
-  using ExecSpace = typename Codec::execution_space;
-  if constexpr (Kokkos::SpaceAccessibility<ExecSpace, FrameSpace>::accessible) {
-    if (reinterpret_cast<std::uintptr_t>(stream) % codec.alignment() == 0)
-      return codec.compress(values, unmanaged_bytes<std::byte, FrameSpace>(stream, capacity));
-  }
-  const Kokkos::View<std::byte*, typename ExecSpace::memory_space> scratch(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::frame_stream"), codec.size_bound());
-  const std::size_t stream_bytes = codec.compress(values, scratch);
-  if (stream_bytes > capacity)
-    throw capacity_error(
-        "ndzip: the frame needs " + std::to_string(frame_header_bytes + stream_bytes) +
-        " bytes but the output holds only " + std::to_string(frame_header_bytes + capacity) +
-        " (frame_size_bound is " + std::to_string(frame_header_bytes + codec.size_bound()) + ")");
-  Kokkos::deep_copy(codec.execution_space_instance(),
-                    unmanaged_bytes<std::byte, FrameSpace>(stream, stream_bytes),
-                    Kokkos::subview(scratch, std::make_pair(std::size_t{0}, stream_bytes)));
-  return stream_bytes;
-}
-
-// Decodes a frame's stream into `values`, in place or through a copy as above; returns the
-// bytes consumed.
-template <class FrameSpace, class Codec, class ValuesView>
-std::size_t decompress_from_frame(Codec& codec, const std::byte* stream, std::size_t stream_bytes,
-                                  const ValuesView& values) {
-  using ExecSpace = typename Codec::execution_space;
-  using frame_stream = unmanaged_bytes<const std::byte, FrameSpace>;
-  if constexpr (Kokkos::SpaceAccessibility<ExecSpace, FrameSpace>::accessible) {
-    if (reinterpret_cast<std::uintptr_t>(stream) % codec.alignment() == 0)
-      return codec.decompress(frame_stream(stream, stream_bytes), values);
-  }
-  const Kokkos::View<std::byte*, typename ExecSpace::memory_space> scratch(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::frame_stream"), stream_bytes);
-  Kokkos::deep_copy(codec.execution_space_instance(), scratch, frame_stream(stream, stream_bytes));
-  return codec.decompress(scratch, values);
-}
-
-}  // namespace detail
 
 // The most bytes compress_frame writes for `values` in `mode`: the header and
 // compressed_size_bound in that mode.

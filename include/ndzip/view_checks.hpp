@@ -10,21 +10,10 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "ndzip/detail/view_traits.hpp"
 #include "ndzip/extent.hpp"
 
 namespace ndzip {
-
-namespace detail {
-
-template <class View>
-constexpr bool is_left_layout_v = std::is_same_v<typename View::array_layout, Kokkos::LayoutLeft>;
-
-template <class View>
-std::string view_label(const View& v) {
-  return v.label().empty() ? std::string("View") : "View \"" + v.label() + "\"";
-}
-
-}  // namespace detail
 
 // The C-order grid a View describes (extents slowest first). Throws std::invalid_argument if
 // the View's elements are not one dense block in C or Fortran order.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "frame.hpp"
+#include "framing.hpp"
 
 #include <algorithm>
 #include <cinttypes>
