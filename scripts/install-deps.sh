@@ -6,7 +6,8 @@
 #    the benchmark's peer codecs (zstd, LZ4, Blosc, fpzip, zfp), and HDF5 with its tools, h5py,
 #    hdf5plugin and the LZ4, Blosc and zfp HDF5 filters (which Debian's hdf5plugin only
 #    recommends) for the HDF5 filter plugin's tests and benchmark (plugins/hdf5), and Open MPI
-#    for ndzip::mpi and its tests under mpiexec (mpi/);
+#    for ndzip::mpi and its tests under mpiexec (mpi/), and pybind11, pytest, Zarr and
+#    numcodecs for the Python module and its tests (python/);
 #  - Kokkos 3.4.01 (Serial + OpenMP) built from the `packages/kokkos` folder of Debian's
 #    bookworm `trilinos` source package into the git-ignored prefix .deps/kokkos-host, as shared
 #    libraries (position-independent), so that libndzip.so and the HDF5 filter plugin can link
@@ -68,7 +69,8 @@ packages=(build-essential cmake ninja-build doctest-dev libxxhash-dev xxhash lib
   libzstd-dev liblz4-dev libblosc-dev libfpzip-dev libzfp-dev
   libhdf5-dev hdf5-tools python3-h5py python3-hdf5plugin python3-numpy
   hdf5-filter-plugin hdf5-filter-plugin-blosc-serial hdf5-filter-plugin-zfp-serial
-  openmpi-bin libopenmpi-dev)
+  openmpi-bin libopenmpi-dev
+  pybind11-dev python3-dev python3-pytest python3-zarr python3-numcodecs)
 if [ "$with_cuda" = 1 ]; then
   packages+=(nvidia-cuda-toolkit g++-11)
   # The toolkit is in non-free: enable it (with contrib) for the configured Debian sources.

@@ -3,9 +3,9 @@
 
 #include <hdf5.h>
 
-#include <cstdlib>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <ndzip/backends.hpp>
@@ -13,26 +13,15 @@
 namespace ndzip::hdf5_plugin {
 namespace {
 
-#if KOKKOS_VERSION >= 40000
-constexpr const char* threads_option = "--kokkos-num-threads=";
-#else
-constexpr const char* threads_option = "--kokkos-threads=";
-#endif
-
 // The Kokkos this plugin initialised: finalised by the destructor, which runs at process exit
 // (the plugin is linked -z nodelete, so HDF5 unloading it does not end it earlier; a Kokkos
 // finalised and initialised again is refused by Kokkos 4).
 class plugin_owned_kokkos {
  public:
   plugin_owned_kokkos() {
+    // Warnings would go into h5dump's output, for one.
     std::vector<std::string> args{"ndzip-hdf5-filter"};
-    // Kokkos prints its warnings to stdout (h5dump's output, for one). An explicit
-    // KOKKOS_DISABLE_WARNINGS decides instead: Kokkos refuses both when they disagree.
-    if (!std::getenv("KOKKOS_DISABLE_WARNINGS")) args.emplace_back("--kokkos-disable-warnings");
-    // Kokkos' OpenMP backend overruns its thread pool beyond ndzip::max_host_threads, which
-    // OMP_NUM_THREADS may well ask for: the count is passed, lowered to that.
-    if (const auto threads = ndzip::host_threads_to_initialize())
-      args.push_back(threads_option + std::to_string(*threads));
+    for (auto& arg : ndzip::embedded_kokkos_arguments()) args.push_back(std::move(arg));
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""ndzip-kokkos from Python: lossless compression of float32 and float64 NumPy arrays of 1 to 3
+dimensions in the ndzip format, on the library's Kokkos backends (the CPU's threads, or a GPU
+where the library was built for one).
+
+    frame = ndzip.compress(array)          # bytes: a self-describing frame (dtype, shape, checksum)
+    restored = ndzip.decompress(frame)     # a new array, or into out=... (checked)
+
+compress_raw / decompress_raw read and write the bare ndzip stream, whose dtype and shape the
+caller keeps. A damaged or inconsistent frame or stream raises StreamError (a ValueError); an
+array of another dtype raises TypeError, of another rank ValueError. Arrays that are not
+C-contiguous are copied into C order first (the values are those of the array as indexed). The
+GIL is released while the codec runs, so threads may compress concurrently (with Kokkos older
+than 4.4 the library runs one call at a time; see the README).
+
+Submodules: ndzip.numcodecs (the numcodecs/Zarr codec "ndzip"), ndzip.h5 (h5py and the HDF5
+filter plugin), ndzip.bench (python3 -m ndzip.bench: throughput against the C++ API).
+"""
+
+import atexit as _atexit
+
+from . import _ndzip
+from ._ndzip import (
+    StreamError,
+    __version__,
+    backends,
+    compress,
+    compress_raw,
+    decompress,
+    decompress_raw,
+    default_backend,
+    frame_info,
+)
+
+# Kokkos, if this module brought it up, is finalised at interpreter exit.
+_atexit.register(_ndzip._finalize)
+
+__all__ = [
+    "StreamError",
+    "__version__",
+    "backends",
+    "compress",
+    "compress_raw",
+    "decompress",
+    "decompress_raw",
+    "default_backend",
+    "frame_info",
+]

@@ -1,0 +1,65 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""ndzip.h5: a dataset written with the project's HDF5 filter through ndzip.h5.filter() and read
+back by h5py bit for bit, its filter as h5dump shows it, and plugin_path() for other programs."""
+
+import os
+import re
+import subprocess
+
+import numpy as np
+import pytest
+
+import ndzip.h5
+
+h5py = pytest.importorskip("h5py")
+
+try:
+    FILTER_ID = ndzip.h5.filter_id()
+except RuntimeError:
+    pytest.skip("built without the HDF5 filter plugin", allow_module_level=True)
+
+
+def field(dtype, shape):
+    """A smooth field, which compresses."""
+    axes = np.meshgrid(*[np.linspace(0, 3, n) for n in shape], indexing="ij")
+    return (np.sin(sum(axes)) * 100).astype(dtype)
+
+
+def test_plugin_path_holds_the_plugin():
+    assert os.path.exists(os.path.join(ndzip.h5.plugin_path(), "libh5ndzip.so"))
+
+
+@pytest.mark.parametrize("checksum, high_ratio", [(True, False), (False, False), (True, True)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dataset_round_trip(tmp_path, dtype, checksum, high_ratio):
+    data = field(dtype, (32, 64, 48))
+    path = tmp_path / "d.h5"
+    arguments = ndzip.h5.filter(checksum=checksum, high_ratio=high_ratio)
+    assert arguments == {"compression": FILTER_ID,
+                         "compression_opts": (int(checksum), int(high_ratio))}
+    with h5py.File(path, "w") as f:
+        f.create_dataset("t", data=data, chunks=(16, 32, 48), **arguments)
+    with h5py.File(path, "r") as f:
+        d = f["t"]
+        assert FILTER_ID in d._filters or str(FILTER_ID) in d._filters
+        assert np.array_equal(d[...].view(np.uint8), data.view(np.uint8))
+        assert d.id.get_storage_size() < data.nbytes
+
+
+def test_h5dump_shows_the_filter(tmp_path):
+    h5dump = os.environ.get("NDZIP_H5DUMP")
+    if not h5dump:
+        pytest.skip("no h5dump")
+    data = field(np.float32, (8, 9))
+    path = tmp_path / "s.h5"
+    with h5py.File(path, "w") as f:
+        f.create_dataset("small", data=data, chunks=(4, 9), **ndzip.h5.filter())
+    env = dict(os.environ, HDF5_PLUGIN_PATH=ndzip.h5.plugin_path())
+    out = subprocess.run([h5dump, "-p", "-d", "small", str(path)], env=env, check=True,
+                         capture_output=True, text=True).stdout
+    assert "USER_DEFINED_FILTER" in out and f"FILTER_ID {FILTER_ID}" in out
+    # The values h5dump decoded through the plugin are the array's.
+    body = out[out.index("DATA {") + len("DATA {"):]
+    body = re.sub(r"\(\d+(,\d+)*\):", " ", body[: body.index("}")])
+    values = [float(x) for x in body.replace(",", " ").split()]
+    assert np.allclose(values, data.ravel(), rtol=1e-5, atol=1e-5)

@@ -1,0 +1,245 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The ndzip module: bit-exact round trips of float32/float64 arrays of 1 to 3 dimensions with
+special values, frames and bare streams exchanged with the CLI both ways, decoding into `out`,
+every refusal (dtype, rank, `out`, damaged or truncated data, unknown backend or mode), and the
+GIL released while the codec runs."""
+
+import os
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import ndzip
+
+SHAPES = [(5000,), (4096 * 3 + 17,), (130, 67), (64, 64), (33, 18, 20), (16, 16, 16)]
+DTYPES = [np.float32, np.float64]
+UINT = {np.float32: np.uint32, np.float64: np.uint64}
+
+
+def specials(dtype, shape, seed=0):
+    """A smooth field salted with NaNs of several payloads, infinities, signed zeros and
+    denormals."""
+    rng = np.random.default_rng(seed)
+    n = int(np.prod(shape))
+    values = np.cumsum(rng.standard_normal(n)).astype(dtype)
+    bits = values.view(UINT[dtype])
+    if dtype == np.float32:
+        odd = [0x7FC00001, 0xFFC12345, 0x7F800001, 0x00000001, 0x80000003, 0x007FFFFF]
+    else:
+        odd = [0x7FF8000000000001, 0xFFF0000000ABCDEF, 0x0000000000000001, 0x800FFFFFFFFFFFFF]
+    odd += [np.array(np.inf, dtype).view(UINT[dtype]), np.array(-np.inf, dtype).view(UINT[dtype]),
+            np.array(-0.0, dtype).view(UINT[dtype]), 0]
+    where = rng.choice(n, size=min(n, 40 * len(odd)), replace=False)
+    bits[where] = np.resize(np.array(odd, dtype=UINT[dtype]), where.size)
+    return bits.view(dtype).reshape(shape)
+
+
+def same_bits(a, b):
+    return a.dtype == b.dtype and a.shape == b.shape and np.array_equal(
+        a.view(UINT[a.dtype.type]), b.view(UINT[b.dtype.type]))
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_round_trip_is_bit_exact(dtype, shape):
+    array = specials(dtype, shape)
+    frame = ndzip.compress(array)
+    assert isinstance(frame, bytes)
+    assert same_bits(ndzip.decompress(frame), array)
+    info = ndzip.frame_info(frame)
+    assert info["dtype"] == np.dtype(dtype) and info["shape"] == shape and info["mode"] == "ndzip"
+    assert info["stream_bytes"] == len(frame) - 48
+    stream = ndzip.compress_raw(array)
+    assert stream == frame[48:]
+    assert same_bits(ndzip.decompress_raw(stream, dtype, shape), array)
+
+
+@pytest.mark.parametrize("backend", ndzip.backends())
+def test_every_backend_writes_the_same_stream(backend):
+    array = specials(np.float64, (40, 50, 37), seed=3)
+    assert ndzip.compress(array, backend=backend) == ndzip.compress(array, backend="serial")
+    assert same_bits(ndzip.decompress(ndzip.compress(array), backend=backend), array)
+
+
+def test_high_ratio_mode():
+    array = specials(np.float32, (64, 64, 64), seed=4)
+    frame = ndzip.compress(array, mode="high_ratio")
+    assert ndzip.frame_info(frame)["mode"] == "high_ratio"
+    assert len(frame) < len(ndzip.compress(array))
+    assert same_bits(ndzip.decompress(frame), array)
+    stream = ndzip.compress_raw(array, mode="high_ratio")
+    assert same_bits(ndzip.decompress_raw(stream, np.float32, array.shape, mode="high_ratio"), array)
+
+
+def test_buffers_of_every_kind_are_read():
+    array = specials(np.float32, (100, 30))
+    frame = ndzip.compress(array)
+    for buffer in (bytearray(frame), memoryview(frame), np.frombuffer(frame, np.uint8)):
+        assert same_bits(ndzip.decompress(buffer), array)
+    # A frame one byte off an aligned address is copied, not misread.
+    shifted = bytearray(len(frame) + 1)
+    shifted[1:] = frame
+    assert same_bits(ndzip.decompress(memoryview(shifted)[1:]), array)
+
+
+def test_non_contiguous_input_is_compressed_as_indexed():
+    base = specials(np.float64, (60, 80))
+    for array in (np.asfortranarray(base), base[::2, 1::3], base.T, base[::-1]):
+        assert same_bits(ndzip.decompress(ndzip.compress(array)), np.ascontiguousarray(array))
+
+
+def test_decompress_into_out():
+    array = specials(np.float64, (33, 18, 20))
+    frame = ndzip.compress(array)
+    out = np.empty_like(array)
+    assert ndzip.decompress(frame, out=out) is out
+    assert same_bits(out, array)
+    with pytest.raises(TypeError, match="dtype"):
+        ndzip.decompress(frame, out=np.empty(array.shape, np.float32))
+    with pytest.raises(ValueError, match="shape"):
+        ndzip.decompress(frame, out=np.empty((33, 18, 21)))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        ndzip.decompress(frame, out=np.empty((20, 18, 33)).T)
+    readonly = np.empty_like(array)
+    readonly.flags.writeable = False
+    with pytest.raises(ValueError, match="writable"):
+        ndzip.decompress(frame, out=readonly)
+    # Decoding into the frame's own memory is refused, not a silent corruption.
+    buffer = bytearray(frame) + bytearray(array.nbytes)
+    target = np.frombuffer(buffer, np.float64, count=array.size).reshape(array.shape)
+    with pytest.raises(ValueError, match="overlap"):
+        ndzip.decompress(memoryview(buffer)[: len(frame)], out=target)
+
+
+def test_refused_arrays():
+    with pytest.raises(TypeError, match="float32 and float64"):
+        ndzip.compress(np.zeros(10, np.int32))
+    with pytest.raises(TypeError, match="float32 and float64"):
+        ndzip.compress(np.zeros(10, np.float16))
+    with pytest.raises(TypeError, match="byte order"):
+        ndzip.compress(np.zeros(10, ">f4"))
+    with pytest.raises(ValueError, match="1 to 3 dimensions"):
+        ndzip.compress(np.zeros((2, 2, 2, 2), np.float32))
+    with pytest.raises(ValueError, match="1 to 3 dimensions"):
+        ndzip.compress(np.float32(1.0))
+    with pytest.raises(ValueError, match="empty"):
+        ndzip.compress(np.zeros((0, 4), np.float32))
+    with pytest.raises(ValueError, match="unknown or disabled backend 'no-such'"):
+        ndzip.compress(np.zeros(10, np.float32), backend="no-such")
+    with pytest.raises(ValueError, match="unknown mode"):
+        ndzip.compress(np.zeros(10, np.float32), mode="fast")
+    with pytest.raises(TypeError, match="float32 and float64"):
+        ndzip.decompress_raw(b"", np.int16, (4,))
+    with pytest.raises(ValueError, match="1 to 3 extents"):
+        ndzip.decompress_raw(b"", np.float32, ())
+
+
+def test_damaged_data_raises_stream_error():
+    assert issubclass(ndzip.StreamError, ValueError)
+    array = specials(np.float32, (130, 67))
+    frame = bytearray(ndzip.compress(array))
+    damaged = bytearray(frame)
+    damaged[len(frame) // 2] ^= 0x10
+    with pytest.raises(ndzip.StreamError, match="checksum mismatch"):
+        ndzip.decompress(damaged)
+    with pytest.raises(ndzip.StreamError, match="truncated"):
+        ndzip.decompress(frame[:-1])
+    with pytest.raises(ndzip.StreamError, match="trailing"):
+        ndzip.decompress(frame + b"\0")
+    with pytest.raises(ndzip.StreamError, match="NDZK"):
+        ndzip.decompress(b"not a frame at all, but long enough to hold a header")
+    with pytest.raises(ndzip.StreamError):
+        ndzip.decompress(b"")
+    # A header that announces a huge array: refused before anything of that size is allocated.
+    huge = bytearray(frame[:48])
+    huge[8:16] = (1 << 40).to_bytes(8, "little")
+    with pytest.raises(ndzip.StreamError):
+        ndzip.decompress(huge)
+    stream = ndzip.compress_raw(array)
+    with pytest.raises(ndzip.StreamError, match="shorter than the smallest"):
+        ndzip.decompress_raw(stream[:100], np.float32, array.shape)
+    with pytest.raises(ndzip.StreamError, match="ends after"):
+        ndzip.decompress_raw(stream + b"\0" * 8, np.float32, array.shape)
+    # A shape the stream is inconsistent with (no hypercube instead of two) is refused; one with
+    # the same hypercubes and border size (67 x 130) would decode into other values: a bare
+    # stream records no shape, which is what frames are for.
+    with pytest.raises(ndzip.StreamError):
+        ndzip.decompress_raw(stream, np.float32, (10, 871))
+
+
+def cli():
+    path = os.environ.get("NDZIP_CLI")
+    if not path:
+        pytest.skip("NDZIP_CLI not set (built without the tool)")
+    return path
+
+
+def test_frames_and_streams_are_the_clis(tmp_path):
+    tool = cli()
+    array = specials(np.float64, (33, 18, 20), seed=7)
+    raw = tmp_path / "a.f64"
+    array.tofile(raw)
+    # The CLI's frame is Python's, and each reads the other's.
+    subprocess.run([tool, "-q", "-t", "double", "-n", "33x18x20", str(raw)], check=True)
+    cli_frame = (tmp_path / "a.f64.ndz").read_bytes()
+    assert cli_frame == ndzip.compress(array)
+    assert same_bits(ndzip.decompress(cli_frame), array)
+    py_frame = tmp_path / "p.ndz"
+    py_frame.write_bytes(ndzip.compress(array))
+    restored = subprocess.run([tool, "-d", "-c", str(py_frame)], check=True,
+                              capture_output=True).stdout
+    assert restored == array.tobytes()
+    # Bare streams too.
+    subprocess.run([tool, "-q", "--raw", "-t", "double", "-n", "33x18x20", "-o",
+                    str(tmp_path / "a.raw"), str(raw)], check=True)
+    assert (tmp_path / "a.raw").read_bytes() == ndzip.compress_raw(array)
+
+
+def test_gil_is_released_while_compressing():
+    """While a thread compresses a large array, the main thread keeps running Python: the
+    longest pause it sees is far shorter than one compression (with the GIL held it would be
+    the whole compression)."""
+    array = specials(np.float32, (64, 1024, 1024), seed=1)  # 256 MiB
+    start = time.perf_counter()
+    ndzip.compress(array, backend="serial")
+    one_call = time.perf_counter() - start
+    done = threading.Event()
+
+    def work():
+        ndzip.compress(array, backend="serial")
+        done.set()
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    longest, last = 0.0, time.perf_counter()
+    while not done.is_set():
+        now = time.perf_counter()
+        longest, last = max(longest, now - last), now
+    worker.join()
+    assert longest < one_call / 3, f"longest pause {longest:.3f} s, one call {one_call:.3f} s"
+
+
+def test_threads_compress_concurrently():
+    """Two threads on two arrays take less wall time than the same calls one after the other,
+    where the library runs calls concurrently (Kokkos 4.4 and later) and there are two cores."""
+    if ndzip._ndzip._serialises_calls:
+        pytest.skip("this Kokkos (before 4.4) makes the library run one call at a time "
+                    "(docs/ROBUSTNESS.md): the GIL is released, but calls still wait their turn")
+    if (os.cpu_count() or 1) < 2:
+        pytest.skip("one core")
+    arrays = [specials(np.float32, (32, 1024, 1024), seed=s) for s in (1, 2)]
+    start = time.perf_counter()
+    for a in arrays:
+        ndzip.compress(a, backend="serial")
+    serial = time.perf_counter() - start
+    threads = [threading.Thread(target=ndzip.compress, args=(a,), kwargs={"backend": "serial"})
+               for a in arrays]
+    start = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert time.perf_counter() - start < 0.8 * serial
