@@ -5,8 +5,9 @@
 # Usage: scripts/install.sh PREFIX [CMAKE_ARGS...]
 # Missing dependencies are installed as for the test command (scripts/install-deps.sh), so the
 # library is built against Kokkos 3.4.01 in .deps/kokkos-host unless Kokkos_ROOT names another
-# Kokkos. Builds in build-install/ (NDZIP_BUILD_DIR overrides). The last line printed is the
-# CMAKE_PREFIX_PATH a downstream project needs, the Kokkos prefix included.
+# Kokkos. Builds in build-install/ (NDZIP_BUILD_DIR overrides). It prints the CMAKE_PREFIX_PATH a
+# downstream project needs, the Kokkos prefix included, and last, where the Python package was
+# built (pybind11 and NumPy found), the PYTHONPATH that finds it.
 set -euo pipefail
 if [ $# -lt 1 ] || [ -z "$1" ] || [[ $1 == -* ]]; then
   echo "usage: scripts/install.sh PREFIX [CMAKE_ARGS...]" >&2
@@ -28,3 +29,9 @@ if [[ $kokkos_prefix == "$root"/* ]]; then
 fi
 echo "install: a downstream CMake project needs:"
 echo "CMAKE_PREFIX_PATH=$prefix;$kokkos_prefix"
+python_dir=$(sed -n 's/^NDZIP_PYTHON_INSTALL_DIR:STRING=//p' "$build/CMakeCache.txt")
+if [ -n "$python_dir" ] && [ -f "$prefix/$python_dir/ndzip/__init__.py" ]; then
+  python=$(sed -n 's/^NDZIP_PYTHON:FILEPATH=//p' "$build/CMakeCache.txt")
+  echo "install: the Python package ndzip (for $python) needs:"
+  echo "PYTHONPATH=$prefix/$python_dir"
+fi

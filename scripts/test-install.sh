@@ -15,7 +15,10 @@
 #  5. where the build found HDF5, the installed HDF5 filter plugin loads from its folder alone
 #     (its RPATH finds libndzip and Kokkos) and h5py round-trips a dataset through it;
 #  6. (shared) where MPI is installed, ndzip::mpi is in the package and the installed
-#     examples/mpi_halo builds against it and runs bit-exact on 4 ranks.
+#     examples/mpi_halo builds against it and runs bit-exact on 4 ranks;
+#  7. (shared) the Python package is installed, and with only the printed PYTHONPATH it imports
+#     (its RPATH finds libndzip and Kokkos), round-trips an array, reads its frame with the
+#     installed tool, serves Zarr and finds the installed HDF5 plugin.
 # Once (shared): find_package(ndzip-kokkos) refuses, with its message, a Kokkos whose backends
 # differ from the ones the library was built for (a stand-in KokkosConfig.cmake with other
 # devices).
@@ -74,6 +77,36 @@ check_mpi_example() {
   saved=$(sed -nE 's/.*; (-?[0-9]+) bytes saved on the wire per step/\1/p' "$dir/mpi_halo-run.log")
   [ -n "$saved" ] && [ "$saved" -gt 0 ] ||
     fail "$name: examples/mpi_halo saved no bytes on the wire (${saved:-none})"
+}
+
+# check_python_package NAME: step 7.
+check_python_package() {
+  local name=$1 dir="$work/$1" pythonpath python
+  pythonpath=$(sed -n 's/^PYTHONPATH=//p' "$dir/install.log" | tail -n 1)
+  [ -n "$pythonpath" ] || fail "$name: install.sh printed no PYTHONPATH (the Python package)"
+  python=$(sed -n 's/^install: the Python package ndzip (for \(.*\)) needs:$/\1/p' "$dir/install.log")
+  (cd "$work" && env -u LD_LIBRARY_PATH PYTHONPATH="$pythonpath" OMP_PROC_BIND=false \
+    "$python" - "$dir/prefix" "$work/$name/py.ndz" <<'PY') ||
+import os, subprocess, sys
+import numpy as np
+import ndzip, ndzip.h5, ndzip.numcodecs
+prefix, frame_path = sys.argv[1], sys.argv[2]
+assert ndzip.__file__.startswith(prefix), ndzip.__file__
+values = np.cumsum(np.ones((70, 80)), axis=1).astype(np.float64)
+frame = ndzip.compress(values)
+assert (ndzip.decompress(frame).view(np.uint64) == values.view(np.uint64)).all()
+with open(frame_path, "wb") as f:
+    f.write(frame)
+restored = subprocess.run([os.path.join(prefix, "bin", "ndzip"), "-d", "-c", frame_path],
+                          check=True, capture_output=True).stdout
+assert restored == values.tobytes(), "the installed tool reads Python's frame differently"
+codec = ndzip.numcodecs.Ndzip()
+assert (codec.decode(codec.encode(values)).view(np.uint64) == values.view(np.uint64)).all()
+plugin = os.path.join(ndzip.h5.plugin_path(), "libh5ndzip.so")
+assert os.path.realpath(plugin).startswith(os.path.realpath(prefix)) and os.path.exists(plugin)
+print("test-install: python: ndzip", ndzip.__version__, "round-trips on", ndzip.default_backend())
+PY
+    fail "$name: the installed Python package does not work with PYTHONPATH=$pythonpath"
 }
 
 # check_install NAME EXPECTED_SPACE KIND [CMAKE_ARGS...]: steps 1-4 in $work/NAME; KIND is
@@ -137,6 +170,7 @@ check_install() {
 
 check_install shared OpenMP shared
 check_mpi_example shared "$(cat "$work/shared/prefix_path")"
+check_python_package shared
 "$root/scripts/install-deps.sh" --threads
 Kokkos_ROOT="$root/.deps/kokkos-threads" check_install static-threads Threads static \
   -DBUILD_SHARED_LIBS=OFF

@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -189,73 +190,190 @@ py::array as_array(const py::object& object) {
   return array;
 }
 
-py::bytes compress(const py::object& object, const std::optional<std::string>& backend,
-                   const std::string& mode, bool framed) {
-  const py::array array = as_array(object);
-  const ndzip::array_shape shape = shape_of(array);
-  const ndzip::codec_mode codec_mode = mode_named(mode);
-  const py::array values = c_order(array);
-  require_kokkos();
-  const std::string name = backend_for_call(backend);
-  std::optional<ndzip::dynamic_compressor> codec;
-  {
-    py::gil_scoped_release release;
-    codec.emplace(name, shape, codec_mode);
+// A contiguous writable buffer of the caller's (bytearray, NumPy array, memoryview of one), held
+// for the duration of a call.
+class output_buffer {
+ public:
+  explicit output_buffer(const py::object& object) {
+    if (PyObject_GetBuffer(object.ptr(), &m_view, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) != 0) {
+      PyErr_Clear();
+      throw py::value_error("ndzip: out is not a writable contiguous buffer (a bytearray, a "
+                            "NumPy array, or a memoryview of one), but " +
+                            py::repr(py::type::of(object)).cast<std::string>());
+    }
   }
-  const void* data = values.data();
-  return new_bytes(framed ? codec->frame_size_bound() : codec->size_bound(),
-                   [&](std::byte* out) {
-                     return framed ? codec->compress_frame(data, out, codec->frame_size_bound())
-                                   : codec->compress(data, out, codec->size_bound());
-                   });
+  ~output_buffer() { PyBuffer_Release(&m_view); }
+  output_buffer(const output_buffer&) = delete;
+  output_buffer& operator=(const output_buffer&) = delete;
+
+  std::byte* data() const { return static_cast<std::byte*>(m_view.buf); }
+  std::size_t size() const { return static_cast<std::size_t>(m_view.len); }
+
+ private:
+  Py_buffer m_view{};
+};
+
+// A compressor's Kokkos memory must be released before Kokkos is finalised, by whoever finalises
+// it (this module at interpreter exit, or the application): every ndzip.Compressor keeps its
+// dynamic_compressor in a slot, and a Kokkos finalize hook empties all slots still alive. A
+// Compressor used after that raises RuntimeError.
+struct codec_slot {
+  std::mutex mutex;  // taken only with the GIL released (no lock-order cycle with the GIL)
+  std::optional<ndzip::dynamic_compressor> codec;
+};
+
+std::mutex slots_mutex;
+std::vector<std::weak_ptr<codec_slot>> live_slots;
+
+void release_all_slots() {
+  const std::lock_guard<std::mutex> lock(slots_mutex);
+  for (const auto& weak : live_slots)
+    if (const auto slot = weak.lock()) {
+      const std::lock_guard<std::mutex> slot_lock(slot->mutex);
+      slot->codec.reset();
+    }
+  live_slots.clear();
+}
+
+void register_slot(const std::shared_ptr<codec_slot>& slot) {
+  static std::once_flag hook;
+  std::call_once(hook, [] { Kokkos::push_finalize_hook(release_all_slots); });
+  const std::lock_guard<std::mutex> lock(slots_mutex);
+  if (live_slots.size() >= 64)  // the one-shot functions' slots, long gone
+    live_slots.erase(std::remove_if(live_slots.begin(), live_slots.end(),
+                                    [](const auto& w) { return w.expired(); }),
+                     live_slots.end());
+  live_slots.push_back(slot);
+}
+
+// ndzip.Compressor: a dynamic_compressor for one dtype, shape, mode and backend, kept for many
+// calls (its scratch, and a GPU's staging memory, are reused), as ndzip::compressor is in C++.
+// The module's functions make one per call.
+class py_compressor {
+ public:
+  py_compressor(const ndzip::array_shape& shape, const std::optional<std::string>& backend,
+                ndzip::codec_mode mode)
+      : m_shape(shape), m_mode(mode), m_slot(std::make_shared<codec_slot>()) {
+    require_kokkos();
+    m_backend = backend_for_call(backend);
+    {
+      py::gil_scoped_release release;
+      m_slot->codec.emplace(m_backend, shape, mode);
+      m_size_bound = m_slot->codec->size_bound();
+    }
+    register_slot(m_slot);
+  }
+
+  static py_compressor for_array(const py::object& dtype, const std::vector<std::uint64_t>& extents,
+                                 const std::optional<std::string>& backend,
+                                 const std::string& mode) {
+    const auto type = element_type_of(py::dtype::from_args(dtype));
+    if (extents.empty() || extents.size() > 3)
+      throw py::value_error("ndzip: a shape of 1 to 3 extents, not " +
+                            std::to_string(extents.size()));
+    return py_compressor(ndzip::array_shape(type, static_cast<int>(extents.size()), extents.data()),
+                         backend, mode_named(mode));
+  }
+
+  const ndzip::array_shape& shape() const { return m_shape; }
+  // f(codec), the GIL released; RuntimeError once Kokkos has been finalised.
+  template <class F>
+  decltype(auto) with_codec(const F& f) {
+    const std::lock_guard<std::mutex> lock(m_slot->mutex);
+    if (!m_slot->codec)
+      throw std::runtime_error("ndzip: Kokkos has been finalised; this Compressor can no longer "
+                               "be used");
+    return f(*m_slot->codec);
+  }
+
+  const std::string& backend() const { return m_backend; }
+  ndzip::codec_mode mode() const { return m_mode; }
+  std::size_t size_bound() const { return m_size_bound; }
+  std::size_t frame_size_bound() const { return ndzip::frame_header_bytes + m_size_bound; }
+
+  // The frame (or bare stream) of `object`, which must have this compressor's dtype and shape:
+  // a new bytes object, or into `out` (a writable buffer), returning the memoryview of the
+  // bytes written.
+  py::object compress(const py::object& object, const std::optional<py::object>& out,
+                      bool framed) {
+    const py::array array = as_array(object);
+    const ndzip::array_shape given = shape_of(array);
+    if (given.type() != m_shape.type())
+      throw py::type_error("ndzip: a " + given.to_string() + " array for a compressor of " +
+                           m_shape.to_string());
+    if (given != m_shape)
+      throw py::value_error("ndzip: a " + given.to_string() + " array for a compressor of " +
+                            m_shape.to_string());
+    const py::array values = c_order(array);
+    const void* data = values.data();
+    const auto write = [&](std::byte* to, std::size_t capacity) {
+      return with_codec([&](ndzip::dynamic_compressor& codec) {
+        return framed ? codec.compress_frame(data, to, capacity)
+                      : codec.compress(data, to, capacity);
+      });
+    };
+    const std::size_t bound = framed ? frame_size_bound() : size_bound();
+    if (!out) return new_bytes(bound, [&](std::byte* to) { return write(to, bound); });
+    std::size_t size = 0;
+    {
+      const output_buffer target(*out);
+      py::gil_scoped_release release;
+      size = write(target.data(), target.size());
+    }
+    return py::memoryview(*out)[py::slice(0, static_cast<py::ssize_t>(size), 1)];
+  }
+
+  // Decodes a frame (checked whole, and to hold this compressor's array and mode) or a bare
+  // stream (exactly one, no bytes after it) into a new array, or into `out` (checked).
+  py::array decompress(const py::object& buffer, const std::optional<py::array>& out,
+                       bool framed) {
+    const input_buffer input(buffer);
+    if (!framed)  // before the output is allocated
+      ndzip::check_stream_size(m_shape, input.size(), m_mode);
+    py::array result = output_for(m_shape, out);
+    void* values = result.mutable_data();
+    std::size_t consumed = 0;
+    {
+      py::gil_scoped_release release;
+      with_codec([&](ndzip::dynamic_compressor& codec) {
+        if (framed)
+          codec.decompress_frame(input.data(), input.size(), values);
+        else
+          consumed = codec.decompress(input.data(), input.size(), values);
+      });
+    }
+    if (!framed && consumed != input.size())
+      throw ndzip::stream_error("ndzip: the " + m_shape.to_string() + " stream ends after " +
+                                std::to_string(consumed) + " of the buffer's " +
+                                std::to_string(input.size()) + " bytes");
+    return result;
+  }
+
+ private:
+  ndzip::array_shape m_shape;
+  ndzip::codec_mode m_mode;
+  std::string m_backend;
+  std::size_t m_size_bound = 0;
+  std::shared_ptr<codec_slot> m_slot;
+};
+
+py::object compress(const py::object& object, const std::optional<py::object>& out,
+                    const std::optional<std::string>& backend, const std::string& mode,
+                    bool framed) {
+  py_compressor codec(shape_of(as_array(object)), backend, mode_named(mode));
+  return codec.compress(object, out, framed);
 }
 
 py::array decompress(const py::object& buffer, const std::optional<py::array>& out,
                      const std::optional<std::string>& backend) {
-  const input_buffer input(buffer);
-  // The header alone first: it says what to allocate (a damaged one is refused here).
-  const ndzip::frame_info info = ndzip::read_frame_header(input.data(), input.size());
-  const ndzip::array_shape shape = ndzip::array_shape::of(info);
-  py::array result = output_for(shape, out);
-  require_kokkos();
-  const std::string name = backend_for_call(backend);
-  void* values = result.mutable_data();
+  ndzip::frame_info info;
   {
-    py::gil_scoped_release release;
-    ndzip::dynamic_compressor codec(name, shape, info.mode);
-    codec.decompress_frame(input.data(), input.size(), values);
+    // The header alone first: it says what to allocate (a damaged one is refused here).
+    const input_buffer input(buffer);
+    info = ndzip::read_frame_header(input.data(), input.size());
   }
-  return result;
-}
-
-py::array decompress_raw(const py::object& buffer, const py::object& dtype,
-                         const std::vector<std::uint64_t>& extents,
-                         const std::optional<py::array>& out,
-                         const std::optional<std::string>& backend, const std::string& mode) {
-  const auto type = element_type_of(py::dtype::from_args(dtype));
-  if (extents.empty() || extents.size() > 3)
-    throw py::value_error("ndzip: a shape of 1 to 3 extents, not " +
-                          std::to_string(extents.size()));
-  const ndzip::array_shape shape(type, static_cast<int>(extents.size()), extents.data());
-  const ndzip::codec_mode codec_mode = mode_named(mode);
-  const input_buffer input(buffer);
-  // Before the output is allocated: a stream too short for the shape is refused as it is.
-  ndzip::check_stream_size(shape, input.size(), codec_mode);
-  py::array result = output_for(shape, out);
-  require_kokkos();
-  const std::string name = backend_for_call(backend);
-  void* values = result.mutable_data();
-  std::size_t consumed = 0;
-  {
-    py::gil_scoped_release release;
-    ndzip::dynamic_compressor codec(name, shape, codec_mode);
-    consumed = codec.decompress(input.data(), input.size(), values);
-  }
-  if (consumed != input.size())
-    throw ndzip::stream_error("ndzip: the " + shape.to_string() + " stream ends after " +
-                              std::to_string(consumed) + " of the buffer's " +
-                              std::to_string(input.size()) + " bytes");
-  return result;
+  py_compressor codec(ndzip::array_shape::of(info), backend, info.mode);
+  return codec.decompress(buffer, out, true);
 }
 
 // What a frame's header says, without decoding it.
@@ -271,9 +389,10 @@ py::dict frame_info(const py::object& buffer) {
   return d;
 }
 
-// ndzip.bench's C++ side: median seconds, over `repeats`, of the C++ calls behind compress and
-// decompress (a new compressor per call, frames) and of a reused compressor's bare-stream calls
-// (the C++ API at its best), on the same array and backend, without the binding.
+// ndzip.bench's C++ side: median seconds, over `repeats`, of the C++ calls behind the module's
+// functions (a new compressor per call) and behind a reused ndzip.Compressor with buffers of the
+// caller's (one compressor, the same buffers every time), frames both; on the same array and
+// backend, without the binding.
 py::dict time_cpp(const py::object& object, const std::optional<std::string>& backend,
                   int repeats) {
   const py::array array = as_array(object);
@@ -289,17 +408,15 @@ py::dict time_cpp(const py::object& object, const std::optional<std::string>& ba
   {
     py::gil_scoped_release release;
     const void* data = values.data();
-    std::vector<std::byte> frame, stream;
-    std::vector<std::byte> decoded(shape.byte_size());
     const auto time = [](const auto& f) {
       const auto start = std::chrono::steady_clock::now();
       f();
       return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
     ndzip::dynamic_compressor reused(name, shape);
-    frame.resize(reused.frame_size_bound());
-    stream.resize(reused.size_bound());
-    std::size_t frame_bytes = 0, stream_bytes = 0;
+    std::vector<std::byte> frame(reused.frame_size_bound());
+    std::vector<std::byte> decoded(shape.byte_size());
+    std::size_t frame_bytes = 0;
     for (int r = 0; r < repeats; ++r) {
       fresh_c.push_back(time([&] {
         ndzip::dynamic_compressor codec(name, shape);
@@ -310,14 +427,14 @@ py::dict time_cpp(const py::object& object, const std::optional<std::string>& ba
         codec.decompress_frame(frame.data(), frame_bytes, decoded.data());
       }));
       reused_c.push_back(
-          time([&] { stream_bytes = reused.compress(data, stream.data(), stream.size()); }));
+          time([&] { frame_bytes = reused.compress_frame(data, frame.data(), frame.size()); }));
       reused_d.push_back(
-          time([&] { reused.decompress(stream.data(), stream_bytes, decoded.data()); }));
+          time([&] { reused.decompress_frame(frame.data(), frame_bytes, decoded.data()); }));
     }
   }
   py::dict d;
-  d["frame_compress"] = median(fresh_c);
-  d["frame_decompress"] = median(fresh_d);
+  d["fresh_compress"] = median(fresh_c);
+  d["fresh_decompress"] = median(fresh_d);
   d["reused_compress"] = median(reused_c);
   d["reused_decompress"] = median(reused_d);
   d["backend"] = name;
@@ -343,6 +460,9 @@ PYBIND11_MODULE(_ndzip, m) {
       PyErr_SetString(stream_error.ptr(), e.what());
     } catch (const ndzip::frame_error& e) {
       PyErr_SetString(stream_error.ptr(), e.what());
+    } catch (const ndzip::capacity_error& e) {
+      // An `out` too small: nothing was written.
+      PyErr_SetString(PyExc_ValueError, e.what());
     } catch (const std::logic_error& e) {
       // std::invalid_argument and the other misuses the library names.
       PyErr_SetString(PyExc_ValueError, e.what());
@@ -354,23 +474,90 @@ PYBIND11_MODULE(_ndzip, m) {
     require_kokkos();
     return backend_for_call(std::nullopt);
   });
+  using opt_object = std::optional<py::object>;
+  using opt_array = std::optional<py::array>;
+  using opt_string = std::optional<std::string>;
   m.def(
       "compress",
-      [](const py::object& array, const std::optional<std::string>& backend,
-         const std::string& mode) { return compress(array, backend, mode, true); },
-      py::arg("array"), py::kw_only(), py::arg("backend") = py::none(),
-      py::arg("mode") = "ndzip");
+      [](const py::object& array, const opt_object& out, const opt_string& backend,
+         const std::string& mode) { return compress(array, out, backend, mode, true); },
+      py::arg("array"), py::kw_only(), py::arg("out") = py::none(),
+      py::arg("backend") = py::none(), py::arg("mode") = "ndzip");
   m.def(
       "compress_raw",
-      [](const py::object& array, const std::optional<std::string>& backend,
-         const std::string& mode) { return compress(array, backend, mode, false); },
-      py::arg("array"), py::kw_only(), py::arg("backend") = py::none(),
-      py::arg("mode") = "ndzip");
+      [](const py::object& array, const opt_object& out, const opt_string& backend,
+         const std::string& mode) { return compress(array, out, backend, mode, false); },
+      py::arg("array"), py::kw_only(), py::arg("out") = py::none(),
+      py::arg("backend") = py::none(), py::arg("mode") = "ndzip");
   m.def("decompress", &decompress, py::arg("buffer"), py::kw_only(), py::arg("out") = py::none(),
         py::arg("backend") = py::none());
-  m.def("decompress_raw", &decompress_raw, py::arg("buffer"), py::arg("dtype"), py::arg("shape"),
-        py::kw_only(), py::arg("out") = py::none(), py::arg("backend") = py::none(),
-        py::arg("mode") = "ndzip");
+  m.def(
+      "decompress_raw",
+      [](const py::object& buffer, const py::object& dtype,
+         const std::vector<std::uint64_t>& shape, const opt_array& out,
+         const opt_string& backend, const std::string& mode) {
+        return py_compressor::for_array(dtype, shape, backend, mode).decompress(buffer, out, false);
+      },
+      py::arg("buffer"), py::arg("dtype"), py::arg("shape"), py::kw_only(),
+      py::arg("out") = py::none(), py::arg("backend") = py::none(), py::arg("mode") = "ndzip");
+  m.def(
+      "size_bound",
+      [](const py::object& dtype, const std::vector<std::uint64_t>& shape, const std::string& mode,
+         bool frame) {
+        const auto type = element_type_of(py::dtype::from_args(dtype));
+        if (shape.empty() || shape.size() > 3)
+          throw py::value_error("ndzip: a shape of 1 to 3 extents, not " +
+                                std::to_string(shape.size()));
+        const ndzip::array_shape s(type, static_cast<int>(shape.size()), shape.data());
+        return ndzip::compressed_size_bound(s, mode_named(mode)) +
+               (frame ? ndzip::frame_header_bytes : 0);
+      },
+      py::arg("dtype"), py::arg("shape"), py::kw_only(), py::arg("mode") = "ndzip",
+      py::arg("frame") = true);
+
+  py::class_<py_compressor>(m, "Compressor")
+      .def(py::init(&py_compressor::for_array), py::arg("dtype"), py::arg("shape"),
+           py::kw_only(), py::arg("backend") = py::none(), py::arg("mode") = "ndzip")
+      .def_property_readonly("dtype",
+                             [](const py_compressor& c) { return dtype_of(c.shape().type()); })
+      .def_property_readonly(
+          "shape", [](const py_compressor& c) { return py::tuple(py::cast(py_shape(c.shape()))); })
+      .def_property_readonly("backend",
+                             [](const py_compressor& c) { return c.backend(); })
+      .def_property_readonly("mode",
+                             [](const py_compressor& c) { return mode_name(c.mode()); })
+      .def_property_readonly("size_bound",
+                             [](const py_compressor& c) { return c.size_bound(); })
+      .def_property_readonly("frame_size_bound",
+                             [](const py_compressor& c) { return c.frame_size_bound(); })
+      .def(
+          "compress",
+          [](py_compressor& c, const py::object& array, const opt_object& out) {
+            return c.compress(array, out, true);
+          },
+          py::arg("array"), py::kw_only(), py::arg("out") = py::none())
+      .def(
+          "compress_raw",
+          [](py_compressor& c, const py::object& array, const opt_object& out) {
+            return c.compress(array, out, false);
+          },
+          py::arg("array"), py::kw_only(), py::arg("out") = py::none())
+      .def(
+          "decompress",
+          [](py_compressor& c, const py::object& buffer, const opt_array& out) {
+            return c.decompress(buffer, out, true);
+          },
+          py::arg("buffer"), py::kw_only(), py::arg("out") = py::none())
+      .def(
+          "decompress_raw",
+          [](py_compressor& c, const py::object& buffer, const opt_array& out) {
+            return c.decompress(buffer, out, false);
+          },
+          py::arg("buffer"), py::kw_only(), py::arg("out") = py::none())
+      .def("__repr__", [](const py_compressor& c) {
+        return "ndzip.Compressor(" + c.shape().to_string() + ", backend='" + c.backend() +
+               "', mode='" + mode_name(c.mode()) + "')";
+      });
   m.def("frame_info", &frame_info, py::arg("buffer"));
   m.def("_finalize", &finalize_owned_kokkos);
   m.def("_time_cpp", &time_cpp, py::arg("array"), py::arg("backend") = py::none(),

@@ -6,6 +6,7 @@ GIL released while the codec runs."""
 
 import os
 import subprocess
+import sys
 import threading
 import time
 
@@ -243,3 +244,76 @@ def test_threads_compress_concurrently():
     for t in threads:
         t.join()
     assert time.perf_counter() - start < 0.8 * serial
+
+
+def test_compress_into_a_buffer_of_the_callers():
+    array = specials(np.float32, (130, 67), seed=9)
+    frame = ndzip.compress(array)
+    bound = ndzip.size_bound(np.float32, array.shape)
+    assert bound >= len(frame) and bound == ndzip.size_bound(np.float32, array.shape, frame=False) + 48
+    for out in (bytearray(bound), np.zeros(bound + 5, np.uint8)):
+        written = ndzip.compress(array, out=out)
+        assert isinstance(written, memoryview) and bytes(written) == frame
+        assert bytes(ndzip.compress_raw(array, out=out)) == frame[48:]
+    # Too small for this frame: refused, and nothing written.
+    small = bytearray(b"\xa5" * (len(frame) - 1))
+    with pytest.raises(ValueError, match="holds only"):
+        ndzip.compress(array, out=small)
+    assert small == bytearray(b"\xa5" * (len(frame) - 1))
+    with pytest.raises(ValueError, match="not a writable contiguous buffer"):
+        ndzip.compress(array, out=bytes(bound))  # read-only
+    # Compressing into the array's own memory is refused.
+    with pytest.raises(ValueError, match="overlap"):
+        ndzip.compress(array, out=array.view(np.uint8).reshape(-1))
+
+
+def test_a_kept_compressor():
+    array = specials(np.float64, (40, 50, 37), seed=11)
+    codec = ndzip.Compressor(np.float64, array.shape, backend="serial")
+    assert (codec.dtype, codec.shape, codec.backend, codec.mode) == (
+        np.dtype(np.float64), (40, 50, 37), "serial", "ndzip")
+    assert "float64" not in repr(codec) and "double 40x50x37" in repr(codec)
+    frame_out = bytearray(codec.frame_size_bound)
+    values_out = np.empty_like(array)
+    for seed in range(3):  # one compressor, many arrays of its shape
+        other = specials(np.float64, array.shape, seed=seed)
+        frame = codec.compress(other, out=frame_out)
+        assert bytes(frame) == ndzip.compress(other)
+        codec.decompress(frame, out=values_out)
+        assert same_bits(values_out, other)
+        stream = codec.compress_raw(other)
+        assert same_bits(codec.decompress_raw(stream), other)
+    with pytest.raises(ValueError, match="a double 40x50x38 array for a compressor of double 40x50x37"):
+        codec.compress(np.zeros((40, 50, 38)))
+    with pytest.raises(TypeError, match="compressor of double"):
+        codec.compress(np.zeros(array.shape, np.float32))
+    with pytest.raises(ndzip.StreamError, match="holds a double 40x50x38 array"):
+        codec.decompress(ndzip.compress(np.zeros((40, 50, 38))))
+    high = ndzip.Compressor("float32", (64, 64), mode="high_ratio")
+    assert high.mode == "high_ratio" and high.dtype == np.float32
+    with pytest.raises(ValueError, match="unknown mode"):
+        ndzip.Compressor(np.float32, (4,), mode="fast")
+
+
+def run_python(code):
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=os.environ)
+
+
+def test_compressors_outliving_kokkos():
+    """A Compressor alive at interpreter exit, whose memory Kokkos would refuse to release after
+    its finalisation (an abort), and one used after Kokkos was finalised (RuntimeError)."""
+    alive = run_python("import numpy as np, ndzip\n"
+                       "keep = ndzip.Compressor(np.float64, (10, 10))\n"
+                       "keep.compress(np.zeros((10, 10)))\n"
+                       "keep.decompress(keep.compress(np.zeros((10, 10))))\n")
+    assert alive.returncode == 0, alive.stderr
+    after = run_python("import numpy as np, ndzip\n"
+                       "keep = ndzip.Compressor(np.float32, (100,))\n"
+                       "ndzip._ndzip._finalize()\n"
+                       "try:\n"
+                       "    keep.compress(np.ones(100, np.float32))\n"
+                       "except RuntimeError as e:\n"
+                       "    print('refused:', e)\n")
+    assert after.returncode == 0 and "refused: ndzip: Kokkos has been finalised" in after.stdout, (
+        after.stdout + after.stderr)
