@@ -693,6 +693,10 @@ class RecipeTest(unittest.TestCase):
         self.assertEqual(d["NDZIP_ENABLE_MPI"], "ON")
         self.assertEqual(d["MPI_CXX_COMPILER"], MPICXX, "ndzip::mpi links Spack's MPI")
 
+    def test_cmake_args_python(self):
+        d = defines(self.instance().cmake_args())
+        self.assertEqual(d["NDZIP_BUILD_PYTHON"], "OFF", "never from the build host's Python")
+
     def test_cmake_args_hdf5(self):
         d = defines(self.instance().cmake_args())
         self.assertEqual(d["NDZIP_BUILD_HDF5_PLUGIN"], "OFF", "off unless asked for")

@@ -145,6 +145,9 @@ class NdzipKokkos(CMakePackage, CudaPackage, ROCmPackage):
             self.define_from_variant("NDZIP_BUILD_HDF5_PLUGIN", "hdf5"),
             # ON or OFF, never AUTO: an MPI that happens to be on the build host stays out.
             self.define("NDZIP_ENABLE_MPI", "ON" if self.spec.satisfies("+mpi") else "OFF"),
+            # The Python package (python/) is not part of this recipe: a Python with pybind11
+            # and NumPy that happens to be on the build host stays out.
+            self.define("NDZIP_BUILD_PYTHON", False),
         ]
         if self.spec.satisfies("+hdf5"):
             args.append(self.define("HDF5_ROOT", self.spec["hdf5"].prefix))
