@@ -130,11 +130,12 @@ check_install() {
   if [ "$kind" = shared ]; then
     [ -f "$lib/libndzip.so" ] && [ ! -e "$lib/libndzip.a" ] || fail "$name: no libndzip.so alone in $lib"
     # Defined dynamic symbols outside namespace ndzip, less the C++ library's own template
-    # code (its headers give namespace std default visibility). Kernels and Kokkos code would
+    # code (its headers give namespace std default visibility; a function template's demangled
+    # name may start with its return type, "void std::vector<...>::_M_realloc_insert<...>"). Kernels and Kokkos code would
     # show up as Kokkos:: or ndzip-internal lambdas' Kokkos instantiations.
     local foreign
     foreign=$(nm -D --defined-only -C "$lib/libndzip.so" | cut -d' ' -f3- |
-      grep -vE '^((typeinfo (name )?|vtable |guard variable )for )?(ndzip|std|__gnu_cxx)::|^_(init|fini)$' || true)
+      grep -vE '^((typeinfo (name )?|vtable |guard variable )for |void )?(ndzip|std|__gnu_cxx)::|^_(init|fini)$' || true)
     if [ -n "$foreign" ]; then
       echo "$foreign" | head -n 20
       fail "$name: libndzip.so exports $(echo "$foreign" | wc -l) symbols outside the API (above)"
