@@ -54,6 +54,17 @@ struct view_data<T, 3> {
 template <class T, int D, class Layout = Kokkos::LayoutRight, class Space = Kokkos::HostSpace>
 using grid_view = Kokkos::View<typename view_data<T, D>::type, Layout, Space>;
 
+// A grid with hypercubes and a border along every axis.
+template <int D>
+ndzip::extent<D> bordered_grid() {
+  if constexpr (D == 1)
+    return ndzip::extent<1>(4096 * 2 + 77);
+  else if constexpr (D == 2)
+    return ndzip::extent<2>(130, 67);
+  else
+    return ndzip::extent<3>(33, 18, 20);
+}
+
 template <int D>
 ndzip::extent<D> make_extent(const std::array<std::size_t, 3>& e) {
   ndzip::extent<D> x;

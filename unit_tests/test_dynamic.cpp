@@ -27,16 +27,6 @@ ndzip::array_shape shape_of(const ndzip::extent<Cfg::dims>& grid) {
                             grid);
 }
 
-template <int D>
-ndzip::extent<D> dynamic_grid() {  // hypercubes and a border along every axis
-  if constexpr (D == 1)
-    return ndzip::extent<1>(4096 * 2 + 77);
-  else if constexpr (D == 2)
-    return ndzip::extent<2>(130, 67);
-  else
-    return ndzip::extent<3>(33, 18, 20);
-}
-
 // Bytes of a host vector, as the dynamic API takes them.
 template <class Bits>
 std::vector<unsigned char> bytes_of(const std::vector<Bits>& words) {
@@ -134,7 +124,7 @@ TEST_CASE_TEMPLATE("dynamic: every backend writes compressor's stream and the Vi
                    Cfg, NDZIP_ALL_CONFIGS) {
   using T = typename Cfg::value_type;
   constexpr int D = Cfg::dims;
-  const auto grid = dynamic_grid<D>();
+  const auto grid = bordered_grid<D>();
   const auto input = generate_for<Cfg>("smooth", 8, grid);
   const auto input_bytes = bytes_of(input);
   const ndzip::array_shape shape = shape_of<Cfg>(grid);

@@ -29,16 +29,6 @@ using const_frame_view =
 using frame_view_at =
     Kokkos::View<std::byte*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
-template <int D>
-ndzip::extent<D> frame_grid() {  // hypercubes and a border along every axis
-  if constexpr (D == 1)
-    return ndzip::extent<1>(4096 * 2 + 77);
-  else if constexpr (D == 2)
-    return ndzip::extent<2>(130, 67);
-  else
-    return ndzip::extent<3>(33, 18, 20);
-}
-
 // A View of the C-order grid `grid` in the backend's memory holding `input`.
 template <class T, int D, class Exec, class Bits>
 auto values_on(const Exec&, const std::vector<Bits>& input, const ndzip::extent<D>& grid) {
@@ -101,7 +91,7 @@ TEST_CASE_TEMPLATE("frame: View -> frame -> View round trip on every backend", C
   using T = typename C::value_type;
   using Bits = typename C::bits_type;
   constexpr int D = C::dims;
-  const auto grid = frame_grid<D>();
+  const auto grid = bordered_grid<D>();
   const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grid);
   const auto expected_stream = model_stream<C>(input, grid);
 
@@ -144,7 +134,7 @@ TEST_CASE_TEMPLATE("frame: high-ratio frames record their mode (version 2) on ev
   using T = typename C::value_type;
   using Bits = typename C::bits_type;
   constexpr int D = C::dims;
-  const auto grid = frame_grid<D>();
+  const auto grid = bordered_grid<D>();
   const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grid);
   frame_bytes first;
   for_each_backend([&](const std::string&, auto exec) {
@@ -400,7 +390,7 @@ TEST_CASE_TEMPLATE(
   using T = typename C::value_type;
   using Bits = typename C::bits_type;
   constexpr int D = C::dims;
-  const auto grid = frame_grid<D>();
+  const auto grid = bordered_grid<D>();
   const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grid);
   const std::size_t values_bytes = grid.size() * sizeof(T);
   const std::size_t header = ndzip::frame_header_bytes;

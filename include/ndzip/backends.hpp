@@ -85,22 +85,27 @@ inline std::optional<int> host_threads_to_initialize(std::optional<int> requeste
   return std::min(*fallback, max_host_threads);
 }
 
-// The arguments (after the program name) with which a library that brings Kokkos up for its host
-// (the HDF5 filter plugin, the Python module) calls Kokkos::initialize: warnings off, since Kokkos
-// prints them to standard output (a tool's output), unless KOKKOS_DISABLE_WARNINGS decides (Kokkos
-// refuses both when they disagree); and the host thread count of host_threads_to_initialize(),
-// which keeps an OMP_NUM_THREADS beyond max_host_threads from overrunning Kokkos' thread pool.
-inline std::vector<std::string> embedded_kokkos_arguments() {
+// Kokkos::initialize as a library that brings Kokkos up for its host does it (the HDF5 filter
+// plugin, the Python module; `program` names it in Kokkos' messages): warnings off, since Kokkos
+// prints them to standard output (a tool's output), unless KOKKOS_DISABLE_WARNINGS decides
+// (Kokkos refuses both when they disagree); and the host thread count of
+// host_threads_to_initialize(), which keeps an OMP_NUM_THREADS beyond max_host_threads from
+// overrunning Kokkos' thread pool. Throws std::invalid_argument as that function does.
+inline void initialize_embedded_kokkos(const char* program) {
 #if KOKKOS_VERSION >= 40000
   constexpr const char* threads_option = "--kokkos-num-threads=";
 #else
   constexpr const char* threads_option = "--kokkos-threads=";
 #endif
-  std::vector<std::string> args;
+  std::vector<std::string> args{program};
   if (!std::getenv("KOKKOS_DISABLE_WARNINGS")) args.emplace_back("--kokkos-disable-warnings");
   if (const auto threads = host_threads_to_initialize())
     args.push_back(threads_option + std::to_string(*threads));
-  return args;
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int argc = static_cast<int>(args.size());
+  Kokkos::initialize(argc, argv.data());
 }
 
 // Calls f(instance) with a default instance of the execution space called `name`.

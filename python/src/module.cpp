@@ -43,13 +43,7 @@ void require_kokkos() {
   if (Kokkos::is_finalized())
     throw std::runtime_error("ndzip: Kokkos has been finalised and cannot be initialised again");
 #endif
-  std::vector<std::string> args{"python-ndzip"};
-  for (auto& arg : ndzip::embedded_kokkos_arguments()) args.push_back(std::move(arg));
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  int argc = static_cast<int>(args.size());
-  Kokkos::initialize(argc, argv.data());
+  ndzip::initialize_embedded_kokkos("python-ndzip");
   kokkos_owned = true;
 }
 

@@ -4,9 +4,6 @@
 #include <hdf5.h>
 
 #include <mutex>
-#include <string>
-#include <utility>
-#include <vector>
 
 #include <ndzip/backends.hpp>
 
@@ -20,13 +17,7 @@ class plugin_owned_kokkos {
  public:
   plugin_owned_kokkos() {
     // Warnings would go into h5dump's output, for one.
-    std::vector<std::string> args{"ndzip-hdf5-filter"};
-    for (auto& arg : ndzip::embedded_kokkos_arguments()) args.push_back(std::move(arg));
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    int argc = static_cast<int>(args.size());
-    Kokkos::initialize(argc, argv.data());
+    ndzip::initialize_embedded_kokkos("ndzip-hdf5-filter");
   }
 
   ~plugin_owned_kokkos() {

@@ -5,22 +5,10 @@
 # hdf5-filter-plugin-* packages put the zfp, Blosc and LZ4 filters that the h5repack test
 # converts from).
 
-# The Python tests need h5py, hdf5plugin and numpy: the first interpreter that has them, the
-# one on PATH or the system's (Debian's python3-h5py is not in a pyenv or venv interpreter).
-if(NOT NDZIP_HDF5_TEST_PYTHON)
-  find_program(path_python3 NAMES python3)
-  foreach(candidate IN ITEMS "${path_python3}" /usr/bin/python3)
-    if(candidate AND EXISTS "${candidate}")
-      execute_process(COMMAND "${candidate}" -c "import h5py, hdf5plugin, numpy"
-                      RESULT_VARIABLE no_modules OUTPUT_QUIET ERROR_QUIET)
-      if(no_modules EQUAL 0)
-        set(NDZIP_HDF5_TEST_PYTHON "${candidate}" CACHE FILEPATH
-            "Python 3 with h5py, hdf5plugin and numpy, for the HDF5 plugin's tests")
-        break()
-      endif()
-    endif()
-  endforeach()
-endif()
+# The Python tests need h5py, hdf5plugin and numpy: the first interpreter that has them.
+include(${PROJECT_SOURCE_DIR}/cmake/find_python_with.cmake)
+ndzip_find_python_with(NDZIP_HDF5_TEST_PYTHON "h5py, hdf5plugin, numpy"
+                       "Python 3 with h5py, hdf5plugin and numpy, for the HDF5 plugin's tests")
 find_program(NDZIP_H5DUMP h5dump)
 find_program(NDZIP_H5REPACK h5repack)
 
