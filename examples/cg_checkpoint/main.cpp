@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// cg_checkpoint: conjugate gradients on a 3-D Poisson problem (Kokkos Kernels: a 7-point
+// KokkosSparse::CrsMatrix, KokkosSparse::spmv, KokkosBlas::dot and axpby) that checkpoints its
+// state (x, r, p and the iteration's scalars) every K iterations through ndzip-kokkos'
+// asynchronous API, on an execution-space instance of its own, while the solver goes on; and
+// restarts from such a checkpoint exactly where the uninterrupted run would be.
+//
+//   ndzip-cg-checkpoint [--n N] [--max-iters M] [--tol T] [--every K] [--checkpoint FILE]
+//                       [--raw] [--stop-after C] [--restart FILE] [--history FILE] [--x-out FILE]
+//
+// --n: grid side (N^3 unknowns, default 160: 4.1 million); --every 0: no checkpoints; --raw:
+// the same checkpoints uncompressed, for comparison; --stop-after C: exit after the C-th
+// checkpoint (an interruption); --history: every iteration's r.r, as the bits of the double; --x-out:
+// the final x, raw doubles. Checkpoint layout: checkpoint_file.hpp. Per checkpoint it prints the
+// raw and stored bytes, the time until the file is complete and how long the solver waited.
+
+#include <KokkosBlas1_axpby.hpp>
+#include <KokkosBlas1_dot.hpp>
+#include <KokkosSparse_spmv.hpp>
+#include <Kokkos_Core.hpp>
+#include <array>
+#include <chrono>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <ndzip/ndzip.hpp>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "checkpoint_file.hpp"
+#include "poisson.hpp"
+
+namespace {
+
+using exec_space = Kokkos::DefaultExecutionSpace;
+using memory_space = exec_space::memory_space;
+using device = Kokkos::Device<exec_space, memory_space>;
+using vector = Kokkos::View<double*, device>;
+using grid_view =
+    Kokkos::View<double***, Kokkos::LayoutRight, device, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
+using clock_type = std::chrono::steady_clock;
+using cg_example::storage;
+
+constexpr bool host_memory =
+    Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
+
+double seconds_between(clock_type::time_point a, clock_type::time_point b) {
+  return std::chrono::duration<double>(b - a).count();
+}
+
+struct options {
+  int n = 160;
+  bool n_given = false;
+  int max_iters = 500;
+  double tol = 1e-8;
+  int every = 50;
+  std::string checkpoint = "cg.ckpt";
+  bool raw = false;
+  int stop_after = 0;
+  std::string restart, history, x_out;
+};
+
+[[noreturn]] void usage(const std::string& why) {
+  std::fprintf(stderr,
+               "ndzip-cg-checkpoint: %s\nusage: ndzip-cg-checkpoint [--n N] [--max-iters M] "
+               "[--tol T] [--every K] [--checkpoint FILE] [--raw] [--stop-after C] [--restart "
+               "FILE] [--history FILE] [--x-out FILE]\n",
+               why.c_str());
+  std::exit(2);
+}
+
+options parse(int argc, char* argv[]) {
+  options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const auto value = [&]() -> std::string {
+      if (i + 1 >= argc) usage(arg + " needs a value");
+      return argv[++i];
+    };
+    const auto number = [&](long low, long high) {
+      const std::string text = value();
+      char* end = nullptr;
+      const long v = std::strtol(text.c_str(), &end, 10);
+      if (text.empty() || *end || v < low || v > high)
+        usage(arg + " " + text + ": not a whole number from " + std::to_string(low) + " to " +
+              std::to_string(high));
+      return static_cast<int>(v);
+    };
+    if (arg == "--n") {
+      o.n = number(2, 1024);
+      o.n_given = true;
+    }
+    else if (arg == "--max-iters") o.max_iters = number(1, 100000000);
+    else if (arg == "--every") o.every = number(0, 100000000);
+    else if (arg == "--stop-after") o.stop_after = number(1, 100000000);
+    else if (arg == "--tol") {
+      const std::string text = value();
+      char* end = nullptr;
+      o.tol = std::strtod(text.c_str(), &end);
+      if (text.empty() || *end || !(o.tol >= 0)) usage("--tol " + text + ": not a number >= 0");
+    } else if (arg == "--checkpoint") o.checkpoint = value();
+    else if (arg == "--restart") o.restart = value();
+    else if (arg == "--history") o.history = value();
+    else if (arg == "--x-out") o.x_out = value();
+    else if (arg == "--raw") o.raw = true;
+    else usage("unknown option " + arg);
+  }
+  if (o.stop_after && !o.every) usage("--stop-after needs checkpoints (--every K, K > 0)");
+  return o;
+}
+
+// What CG carries from one iteration to the next.
+struct cg_state {
+  vector x, r, p;
+  double rho = 0;    // r.r
+  double bnorm = 0;  // |b|, for the relative residual
+  int iteration = 0;
+  int n = 0;
+};
+
+// The checkpoints' own instance: a CUDA stream of their own, which does not wait for the
+// solver's (the default instance's stream); on host backends the calling thread runs the
+// kernels wherever they are queued, so the default instance.
+#if defined(KOKKOS_ENABLE_CUDA)
+struct checkpoint_stream {
+  cudaStream_t stream = nullptr;
+  checkpoint_stream() { cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking); }
+  ~checkpoint_stream() { cudaStreamDestroy(stream); }
+};
+exec_space make_checkpoint_instance(const checkpoint_stream& s) {
+  if constexpr (std::is_same_v<exec_space, Kokkos::Cuda>)
+    return exec_space(s.stream);
+  else
+    return exec_space();
+}
+#else
+struct checkpoint_stream {};
+exec_space make_checkpoint_instance(const checkpoint_stream&) { return exec_space(); }
+#endif
+
+// One checkpoint's account, printed once its file is complete.
+struct checkpoint_record {
+  int iteration = 0;
+  std::size_t raw_bytes = 0, stored_bytes = 0;
+  double total_s = 0;        // from the solver's call to the renamed file
+  double solver_wait_s = 0;  // the solver's call, and its later wait for the writer
+};
+
+// Takes checkpoints: a snapshot of the state on the solver's instance (the solver waits for
+// that copy only), its compression queued on the checkpoint instance, and a thread that waits
+// for it, frames the streams and writes the file, while the solver goes on. One checkpoint is
+// in flight at a time: the next one first waits for the previous file.
+class checkpointer {
+ public:
+  checkpointer(int n, storage kind, std::string path)
+      : m_exec(make_checkpoint_instance(m_stream)),
+        m_n(n),
+        m_kind(kind),
+        m_path(std::move(path)),
+        m_codec(m_exec, ndzip::extent<3>(n, n, n)) {
+    const std::size_t values = static_cast<std::size_t>(n) * n * n;
+    for (int a = 0; a < 3; ++a) {
+      m_snapshots[a] = vector("snapshot", values);
+      if (m_kind == storage::ndzip) {
+        m_streams[a] = Kokkos::View<std::byte*, memory_space>("stream", m_codec.size_bound());
+        m_sizes[a] = Kokkos::View<std::uint64_t, memory_space>("stream_size");
+      }
+      if constexpr (!host_memory)
+        m_host[a].resize(m_kind == storage::ndzip ? m_codec.size_bound() : values * sizeof(double));
+    }
+  }
+
+  ~checkpointer() {
+    if (m_writer.joinable()) m_writer.join();
+  }
+
+  // Called after iteration s.iteration with the solver's instance idle or busy.
+  void take(const exec_space& solver, const cg_state& s) {
+    const auto start = clock_type::now();
+    finish_previous();
+    solver.fence();
+    const vector* state[3] = {&s.x, &s.r, &s.p};
+    for (int a = 0; a < 3; ++a) Kokkos::deep_copy(solver, m_snapshots[a], *state[a]);
+    solver.fence();  // the snapshot is what the checkpoint instance reads
+    m_scalars = {static_cast<double>(s.iteration), static_cast<double>(m_n), s.rho, s.bnorm};
+    if (m_kind == storage::ndzip) {
+      for (int a = 0; a < 3; ++a)
+        m_codec.compress_raw_async(m_snapshots[a].data(), m_streams[a].data(),
+                                   m_streams[a].size(), m_sizes[a].data());
+      frame_scalars();
+    }
+    checkpoint_record record;
+    record.iteration = s.iteration;
+    record.raw_bytes = 3 * m_snapshots[0].size() * sizeof(double) + sizeof m_scalars;
+    if constexpr (host_memory) m_exec.fence();  // host backends ran it already: no Kokkos below
+    m_writer = std::thread([this, start] { write(start); });
+    record.solver_wait_s = seconds_between(start, clock_type::now());
+    m_pending = record;
+  }
+
+  // Waits for the last file; every checkpoint's account.
+  const std::vector<checkpoint_record>& finish() {
+    finish_previous();
+    return m_records;
+  }
+
+ private:
+  // The 4 scalars as a frame of their own (checksummed like the rest), on the host.
+  void frame_scalars() {
+    const Kokkos::View<const double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> values(
+        m_scalars.data(), m_scalars.size());
+    m_scalar_frame.resize(ndzip::frame_size_bound(values));
+    const Kokkos::View<std::byte*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> frame(
+        m_scalar_frame.data(), m_scalar_frame.size());
+    m_scalar_frame.resize(
+        ndzip::compress_frame(Kokkos::DefaultHostExecutionSpace(), values, frame));
+  }
+
+  void finish_previous() {
+    if (!m_writer.joinable()) return;
+    const auto start = clock_type::now();
+    m_writer.join();
+    m_pending.solver_wait_s += seconds_between(start, clock_type::now());
+    if (!m_error.empty()) throw std::runtime_error("checkpoint not written: " + m_error);
+    m_pending.total_s = m_written_s;
+    m_pending.stored_bytes = m_stored_bytes;
+    m_records.push_back(m_pending);
+    const auto& r = m_pending;
+    std::printf("checkpoint at iteration %d: %zu raw bytes -> %zu bytes in %s (%.3f); %.1f ms "
+                "until the file is complete, the solver waited %.1f ms\n",
+                r.iteration, r.raw_bytes, r.stored_bytes, m_path.c_str(),
+                static_cast<double>(r.stored_bytes) / static_cast<double>(r.raw_bytes),
+                r.total_s * 1e3, r.solver_wait_s * 1e3);
+    std::fflush(stdout);
+  }
+
+  // The writer thread: the streams (or the raw snapshot) to the host, framed, into the file.
+  void write(clock_type::time_point start) {
+    try {
+      std::array<std::uint64_t, 3> sizes{};
+      std::array<const std::byte*, 3> data{};
+      const std::size_t raw = m_snapshots[0].size() * sizeof(double);
+      for (int a = 0; a < 3; ++a) {
+        if (m_kind == storage::ndzip) {
+          if constexpr (host_memory) {
+            sizes[a] = m_sizes[a]();
+            data[a] = m_streams[a].data();
+          } else {
+            Kokkos::deep_copy(m_exec, sizes[a], m_sizes[a]);
+            m_exec.fence();
+            Kokkos::deep_copy(m_exec, host_bytes(a, sizes[a]),
+                              Kokkos::subview(m_streams[a], std::make_pair(std::size_t{0},
+                                                                           std::size_t(sizes[a]))));
+            data[a] = m_host[a].data();
+          }
+        } else {
+          sizes[a] = raw;
+          if constexpr (host_memory) {
+            data[a] = reinterpret_cast<const std::byte*>(m_snapshots[a].data());
+          } else {
+            const Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(
+                reinterpret_cast<double*>(m_host[a].data()), m_snapshots[a].size());
+            Kokkos::deep_copy(m_exec, host, m_snapshots[a]);
+            data[a] = m_host[a].data();
+          }
+        }
+      }
+      if constexpr (!host_memory) m_exec.fence();
+      std::vector<std::vector<cg_example::byte_range>> sections;
+      std::array<std::array<std::byte, ndzip::frame_header_bytes>, 3> headers;
+      if (m_kind == storage::ndzip) {
+        sections.push_back({{m_scalar_frame.data(), m_scalar_frame.size()}});
+        const std::array<std::uint64_t, 3> extents = {std::uint64_t(m_n), std::uint64_t(m_n),
+                                                      std::uint64_t(m_n)};
+        for (int a = 0; a < 3; ++a) {
+          headers[a] = ndzip::encode_frame_header(ndzip::element_type::float64, 3, extents,
+                                                  data[a], sizes[a]);
+          sections.push_back({{headers[a].data(), headers[a].size()}, {data[a], sizes[a]}});
+        }
+      } else {
+        sections.push_back({{reinterpret_cast<const std::byte*>(m_scalars.data()),
+                             sizeof m_scalars}});
+        for (int a = 0; a < 3; ++a) sections.push_back({{data[a], sizes[a]}});
+      }
+      m_stored_bytes = cg_example::write_checkpoint_file(m_path, m_kind, sections);
+      m_written_s = seconds_between(start, clock_type::now());
+    } catch (const std::exception& e) {
+      m_error = e.what();
+    }
+  }
+
+  Kokkos::View<std::byte*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host_bytes(
+      int a, std::size_t size) {
+    return Kokkos::View<std::byte*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(m_host[a].data(),
+                                                                               size);
+  }
+
+  checkpoint_stream m_stream;
+  exec_space m_exec;
+  int m_n;
+  storage m_kind;
+  std::string m_path;
+  ndzip::compressor<double, 3, exec_space> m_codec;
+  std::array<vector, 3> m_snapshots;
+  std::array<Kokkos::View<std::byte*, memory_space>, 3> m_streams;
+  std::array<Kokkos::View<std::uint64_t, memory_space>, 3> m_sizes;
+  std::array<std::vector<std::byte>, 3> m_host;  // device backends: the bytes on their way
+  std::array<double, 4> m_scalars{};
+  std::vector<std::byte> m_scalar_frame;
+
+  std::thread m_writer;
+  checkpoint_record m_pending;
+  std::vector<checkpoint_record> m_records;
+  // Written by the writer thread, read after joining it.
+  std::string m_error;
+  std::size_t m_stored_bytes = 0;
+  double m_written_s = 0;
+};
+
+// The state of a checkpoint file, checked whole (layout, every frame's checksum, the shapes and
+// the scalars) and decoded into new Views before anything of it is used: a damaged file is
+// refused with std::runtime_error (or ndzip's frame_error / stream_error) and no state.
+cg_state load_checkpoint(const std::string& path, int n_asked) {
+  const auto file = cg_example::read_checkpoint_file(path);
+  std::array<double, 4> scalars{};
+  const auto& s = file.sections;
+  const auto bad = [&](const std::string& what) {
+    return std::runtime_error(path + " is not a usable checkpoint: " + what);
+  };
+  if (file.kind == storage::ndzip) {
+    for (const auto& section : s) ndzip::verify_frame_checksum(section.data, section.size);
+    const auto scalar_info = ndzip::inspect_frame(s[0].data, s[0].size);
+    if (scalar_info.type != ndzip::element_type::float64 || scalar_info.dimensions != 1 ||
+        scalar_info.extents[0] != scalars.size())
+      throw bad("its first section is not the 4 scalars");
+    ndzip::decompress_frame(
+        Kokkos::DefaultHostExecutionSpace(),
+        Kokkos::View<const std::byte*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(s[0].data,
+                                                                                  s[0].size),
+        Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(scalars.data(), 4));
+  } else {
+    if (s[0].size != sizeof scalars) throw bad("its scalars are not 4 doubles");
+    std::memcpy(scalars.data(), s[0].data, sizeof scalars);
+  }
+  cg_state state;
+  state.iteration = static_cast<int>(scalars[0]);
+  state.n = static_cast<int>(scalars[1]);
+  state.rho = scalars[2];
+  state.bnorm = scalars[3];
+  if (state.iteration != scalars[0] || state.iteration < 0 || state.n != scalars[1] ||
+      state.n < 2 || state.n > 1024)
+    throw bad("its iteration or grid side is not a whole number in range");
+  if (n_asked && n_asked != state.n)
+    throw bad("it holds a " + std::to_string(state.n) + "^3 problem, --n asks for " +
+              std::to_string(n_asked) + "^3");
+  const std::size_t values = static_cast<std::size_t>(state.n) * state.n * state.n;
+  vector* targets[3] = {&state.x, &state.r, &state.p};
+  for (int a = 0; a < 3; ++a) {
+    *targets[a] = vector("state", values);
+    if (file.kind == storage::ndzip) {
+      // decompress_frame checks that the frame holds a double n x n x n array.
+      ndzip::decompress_frame(
+          exec_space(),
+          Kokkos::View<const std::byte*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+              s[a + 1].data, s[a + 1].size),
+          grid_view(targets[a]->data(), state.n, state.n, state.n));
+    } else {
+      if (s[a + 1].size != values * sizeof(double))
+        throw bad("section " + std::to_string(a + 1) + " is not " + std::to_string(values) +
+                  " doubles");
+      auto host = Kokkos::create_mirror_view(*targets[a]);
+      std::memcpy(host.data(), s[a + 1].data, s[a + 1].size);
+      Kokkos::deep_copy(*targets[a], host);
+    }
+  }
+  return state;
+}
+
+std::uint64_t bits_of(double v) {
+  std::uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+int run(const options& o) {
+  const exec_space solver;
+  cg_state s;
+  if (!o.restart.empty()) {
+    try {
+      s = load_checkpoint(o.restart, o.n_given ? o.n : 0);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("cannot restart from " + o.restart + ": " + e.what());
+    }
+    std::printf("restarting from %s at iteration %d (%d^3 unknowns)\n", o.restart.c_str(),
+                s.iteration, s.n);
+  } else {
+    s.n = o.n;
+    const vector b = cg_example::smooth_source<device>(s.n);
+    s.x = vector("x", b.size());
+    s.r = vector("r", b.size());
+    s.p = vector("p", b.size());
+    Kokkos::deep_copy(s.r, b);  // x = 0: r = b - A x = b
+    Kokkos::deep_copy(s.p, b);
+    s.rho = KokkosBlas::dot(s.r, s.r);
+    s.bnorm = std::sqrt(s.rho);
+  }
+  const auto A = cg_example::laplacian_7pt<device>(s.n);
+  vector q("q", s.x.size());
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> history(
+      o.history.empty() ? nullptr : std::fopen(o.history.c_str(), "w"), std::fclose);
+  if (!o.history.empty() && !history)
+    throw std::runtime_error("cannot write " + o.history + ": " + std::strerror(errno));
+  std::unique_ptr<checkpointer> checkpoints;
+  if (o.every)
+    checkpoints = std::make_unique<checkpointer>(s.n, o.raw ? storage::raw : storage::ndzip,
+                                                 o.checkpoint);
+  std::printf("CG on %s: %d^3 unknowns, %s, checkpoints %s\n", exec_space::name(), s.n,
+              o.every ? ("every " + std::to_string(o.every) + " iterations").c_str() : "none",
+              o.every ? (o.raw ? "raw" : "ndzip frames") : "off");
+
+  const auto start = clock_type::now();
+  const int first = s.iteration;
+  int taken = 0;
+  bool converged = std::sqrt(s.rho) <= o.tol * s.bnorm;
+  while (!converged && s.iteration < o.max_iters) {
+    KokkosSparse::spmv("N", 1.0, A, s.p, 0.0, q);
+    const double alpha = s.rho / KokkosBlas::dot(s.p, q);
+    KokkosBlas::axpby(alpha, s.p, 1.0, s.x);   // x += alpha p
+    KokkosBlas::axpby(-alpha, q, 1.0, s.r);    // r -= alpha q
+    const double rho = KokkosBlas::dot(s.r, s.r);
+    KokkosBlas::axpby(1.0, s.r, rho / s.rho, s.p);  // p = r + beta p
+    s.rho = rho;
+    ++s.iteration;
+    if (history)
+      std::fprintf(history.get(), "%d %016" PRIx64 "\n", s.iteration, bits_of(s.rho));
+    converged = std::sqrt(s.rho) <= o.tol * s.bnorm;
+    if (o.every && s.iteration % o.every == 0) {
+      checkpoints->take(solver, s);
+      if (o.stop_after && ++taken == o.stop_after) {
+        checkpoints->finish();
+        std::printf("stopped after the checkpoint of iteration %d\n", s.iteration);
+        return 0;
+      }
+    }
+  }
+  solver.fence();
+  std::vector<checkpoint_record> records;
+  if (checkpoints) records = checkpoints->finish();
+  const double elapsed = seconds_between(start, clock_type::now());
+  const int iterations = s.iteration - first;
+  std::printf("%s after %d iterations: |r|/|b| = %.3e; %.3f s, %.3f ms per iteration\n",
+              converged ? "converged" : "stopped", s.iteration, std::sqrt(s.rho) / s.bnorm,
+              elapsed, iterations ? elapsed / iterations * 1e3 : 0.0);
+  if (!records.empty()) {
+    double wait = 0, total = 0;
+    std::size_t raw = 0, stored = 0;
+    for (const auto& r : records) {
+      wait += r.solver_wait_s;
+      total += r.total_s;
+      raw += r.raw_bytes;
+      stored += r.stored_bytes;
+    }
+    std::printf("checkpoints: %zu, %zu raw bytes -> %zu stored (%.3f); %.1f ms each until "
+                "complete, the solver waited %.1f ms each, %.3f ms per iteration\n",
+                records.size(), raw, stored, static_cast<double>(stored) / raw,
+                total / records.size() * 1e3, wait / records.size() * 1e3,
+                iterations ? wait / iterations * 1e3 : 0.0);
+  }
+  if (!o.x_out.empty()) {
+    const auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.x);
+    std::FILE* f = std::fopen(o.x_out.c_str(), "wb");
+    const bool ok = f && std::fwrite(x.data(), sizeof(double), x.size(), f) == x.size();
+    if (!f || std::fclose(f) != 0 || !ok)
+      throw std::runtime_error("cannot write " + o.x_out);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  Kokkos::ScopeGuard kokkos(argc, argv);
+  const options o = parse(argc, argv);
+  try {
+    return run(o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "ndzip-cg-checkpoint: %s\n", e.what());
+    return 1;
+  }
+}
