@@ -11,7 +11,11 @@
 #  - Kokkos 3.4.01 (Serial + OpenMP) built from the `packages/kokkos` folder of Debian's
 #    bookworm `trilinos` source package into the git-ignored prefix .deps/kokkos-host, as shared
 #    libraries (position-independent), so that libndzip.so and the HDF5 filter plugin can link
-#    it and share one Kokkos with the application.
+#    it and share one Kokkos with the application;
+#  - Kokkos Kernels 3.4.01 from the same package's `packages/kokkos-kernels`, against that
+#    Kokkos, into .deps/kokkos-kernels-host (no explicit instantiations: a few seconds; the
+#    example that uses it compiles the kernels it calls). Only examples/cg_checkpoint needs it,
+#    never the library.
 # A user with their own Kokkos skips this and passes -DKokkos_ROOT=... to CMake.
 # With NDZIP_SKIP_KOKKOS=1 (set by the other scripts when Kokkos_ROOT is given) only the Debian
 # packages are installed.
@@ -113,7 +117,8 @@ fi
 # Kokkos sources: Debian has no standalone Kokkos, but trilinos ships Kokkos 3.4.01 as packages/kokkos.
 kokkos_src="$deps/kokkos-3.4.01-src"
 fetch_kokkos_source() {
-  [ -f "$kokkos_src/CMakeLists.txt" ] && return 0
+  [ -f "$kokkos_src/CMakeLists.txt" ] && ls "$deps"/trilinos/trilinos_*.orig.tar.* >/dev/null 2>&1 &&
+    return 0
   # apt-get source needs deb-src entries; add them beside the configured deb sources.
   if ! grep -rqsE '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
     echo "install-deps: enabling deb-src for the configured Debian sources"
@@ -142,6 +147,26 @@ fetch_kokkos_source() {
   [ -n "$found" ] || { echo "install-deps: packages/kokkos not found in the trilinos source" >&2; exit 1; }
   rm -rf "$kokkos_src"
   mv "$found" "$kokkos_src"
+  rm -rf "$deps/trilinos/extract"
+}
+
+# Kokkos Kernels sources: packages/kokkos-kernels of the same trilinos source package.
+kokkos_kernels_src="$deps/kokkos-kernels-3.4.01-src"
+fetch_kokkos_kernels_source() {
+  [ -f "$kokkos_kernels_src/CMakeLists.txt" ] && return 0
+  fetch_kokkos_source  # the source package, downloaded once
+  (
+    cd "$deps/trilinos"
+    tarball=$(ls trilinos_*.orig.tar.* | head -n 1)
+    echo "install-deps: extracting packages/kokkos-kernels from $tarball"
+    rm -rf extract && mkdir extract
+    tar -xf "$tarball" -C extract --wildcards '*/packages/kokkos-kernels/*'
+  )
+  local found
+  found=$(find "$deps/trilinos/extract" -maxdepth 3 -type d -path '*/packages/kokkos-kernels' | head -n 1)
+  [ -n "$found" ] || { echo "install-deps: packages/kokkos-kernels not found in the trilinos source" >&2; exit 1; }
+  rm -rf "$kokkos_kernels_src"
+  mv "$found" "$kokkos_kernels_src"
   rm -rf "$deps/trilinos/extract"
 }
 
@@ -186,6 +211,37 @@ build_kokkos() {
 
 build_kokkos "$kokkos_prefix" host -DKokkos_ENABLE_OPENMP=ON -DBUILD_SHARED_LIBS=ON
 echo "install-deps: Kokkos prefix $kokkos_prefix"
+
+# build_kokkos_kernels PREFIX KOKKOS_PREFIX: Kokkos Kernels against that Kokkos, without
+# explicit instantiations, reused while the Kokkos it was built against is unchanged.
+build_kokkos_kernels() {
+  local prefix=$1 kokkos=$2
+  local stamp="$prefix/.ndzip-kokkos-kernels-build-args" wanted
+  wanted="kokkos=$kokkos $(cat "$kokkos/.ndzip-kokkos-build-args" 2>/dev/null)"
+  if [ -f "$prefix/lib/cmake/KokkosKernels/KokkosKernelsConfig.cmake" ] && [ -f "$stamp" ] &&
+    [ "$(cat "$stamp")" = "$wanted" ]; then
+    return 0
+  fi
+  rm -rf "$prefix"
+  fetch_kokkos_kernels_source
+  echo "install-deps: building Kokkos Kernels 3.4.01 into $prefix"
+  local build="$deps/kokkos-kernels-build"
+  rm -rf "$build"
+  cmake -S "$kokkos_kernels_src" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_INSTALL_PREFIX="$prefix" -DCMAKE_INSTALL_LIBDIR=lib -DCMAKE_CXX_STANDARD=17 \
+    -DKokkos_ROOT="$kokkos" -DBUILD_SHARED_LIBS=ON -DKokkosKernels_ENABLE_TESTS=OFF \
+    -DKokkosKernels_INST_DOUBLE=OFF -DKokkosKernels_INST_ORDINAL_INT=OFF \
+    -DKokkosKernels_INST_OFFSET_INT=OFF -DKokkosKernels_INST_OFFSET_SIZE_T=OFF \
+    -DKokkosKernels_INST_LAYOUTLEFT=OFF >"$deps/kokkos-kernels-configure.log" 2>&1 ||
+    { tail -n 40 "$deps/kokkos-kernels-configure.log" >&2; exit 1; }
+  cmake --build "$build" -j "$jobs" >"$deps/kokkos-kernels-build.log" 2>&1 ||
+    { tail -n 40 "$deps/kokkos-kernels-build.log" >&2; exit 1; }
+  cmake --install "$build" >/dev/null
+  printf '%s' "$wanted" >"$stamp"
+  rm -rf "$build"
+}
+build_kokkos_kernels "$deps/kokkos-kernels-host" "$kokkos_prefix"
+echo "install-deps: Kokkos Kernels prefix $deps/kokkos-kernels-host"
 
 if [ "$with_cuda" = 1 ]; then
   cuda_prefix="$deps/kokkos-cuda"

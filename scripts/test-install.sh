@@ -18,7 +18,10 @@
 #     examples/mpi_halo builds against it and runs bit-exact on 4 ranks;
 #  7. (shared) the Python package is installed, and with only the printed PYTHONPATH it imports
 #     (its RPATH finds libndzip and Kokkos), round-trips an array, reads its frame with the
-#     installed tool, serves Zarr and finds the installed HDF5 plugin.
+#     installed tool, serves Zarr and finds the installed HDF5 plugin;
+#  8. (shared) the installed examples/cg_checkpoint builds against the package and the project's
+#     Kokkos Kernels (.deps/kokkos-kernels-host) and passes its restart test
+#     (tests/cg_restart.sh: bit-exact restarts, refused damaged checkpoints).
 # Once (shared): find_package(ndzip-kokkos) refuses, with its message, a Kokkos whose backends
 # differ from the ones the library was built for (a stand-in KokkosConfig.cmake with other
 # devices).
@@ -109,6 +112,22 @@ PY
     fail "$name: the installed Python package does not work with PYTHONPATH=$pythonpath"
 }
 
+# check_cg_example NAME PREFIX_PATH: step 8.
+check_cg_example() {
+  local name=$1 prefix_path=$2 dir="$work/$1"
+  local example="$dir/prefix/share/ndzip-kokkos/examples/cg_checkpoint"
+  [ -f "$example/CMakeLists.txt" ] || fail "$name: examples/cg_checkpoint is not installed"
+  cmake -S "$example" -B "$dir/cg" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$prefix_path" -DKokkosKernels_ROOT="$root/.deps/kokkos-kernels-host" \
+    >"$dir/cg-configure.log" 2>&1 ||
+    { cat "$dir/cg-configure.log"; fail "$name: examples/cg_checkpoint does not configure"; }
+  cmake --build "$dir/cg" >"$dir/cg-build.log" 2>&1 ||
+    { cat "$dir/cg-build.log"; fail "$name: examples/cg_checkpoint does not build"; }
+  OMP_NUM_THREADS=2 OMP_PROC_BIND=false bash "$example/tests/cg_restart.sh" \
+    "$dir/cg/ndzip-cg-checkpoint" "$dir/cg-run" | tee "$dir/cg-run.log" ||
+    fail "$name: the installed examples/cg_checkpoint fails its restart test"
+}
+
 # check_install NAME EXPECTED_SPACE KIND [CMAKE_ARGS...]: steps 1-4 in $work/NAME; KIND is
 # shared or static.
 check_install() {
@@ -172,6 +191,7 @@ check_install() {
 check_install shared OpenMP shared
 check_mpi_example shared "$(cat "$work/shared/prefix_path")"
 check_python_package shared
+check_cg_example shared "$(cat "$work/shared/prefix_path")"
 "$root/scripts/install-deps.sh" --threads
 Kokkos_ROOT="$root/.deps/kokkos-threads" check_install static-threads Threads static \
   -DBUILD_SHARED_LIBS=OFF
