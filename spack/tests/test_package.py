@@ -696,6 +696,8 @@ class RecipeTest(unittest.TestCase):
     def test_cmake_args_python(self):
         d = defines(self.instance().cmake_args())
         self.assertEqual(d["NDZIP_BUILD_PYTHON"], "OFF", "never from the build host's Python")
+        self.assertEqual(d["CMAKE_DISABLE_FIND_PACKAGE_KokkosKernels"], "ON",
+                         "the Kokkos Kernels example never from the build host")
 
     def test_cmake_args_hdf5(self):
         d = defines(self.instance().cmake_args())

@@ -148,6 +148,9 @@ class NdzipKokkos(CMakePackage, CudaPackage, ROCmPackage):
             # The Python package (python/) is not part of this recipe: a Python with pybind11
             # and NumPy that happens to be on the build host stays out.
             self.define("NDZIP_BUILD_PYTHON", False),
+            # Nor is examples/cg_checkpoint (its tests need Kokkos Kernels): a Kokkos Kernels on
+            # the build host stays out too.
+            self.define("CMAKE_DISABLE_FIND_PACKAGE_KokkosKernels", True),
         ]
         if self.spec.satisfies("+hdf5"):
             args.append(self.define("HDF5_ROOT", self.spec["hdf5"].prefix))
