@@ -114,11 +114,10 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# Kokkos sources: Debian has no standalone Kokkos, but trilinos ships Kokkos 3.4.01 as packages/kokkos.
-kokkos_src="$deps/kokkos-3.4.01-src"
-fetch_kokkos_source() {
-  [ -f "$kokkos_src/CMakeLists.txt" ] && ls "$deps"/trilinos/trilinos_*.orig.tar.* >/dev/null 2>&1 &&
-    return 0
+# Debian has no standalone Kokkos, but its trilinos source package ships Kokkos and Kokkos Kernels
+# 3.4.01 as packages/kokkos and packages/kokkos-kernels.
+download_trilinos_source() {
+  ls "$deps"/trilinos/trilinos_*.orig.tar.* >/dev/null 2>&1 && return 0
   # apt-get source needs deb-src entries; add them beside the configured deb sources.
   if ! grep -rqsE '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
     echo "install-deps: enabling deb-src for the configured Debian sources"
@@ -131,44 +130,31 @@ fetch_kokkos_source() {
   fi
   apt_update
   mkdir -p "$deps/trilinos"
-  (
-    cd "$deps/trilinos"
-    if ! ls trilinos_*.orig.tar.* >/dev/null 2>&1; then
-      echo "install-deps: downloading the trilinos source package (contains Kokkos 3.4.01)"
-      apt-get source --download-only -qq trilinos >/dev/null
-    fi
-    tarball=$(ls trilinos_*.orig.tar.* | head -n 1)
-    echo "install-deps: extracting packages/kokkos from $tarball"
-    rm -rf extract && mkdir extract
-    tar -xf "$tarball" -C extract --wildcards '*/packages/kokkos/*'
-  )
-  local found
-  found=$(find "$deps/trilinos/extract" -maxdepth 3 -type d -path '*/packages/kokkos' | head -n 1)
-  [ -n "$found" ] || { echo "install-deps: packages/kokkos not found in the trilinos source" >&2; exit 1; }
-  rm -rf "$kokkos_src"
-  mv "$found" "$kokkos_src"
+  echo "install-deps: downloading the trilinos source package (contains Kokkos 3.4.01)"
+  (cd "$deps/trilinos" && apt-get source --download-only -qq trilinos >/dev/null)
+}
+
+# extract_trilinos_package NAME DEST: packages/NAME of the trilinos source into DEST, once.
+extract_trilinos_package() {
+  local name=$1 dest=$2
+  [ -f "$dest/CMakeLists.txt" ] && return 0
+  download_trilinos_source
+  local tarball found
+  tarball=$(ls "$deps"/trilinos/trilinos_*.orig.tar.* | head -n 1)
+  echo "install-deps: extracting packages/$name from $tarball"
+  rm -rf "$deps/trilinos/extract" && mkdir "$deps/trilinos/extract"
+  tar -xf "$tarball" -C "$deps/trilinos/extract" --wildcards "*/packages/$name/*"
+  found=$(find "$deps/trilinos/extract" -maxdepth 3 -type d -path "*/packages/$name" | head -n 1)
+  [ -n "$found" ] || { echo "install-deps: packages/$name not found in the trilinos source" >&2; exit 1; }
+  rm -rf "$dest"
+  mv "$found" "$dest"
   rm -rf "$deps/trilinos/extract"
 }
 
-# Kokkos Kernels sources: packages/kokkos-kernels of the same trilinos source package.
+kokkos_src="$deps/kokkos-3.4.01-src"
+fetch_kokkos_source() { extract_trilinos_package kokkos "$kokkos_src"; }
 kokkos_kernels_src="$deps/kokkos-kernels-3.4.01-src"
-fetch_kokkos_kernels_source() {
-  [ -f "$kokkos_kernels_src/CMakeLists.txt" ] && return 0
-  fetch_kokkos_source  # the source package, downloaded once
-  (
-    cd "$deps/trilinos"
-    tarball=$(ls trilinos_*.orig.tar.* | head -n 1)
-    echo "install-deps: extracting packages/kokkos-kernels from $tarball"
-    rm -rf extract && mkdir extract
-    tar -xf "$tarball" -C extract --wildcards '*/packages/kokkos-kernels/*'
-  )
-  local found
-  found=$(find "$deps/trilinos/extract" -maxdepth 3 -type d -path '*/packages/kokkos-kernels' | head -n 1)
-  [ -n "$found" ] || { echo "install-deps: packages/kokkos-kernels not found in the trilinos source" >&2; exit 1; }
-  rm -rf "$kokkos_kernels_src"
-  mv "$found" "$kokkos_kernels_src"
-  rm -rf "$deps/trilinos/extract"
-}
+fetch_kokkos_kernels_source() { extract_trilinos_package kokkos-kernels "$kokkos_kernels_src"; }
 
 if [ -n "${NDZIP_SKIP_KOKKOS:-}" ]; then
   echo "install-deps: using the Kokkos given by Kokkos_ROOT"
