@@ -157,8 +157,8 @@ TEST_CASE_TEMPLATE("dynamic: every backend writes compressor's stream and the Vi
     // Buffers in the backend's memory.
     const auto values = device_bytes<space>(input_bytes, 0);
     auto stream = device_bytes<space>({}, codec.size_bound(), 0xa5);
-    const std::size_t size =
-        codec.compress(values.data(), stream.data(), stream.size(), ndzip::buffer_location::backend);
+    const std::size_t size = codec.compress(values.data(), stream.data(), stream.size(),
+                                            ndzip::buffer_location::backend);
     CHECK(mismatch(host_bytes(stream, size), want) == "");
     auto decoded = device_bytes<space>({}, input_bytes.size(), 0x5a);
     CHECK(codec.decompress(stream.data(), size, decoded.data(), ndzip::buffer_location::backend) ==

@@ -119,7 +119,8 @@ inline checkpoint_file read_checkpoint_file(const std::string& path) {
   const auto get_u64 = [&]() {
     if (file.bytes.size() - at < 8) throw bad("truncated at byte " + std::to_string(at));
     std::uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= std::uint64_t{std::to_integer<unsigned char>(file.bytes[at + i])} << (8 * i);
+    for (int i = 0; i < 8; ++i)
+      v |= std::uint64_t{std::to_integer<unsigned char>(file.bytes[at + i])} << (8 * i);
     at += 8;
     return v;
   };

@@ -6,13 +6,16 @@
 // restarts from such a checkpoint exactly where the uninterrupted run would be.
 //
 //   ndzip-cg-checkpoint [--n N] [--max-iters M] [--tol T] [--every K] [--checkpoint FILE]
-//                       [--raw] [--stop-after C] [--restart FILE] [--history FILE] [--x-out FILE]
+//                       [--raw | --compare-raw] [--stop-after C] [--restart FILE]
+//                       [--history FILE] [--x-out FILE]
 //
 // --n: grid side (N^3 unknowns, default 160: 4.1 million); --every 0: no checkpoints; --raw:
-// the same checkpoints uncompressed, for comparison; --stop-after C: exit after the C-th
-// checkpoint (an interruption); --history: every iteration's r.r, as the bits of the double; --x-out:
-// the final x, raw doubles. Checkpoint layout: checkpoint_file.hpp. Per checkpoint it prints the
-// raw and stored bytes, the time until the file is complete and how long the solver waited.
+// the same checkpoints uncompressed; --compare-raw: after each ndzip checkpoint, the same state
+// raw into FILE.raw, its size and write time printed beside the ndzip one's; --stop-after C:
+// exit after the C-th checkpoint (an interruption); --history: every iteration's r.r, as the bits
+// of the double; --x-out: the final x, raw doubles. Checkpoint layout: checkpoint_file.hpp. Per
+// checkpoint it prints the raw and stored bytes, the time until the file is complete and how
+// long the solver waited.
 
 #include <KokkosBlas1_axpby.hpp>
 #include <KokkosBlas1_dot.hpp>
@@ -62,6 +65,7 @@ struct options {
   int every = 50;
   std::string checkpoint = "cg.ckpt";
   bool raw = false;
+  bool compare_raw = false;
   int stop_after = 0;
   std::string restart, history, x_out;
 };
@@ -69,8 +73,8 @@ struct options {
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "ndzip-cg-checkpoint: %s\nusage: ndzip-cg-checkpoint [--n N] [--max-iters M] "
-               "[--tol T] [--every K] [--checkpoint FILE] [--raw] [--stop-after C] [--restart "
-               "FILE] [--history FILE] [--x-out FILE]\n",
+               "[--tol T] [--every K] [--checkpoint FILE] [--raw | --compare-raw] [--stop-after "
+               "C] [--restart FILE] [--history FILE] [--x-out FILE]\n",
                why.c_str());
   std::exit(2);
 }
@@ -109,9 +113,11 @@ options parse(int argc, char* argv[]) {
     else if (arg == "--history") o.history = value();
     else if (arg == "--x-out") o.x_out = value();
     else if (arg == "--raw") o.raw = true;
+    else if (arg == "--compare-raw") o.compare_raw = true;
     else usage("unknown option " + arg);
   }
   if (o.stop_after && !o.every) usage("--stop-after needs checkpoints (--every K, K > 0)");
+  if (o.compare_raw && o.raw) usage("--compare-raw compares ndzip checkpoints with raw ones");
   return o;
 }
 
@@ -158,11 +164,13 @@ struct checkpoint_record {
 // in flight at a time: the next one first waits for the previous file.
 class checkpointer {
  public:
-  checkpointer(int n, storage kind, std::string path)
+  // compare_raw: after each ndzip file, the same state raw into FILE.raw, timed on its own.
+  checkpointer(int n, storage kind, std::string path, bool compare_raw)
       : m_exec(make_checkpoint_instance(m_stream)),
         m_n(n),
         m_kind(kind),
         m_path(std::move(path)),
+        m_compare_raw(compare_raw && kind == storage::ndzip),
         m_codec(m_exec, ndzip::extent<3>(n, n, n)) {
     const std::size_t values = static_cast<std::size_t>(n) * n * n;
     for (int a = 0; a < 3; ++a) {
@@ -171,7 +179,7 @@ class checkpointer {
         m_streams[a] = Kokkos::View<std::byte*, memory_space>("stream", m_codec.size_bound());
         m_sizes[a] = Kokkos::View<std::uint64_t, memory_space>("stream_size");
       }
-      if constexpr (!host_memory)
+      if constexpr (!host_memory)  // a raw array fits in a stream's bound too
         m_host[a].resize(m_kind == storage::ndzip ? m_codec.size_bound() : values * sizeof(double));
     }
   }
@@ -237,62 +245,77 @@ class checkpointer {
                 r.iteration, r.raw_bytes, r.stored_bytes, m_path.c_str(),
                 static_cast<double>(r.stored_bytes) / static_cast<double>(r.raw_bytes),
                 r.total_s * 1e3, r.solver_wait_s * 1e3);
+    if (m_compare_raw)
+      std::printf("  the same state raw: %zu bytes in %s.raw, %.1f ms to write\n", m_raw_bytes,
+                  m_path.c_str(), m_raw_written_s * 1e3);
     std::fflush(stdout);
   }
 
-  // The writer thread: the streams (or the raw snapshot) to the host, framed, into the file.
+  // The writer thread: the streams (or the raw snapshot) to the host, framed, into the file;
+  // then, with --compare-raw, the same state raw into FILE.raw, timed on its own.
   void write(clock_type::time_point start) {
     try {
-      std::array<std::uint64_t, 3> sizes{};
-      std::array<const std::byte*, 3> data{};
-      const std::size_t raw = m_snapshots[0].size() * sizeof(double);
-      for (int a = 0; a < 3; ++a) {
-        if (m_kind == storage::ndzip) {
-          if constexpr (host_memory) {
-            sizes[a] = m_sizes[a]();
-            data[a] = m_streams[a].data();
-          } else {
-            Kokkos::deep_copy(m_exec, sizes[a], m_sizes[a]);
-            m_exec.fence();
-            Kokkos::deep_copy(m_exec, host_bytes(a, sizes[a]),
-                              Kokkos::subview(m_streams[a], std::make_pair(std::size_t{0},
-                                                                           std::size_t(sizes[a]))));
-            data[a] = m_host[a].data();
-          }
-        } else {
-          sizes[a] = raw;
-          if constexpr (host_memory) {
-            data[a] = reinterpret_cast<const std::byte*>(m_snapshots[a].data());
-          } else {
-            const Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(
-                reinterpret_cast<double*>(m_host[a].data()), m_snapshots[a].size());
-            Kokkos::deep_copy(m_exec, host, m_snapshots[a]);
-            data[a] = m_host[a].data();
-          }
-        }
-      }
-      if constexpr (!host_memory) m_exec.fence();
-      std::vector<std::vector<cg_example::byte_range>> sections;
-      std::array<std::array<std::byte, ndzip::frame_header_bytes>, 3> headers;
-      if (m_kind == storage::ndzip) {
-        sections.push_back({{m_scalar_frame.data(), m_scalar_frame.size()}});
-        const std::array<std::uint64_t, 3> extents = {std::uint64_t(m_n), std::uint64_t(m_n),
-                                                      std::uint64_t(m_n)};
-        for (int a = 0; a < 3; ++a) {
-          headers[a] = ndzip::encode_frame_header(ndzip::element_type::float64, 3, extents,
-                                                  data[a], sizes[a]);
-          sections.push_back({{headers[a].data(), headers[a].size()}, {data[a], sizes[a]}});
-        }
-      } else {
-        sections.push_back({{reinterpret_cast<const std::byte*>(m_scalars.data()),
-                             sizeof m_scalars}});
-        for (int a = 0; a < 3; ++a) sections.push_back({{data[a], sizes[a]}});
-      }
-      m_stored_bytes = cg_example::write_checkpoint_file(m_path, m_kind, sections);
+      m_stored_bytes = stage_and_write(m_kind, m_path);
       m_written_s = seconds_between(start, clock_type::now());
+      if (m_compare_raw) {
+        const auto raw_start = clock_type::now();
+        m_raw_bytes = stage_and_write(storage::raw, m_path + ".raw");
+        m_raw_written_s = seconds_between(raw_start, clock_type::now());
+      }
     } catch (const std::exception& e) {
       m_error = e.what();
     }
+  }
+
+  // Brings the checkpoint in `kind` to the host (device backends) and writes it to `path`;
+  // returns the file's size.
+  std::size_t stage_and_write(storage kind, const std::string& path) {
+    std::array<std::uint64_t, 3> sizes{};
+    std::array<const std::byte*, 3> data{};
+    const std::size_t raw = m_snapshots[0].size() * sizeof(double);
+    for (int a = 0; a < 3; ++a) {
+      if (kind == storage::ndzip) {
+        if constexpr (host_memory) {
+          sizes[a] = m_sizes[a]();
+          data[a] = m_streams[a].data();
+        } else {
+          Kokkos::deep_copy(m_exec, sizes[a], m_sizes[a]);
+          m_exec.fence();
+          Kokkos::deep_copy(m_exec, host_bytes(a, sizes[a]),
+                            Kokkos::subview(m_streams[a], std::make_pair(std::size_t{0},
+                                                                         std::size_t(sizes[a]))));
+          data[a] = m_host[a].data();
+        }
+      } else {
+        sizes[a] = raw;
+        if constexpr (host_memory) {
+          data[a] = reinterpret_cast<const std::byte*>(m_snapshots[a].data());
+        } else {
+          const Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(
+              reinterpret_cast<double*>(m_host[a].data()), m_snapshots[a].size());
+          Kokkos::deep_copy(m_exec, host, m_snapshots[a]);
+          data[a] = m_host[a].data();
+        }
+      }
+    }
+    if constexpr (!host_memory) m_exec.fence();
+    std::vector<std::vector<cg_example::byte_range>> sections;
+    std::array<std::array<std::byte, ndzip::frame_header_bytes>, 3> headers;
+    if (kind == storage::ndzip) {
+      sections.push_back({{m_scalar_frame.data(), m_scalar_frame.size()}});
+      const std::array<std::uint64_t, 3> extents = {std::uint64_t(m_n), std::uint64_t(m_n),
+                                                    std::uint64_t(m_n)};
+      for (int a = 0; a < 3; ++a) {
+        headers[a] = ndzip::encode_frame_header(ndzip::element_type::float64, 3, extents,
+                                                data[a], sizes[a]);
+        sections.push_back({{headers[a].data(), headers[a].size()}, {data[a], sizes[a]}});
+      }
+    } else {
+      sections.push_back(
+          {{reinterpret_cast<const std::byte*>(m_scalars.data()), sizeof m_scalars}});
+      for (int a = 0; a < 3; ++a) sections.push_back({{data[a], sizes[a]}});
+    }
+    return cg_example::write_checkpoint_file(path, kind, sections);
   }
 
   Kokkos::View<std::byte*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host_bytes(
@@ -306,6 +329,7 @@ class checkpointer {
   int m_n;
   storage m_kind;
   std::string m_path;
+  bool m_compare_raw;
   ndzip::compressor<double, 3, exec_space> m_codec;
   std::array<vector, 3> m_snapshots;
   std::array<Kokkos::View<std::byte*, memory_space>, 3> m_streams;
@@ -319,8 +343,8 @@ class checkpointer {
   std::vector<checkpoint_record> m_records;
   // Written by the writer thread, read after joining it.
   std::string m_error;
-  std::size_t m_stored_bytes = 0;
-  double m_written_s = 0;
+  std::size_t m_stored_bytes = 0, m_raw_bytes = 0;
+  double m_written_s = 0, m_raw_written_s = 0;
 };
 
 // The state of a checkpoint file, checked whole (layout, every frame's checksum, the shapes and
@@ -419,7 +443,7 @@ int run(const options& o) {
   std::unique_ptr<checkpointer> checkpoints;
   if (o.every)
     checkpoints = std::make_unique<checkpointer>(s.n, o.raw ? storage::raw : storage::ndzip,
-                                                 o.checkpoint);
+                                                 o.checkpoint, o.compare_raw);
   std::printf("CG on %s: %d^3 unknowns, %s, checkpoints %s\n", exec_space::name(), s.n,
               o.every ? ("every " + std::to_string(o.every) + " iterations").c_str() : "none",
               o.every ? (o.raw ? "raw" : "ndzip frames") : "off");

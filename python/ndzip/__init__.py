@@ -10,8 +10,10 @@ compress_raw / decompress_raw read and write the bare ndzip stream, whose dtype 
 caller keeps. compress(array, out=buffer) writes into a writable buffer of the caller's (at least
 size_bound(dtype, shape) bytes) and returns the memoryview of what it wrote. A Compressor(dtype,
 shape, backend=, mode=) is kept for many arrays of one shape: its memory is reused, which the
-functions, making one per call, cannot do (small arrays go about twice as fast). A damaged or inconsistent frame or stream raises StreamError (a ValueError); an
-array of another dtype raises TypeError, of another rank ValueError. Arrays that are not
+functions, making one per call and returning new objects, cannot do (large arrays: up to twice
+as fast, the new memory's page faults saved). A damaged or inconsistent frame or stream raises
+StreamError (a ValueError); an array of another dtype raises TypeError, of another rank
+ValueError. Arrays that are not
 C-contiguous are copied into C order first (the values are those of the array as indexed). The
 GIL is released while the codec runs, so threads may compress concurrently (with Kokkos older
 than 4.4 the library runs one call at a time; see the README).

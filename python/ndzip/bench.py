@@ -53,7 +53,8 @@ def median_seconds(f, repeats):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python3 -m ndzip.bench", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python3 -m ndzip.bench",
+                                     description=__doc__.split("\n")[0])
     parser.add_argument("manifest")
     parser.add_argument("--backend", default=None)
     parser.add_argument("--repeats", type=int, default=5)
@@ -77,7 +78,8 @@ def main(argv=None):
         values_out = np.empty_like(array)
         t = {
             "python_c": median_seconds(lambda: compress(array, backend=args.backend), args.repeats),
-            "python_d": median_seconds(lambda: decompress(frame, backend=args.backend), args.repeats),
+            "python_d": median_seconds(lambda: decompress(frame, backend=args.backend),
+                                       args.repeats),
             "kept_c": median_seconds(lambda: kept.compress(array, out=frame_out), args.repeats),
             "kept_d": median_seconds(lambda: kept.decompress(frame, out=values_out), args.repeats),
         }
@@ -102,7 +104,8 @@ def main(argv=None):
     if args.csv:
         with open(args.csv, "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["dataset", "backend", "bytes", "frame_ratio"] + [c + "_gbs" for c in columns])
+            w.writerow(["dataset", "backend", "bytes", "frame_ratio"]
+                       + [c + "_gbs" for c in columns])
             w.writerows(rows)
             w.writerow(["corpus", rows[0][1], total_bytes, ""] + [agg[k] for k in columns])
 

@@ -72,7 +72,8 @@ def test_high_ratio_mode():
     assert len(frame) < len(ndzip.compress(array))
     assert same_bits(ndzip.decompress(frame), array)
     stream = ndzip.compress_raw(array, mode="high_ratio")
-    assert same_bits(ndzip.decompress_raw(stream, np.float32, array.shape, mode="high_ratio"), array)
+    decoded = ndzip.decompress_raw(stream, np.float32, array.shape, mode="high_ratio")
+    assert same_bits(decoded, array)
 
 
 def test_buffers_of_every_kind_are_read():
@@ -250,7 +251,8 @@ def test_compress_into_a_buffer_of_the_callers():
     array = specials(np.float32, (130, 67), seed=9)
     frame = ndzip.compress(array)
     bound = ndzip.size_bound(np.float32, array.shape)
-    assert bound >= len(frame) and bound == ndzip.size_bound(np.float32, array.shape, frame=False) + 48
+    assert bound >= len(frame)
+    assert bound == ndzip.size_bound(np.float32, array.shape, frame=False) + 48
     for out in (bytearray(bound), np.zeros(bound + 5, np.uint8)):
         written = ndzip.compress(array, out=out)
         assert isinstance(written, memoryview) and bytes(written) == frame
@@ -283,7 +285,8 @@ def test_a_kept_compressor():
         assert same_bits(values_out, other)
         stream = codec.compress_raw(other)
         assert same_bits(codec.decompress_raw(stream), other)
-    with pytest.raises(ValueError, match="a double 40x50x38 array for a compressor of double 40x50x37"):
+    with pytest.raises(ValueError,
+                       match="a double 40x50x38 array for a compressor of double 40x50x37"):
         codec.compress(np.zeros((40, 50, 38)))
     with pytest.raises(TypeError, match="compressor of double"):
         codec.compress(np.zeros(array.shape, np.float32))

@@ -33,6 +33,13 @@ ndzip_size=$(stat -c %s ndzip.ckpt)
 raw_size=$(stat -c %s raw.ckpt)
 [ "$ndzip_size" -lt "$raw_size" ] || fail "the ndzip checkpoint ($ndzip_size) is not smaller than raw ($raw_size)"
 
+# --compare-raw: each ndzip checkpoint, and beside it the same state raw, the raw file's size.
+"${run[@]}" --max-iters 30 --checkpoint cmp.ckpt --compare-raw >cmp.log
+[ "$(grep -c "the same state raw: $raw_size bytes in cmp.ckpt.raw" cmp.log)" = 2 ] ||
+  fail "--compare-raw did not report the raw write of each checkpoint"
+[ "$(stat -c %s cmp.ckpt.raw)" = "$raw_size" ] || fail "--compare-raw wrote a raw file of another size"
+if "${run[@]}" --raw --compare-raw >/dev/null 2>&1; then fail "--raw --compare-raw accepted"; fi
+
 # refused FILE PATTERN: a restart from FILE fails (status 1) naming it and PATTERN, writing nothing.
 refused() {
   rm -f refused.x refused.hist
