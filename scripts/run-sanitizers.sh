@@ -11,7 +11,10 @@ else
 fi
 cd "$root"
 preset_args=()
-[ -n "${Kokkos_ROOT:-}" ] && preset_args=(-DKokkos_ROOT="$Kokkos_ROOT")
+# With your own Kokkos, the example that needs Kokkos Kernels takes KokkosKernels_ROOT (or is
+# skipped), not the project's.
+[ -n "${Kokkos_ROOT:-}" ] &&
+  preset_args=(-DKokkos_ROOT="$Kokkos_ROOT" -DKokkosKernels_ROOT="${KokkosKernels_ROOT:-}")
 cmake --preset asan-ubsan "${preset_args[@]}" >/dev/null
 cmake --build --preset asan-ubsan -j "$jobs"
 ctest --preset asan-ubsan -j "$jobs"
