@@ -203,25 +203,31 @@ def test_frames_and_streams_are_the_clis(tmp_path):
 def test_gil_is_released_while_compressing():
     """While a thread compresses a large array, the main thread keeps running Python: the
     longest pause it sees is far shorter than one compression (with the GIL held it would be
-    the whole compression)."""
+    the whole compression). Up to three tries, so that a machine busy with other tests does not
+    fail it by scheduling alone; a held GIL fails every one."""
     array = specials(np.float32, (64, 1024, 1024), seed=1)  # 256 MiB
     start = time.perf_counter()
     ndzip.compress(array, backend="serial")
     one_call = time.perf_counter() - start
-    done = threading.Event()
+    pauses = []
+    for _ in range(3):
+        done = threading.Event()
 
-    def work():
-        ndzip.compress(array, backend="serial")
-        done.set()
+        def work():
+            ndzip.compress(array, backend="serial")
+            done.set()
 
-    worker = threading.Thread(target=work)
-    worker.start()
-    longest, last = 0.0, time.perf_counter()
-    while not done.is_set():
-        now = time.perf_counter()
-        longest, last = max(longest, now - last), now
-    worker.join()
-    assert longest < one_call / 3, f"longest pause {longest:.3f} s, one call {one_call:.3f} s"
+        worker = threading.Thread(target=work)
+        worker.start()
+        longest, last = 0.0, time.perf_counter()
+        while not done.is_set():
+            now = time.perf_counter()
+            longest, last = max(longest, now - last), now
+        worker.join()
+        pauses.append(longest)
+        if longest < one_call / 3:
+            return
+    pytest.fail(f"longest pauses {pauses} s, one call {one_call:.3f} s")
 
 
 def test_threads_compress_concurrently():
