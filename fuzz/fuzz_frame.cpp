@@ -56,7 +56,8 @@ host_view<T, Dims> view_of(byte_buffer& values, const array_desc& array) {
   else if constexpr (Dims == 2)
     return host_view<T, Dims>(data, array.shape.extent(0), array.shape.extent(1));
   else
-    return host_view<T, Dims>(data, array.shape.extent(0), array.shape.extent(1), array.shape.extent(2));
+    return host_view<T, Dims>(data, array.shape.extent(0), array.shape.extent(1),
+                              array.shape.extent(2));
 }
 
 using frame_view = Kokkos::View<const std::byte*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;

@@ -30,8 +30,9 @@ constexpr std::string_view filter_prefix = "ndzip HDF5 filter";
 std::optional<byte_buffer> read_chunk(const plugin::chunk_parameters& chunk, byte_span stored) {
   try {
     const plugin::filtered_chunk out = plugin::decompress_chunk(chunk, stored.data, stored.size);
-    require(out.size == chunk.shape.byte_size() && out.capacity >= out.size,
-            "a decoded chunk of " + std::to_string(out.size) + " bytes for " + chunk.shape.to_string());
+    require(
+        out.size == chunk.shape.byte_size() && out.capacity >= out.size,
+        "a decoded chunk of " + std::to_string(out.size) + " bytes for " + chunk.shape.to_string());
     return byte_buffer(out.bytes.get(), out.bytes.get() + out.size);
   } catch (const std::exception& e) {
     require(std::string_view(e.what()).rfind(filter_prefix, 0) == 0,

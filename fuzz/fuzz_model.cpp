@@ -20,8 +20,8 @@ byte_buffer model_stream(const array_desc& array, byte_span values) {
       reinterpret_cast<const unsigned char*>(values.data) + values.size);
   const auto model = [&](auto word) {
     using Bits = decltype(word);
-    const auto stream =
-        ndzip_test::model_compress(ndzip_test::from_le_bytes<Bits>(bytes), array.shape.rank(), extents);
+    const auto stream = ndzip_test::model_compress(ndzip_test::from_le_bytes<Bits>(bytes),
+                                                   array.shape.rank(), extents);
     byte_buffer out(stream.size());
     for (std::size_t i = 0; i < stream.size(); ++i) out[i] = std::byte{stream[i]};
     return out;

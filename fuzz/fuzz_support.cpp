@@ -25,7 +25,8 @@ std::optional<shaped_input> parse_shaped_input(byte_span input, std::size_t elem
   if (input.size < 1) return std::nullopt;
   const auto byte = [&](std::size_t i) { return std::to_integer<unsigned>(input.data[i]); };
   shaped_input out;
-  const auto type = byte(0) & 1 ? ndzip_cli::element_type::float64 : ndzip_cli::element_type::float32;
+  const auto type =
+      byte(0) & 1 ? ndzip_cli::element_type::float64 : ndzip_cli::element_type::float32;
   const int rank = static_cast<int>((byte(0) >> 1) % 3 + 1);
   const std::size_t prefix = 1 + 2 * static_cast<std::size_t>(rank);
   if (input.size < prefix) return std::nullopt;

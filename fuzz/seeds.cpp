@@ -35,7 +35,8 @@ constexpr std::size_t max_seed_elements = std::size_t{1} << 15;
 void write_file(const std::filesystem::path& path, const std::vector<byte_buffer>& pieces) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   for (const auto& piece : pieces)
-    out.write(reinterpret_cast<const char*>(piece.data()), static_cast<std::streamsize>(piece.size()));
+    out.write(reinterpret_cast<const char*>(piece.data()),
+              static_cast<std::streamsize>(piece.size()));
   out.close();
   if (!out) throw std::runtime_error("cannot write " + path.string());
 }

@@ -43,8 +43,9 @@ void print_error(const std::string& what) {
 // -t and -n are optional for a framed input, but must agree with the frame when given.
 void check_options_match(const options& opts, const std::string& name, const array_desc& array) {
   if (opts.type && *opts.type != array.shape.type())
-    throw std::runtime_error(std::string("-t ") + ndzip::element_type_name(*opts.type) + " does not match " +
-                             name + ", which holds a " + array.shape.to_string() + " array");
+    throw std::runtime_error(std::string("-t ") + ndzip::element_type_name(*opts.type) +
+                             " does not match " + name + ", which holds a " +
+                             array.shape.to_string() + " array");
   const bool extents_match =
       opts.extents.empty() ||
       (opts.extents.size() == static_cast<std::size_t>(array.shape.rank()) &&
@@ -318,8 +319,9 @@ void list_one(run_context& ctx, const std::string& path) {
     if (ctx.done == 0)
       std::printf(list_header, "Type", "Extents", "Compressed", "Uncompressed", "Ratio", "Check",
                   "Filename");
-    std::printf("%-7s %-20s %12s %12s %7.4f %-5s %s\n", ndzip::element_type_name(array.shape.type()),
-                array.shape.extents_string().c_str(), human_bytes(frame.bytes.size()).c_str(),
+    std::printf("%-7s %-20s %12s %12s %7.4f %-5s %s\n",
+                ndzip::element_type_name(array.shape.type()), array.shape.extents_string().c_str(),
+                human_bytes(frame.bytes.size()).c_str(),
                 human_bytes(array.shape.byte_size()).c_str(),
                 ratio_of(frame.bytes.size(), array.shape.byte_size()),
                 verdict.result == frame_verdict::kind::sound ? "ok" : "BAD",

@@ -48,8 +48,8 @@ byte_buffer decode_stream(const std::string& backend, const std::string& name,
     throw refused_by_codec(name, e);
   }
   if (result.consumed != stream.size) {
-    const std::string sizes = " (the stream of a " + array.shape.to_string() + " array decoded from " +
-                              std::to_string(result.consumed) + " of " +
+    const std::string sizes = " (the stream of a " + array.shape.to_string() +
+                              " array decoded from " + std::to_string(result.consumed) + " of " +
                               std::to_string(stream.size) + " bytes)";
     throw std::runtime_error(
         raw ? name + " has " + std::to_string(stream.size - result.consumed) +

@@ -47,8 +47,8 @@ std::string fitting_shapes(const array_desc& array, std::optional<std::uint64_t>
   if (!size || *size == 0) return "";
   std::string shapes;
   auto offer = [&](array_desc shape) {
-    shapes += (shapes.empty() ? "" : " or ") + std::string("-t ") + ndzip::element_type_name(shape.shape.type()) + " -n " +
-              shape.shape.extents_string();
+    shapes += (shapes.empty() ? "" : " or ") + std::string("-t ") +
+              ndzip::element_type_name(shape.shape.type()) + " -n " + shape.shape.extents_string();
   };
   const std::uint64_t count = array.shape.element_count();
   array_desc other = array;
@@ -77,11 +77,12 @@ byte_buffer read_array(const std::string& path, const array_desc& array,
   if (values.size() != expected) {
     const auto size =
         values.size() < limit ? std::optional<std::uint64_t>(values.size()) : file.regular_size();
-    throw std::runtime_error(
-        file.name() + " has " + size_text(file, values.size(), limit) + ", but a " +
-        array.shape.to_string() + " array has " + std::to_string(expected) + " bytes (" +
-        std::to_string(array.shape.element_count()) + " elements of " +
-        std::to_string(ndzip::element_size(array.shape.type())) + " bytes)" + fitting_shapes(array, size));
+    throw std::runtime_error(file.name() + " has " + size_text(file, values.size(), limit) +
+                             ", but a " + array.shape.to_string() + " array has " +
+                             std::to_string(expected) + " bytes (" +
+                             std::to_string(array.shape.element_count()) + " elements of " +
+                             std::to_string(ndzip::element_size(array.shape.type())) + " bytes)" +
+                             fitting_shapes(array, size));
   }
   return values;
 }
@@ -93,8 +94,8 @@ byte_buffer read_1d_array(const std::string& path, element_type type, const prog
   const std::size_t width = ndzip::element_size(type);
   if (values.empty() || values.size() % width != 0)
     throw std::runtime_error(file.name() + " has " + std::to_string(values.size()) +
-                             " bytes, not a whole number of " + ndzip::element_type_name(type) + " values (" +
-                             std::to_string(width) + " bytes each)");
+                             " bytes, not a whole number of " + ndzip::element_type_name(type) +
+                             " values (" + std::to_string(width) + " bytes each)");
   return values;
 }
 
@@ -127,8 +128,9 @@ byte_buffer read_raw_stream(const std::string& path, const array_desc& array,
   file.read_up_to(stream, limit, progress);
   if (stream.size() > largest)
     throw std::runtime_error(file.name() + " has " + size_text(file, stream.size(), limit) +
-                             ", but no stream of a " + array.shape.to_string() + " array is longer than " +
-                             std::to_string(largest) + " bytes; are -t and -n right?");
+                             ", but no stream of a " + array.shape.to_string() +
+                             " array is longer than " + std::to_string(largest) +
+                             " bytes; are -t and -n right?");
   return stream;
 }
 

@@ -300,9 +300,9 @@ std::vector<std::uint64_t> parse_extents(const std::string& text) {
 
 array_desc options::array(std::uint64_t values) const {
   array_desc a;
-  a.shape = extents.empty()
-                ? ndzip::array_shape(type.value(), {values})
-                : ndzip::array_shape(type.value(), static_cast<int>(extents.size()), extents.data());
+  a.shape = extents.empty() ? ndzip::array_shape(type.value(), {values})
+                            : ndzip::array_shape(type.value(), static_cast<int>(extents.size()),
+                                                 extents.data());
   if (high_ratio) a.mode = ndzip::codec_mode::high_ratio;
   return a;
 }

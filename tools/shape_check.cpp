@@ -37,7 +37,8 @@ array_desc make_array(element_type type, std::vector<std::uint64_t> extents) {
 // tried: a correct shape whose border is large (20x180x360) can compress worse than 1-D, and
 // that is no reason to doubt it.
 std::vector<array_desc> guesses(const array_desc& array) {
-  std::vector<std::uint64_t> e(array.shape.extents().begin(), array.shape.extents().begin() + array.shape.rank());
+  std::vector<std::uint64_t> e(array.shape.extents().begin(),
+                               array.shape.extents().begin() + array.shape.rank());
   std::vector<array_desc> out;
   auto add = [&](element_type type, std::vector<std::uint64_t> extents) {
     const array_desc a = make_array(type, std::move(extents));
@@ -83,7 +84,8 @@ std::optional<double> sample_ratio(const std::string& backend, const array_desc&
 }
 
 std::string shape_option(const array_desc& a) {
-  return "-t " + std::string(ndzip::element_type_name(a.shape.type())) + " -n " + a.shape.extents_string();
+  return "-t " + std::string(ndzip::element_type_name(a.shape.type())) + " -n " +
+         a.shape.extents_string();
 }
 
 }  // namespace

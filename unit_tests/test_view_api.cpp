@@ -185,7 +185,8 @@ TEST_CASE_TEMPLATE("view api: values Views with other extents are rejected", C, 
       for (int delta : {-1, +1}) {
         auto e = grid;
         e[axis] += delta;
-        INFO("values extents " << ndzip::to_string(e) << " for a " << ndzip::to_string(grid) << " compressor");
+        INFO("values extents " << ndzip::to_string(e) << " for a " << ndzip::to_string(grid)
+                               << " compressor");
         const auto wrong = make_view<view>("wrong", e);
         CHECK_THROWS_AS(codec.compress(wrong, stream), std::invalid_argument);
         CHECK_THROWS_AS(codec.decompress(stream, wrong), std::invalid_argument);

@@ -73,8 +73,9 @@ class NDZIP_EXPORT compressor {
   // A codec for grids of this extent (slowest dimension first) in ExecSpace's memory, writing
   // and reading the stream of `mode`: the original ndzip stream (the default), or the
   // high-ratio stream (ndzip/high_ratio.hpp: smaller, slower; its scratch, about three times
-  // the array's size, is allocated here, and as much again by the first decompression). Throws std::invalid_argument if the grid cannot be represented in the ndzip
-  // format, or for a mode that is not one of these.
+  // the array's size, is allocated here, and as much again by the first decompression). Throws
+  // std::invalid_argument if the grid cannot be represented in the ndzip format, or for a mode that
+  // is not one of these.
   compressor(const ExecSpace& exec, const extent<Dims>& grid, codec_mode mode = codec_mode::ndzip);
   ~compressor();
   compressor(compressor&&) noexcept;

@@ -47,8 +47,8 @@ filtered_chunk compress_chunk(const chunk_parameters& chunk, const void* chunk_d
   if (size != chunk.shape.byte_size())
     throw std::runtime_error("ndzip HDF5 filter: a chunk of " + std::to_string(size) +
                              " bytes, where the filter parameters describe one of " +
-                             std::to_string(chunk.shape.byte_size()) + " (" + chunk.shape.to_string() +
-                             ")");
+                             std::to_string(chunk.shape.byte_size()) + " (" +
+                             chunk.shape.to_string() + ")");
   const std::size_t head = checksum_head_bytes(chunk);
   dynamic_compressor codec(host_backend(), chunk.shape, mode_of(chunk));
   filtered_chunk out = allocate(head + codec.size_bound());
@@ -61,8 +61,8 @@ filtered_chunk compress_chunk(const chunk_parameters& chunk, const void* chunk_d
 filtered_chunk decompress_chunk(const chunk_parameters& chunk, const void* stored,
                                 std::size_t size) {
   const std::size_t head = checksum_head_bytes(chunk);
-  const std::string which = "ndzip HDF5 filter: chunk of " + chunk.shape.to_string() + " stored in " +
-                            std::to_string(size) + " bytes";
+  const std::string which = "ndzip HDF5 filter: chunk of " + chunk.shape.to_string() +
+                            " stored in " + std::to_string(size) + " bytes";
   if (size < head)
     throw stream_error(which + ": shorter than its " + std::to_string(head) +
                        "-byte checksum, the chunk is damaged");
