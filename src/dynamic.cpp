@@ -321,13 +321,8 @@ std::size_t dynamic_compressor::decompress(const void* stream, std::size_t strea
 std::size_t dynamic_compressor::compress_frame(const void* values, void* frame,
                                                std::size_t capacity, buffer_location where,
                                                const input_done& done) {
-  if (m_shape.element_count() == 0)
-    throw std::invalid_argument("ndzip: a " + m_shape.to_string() +
-                                " array is empty; a frame holds arrays of at least one element");
-  if (capacity < frame_header_bytes)
-    throw capacity_error("ndzip: a frame needs " + std::to_string(frame_header_bytes) +
-                         " bytes for its header alone, but the output holds only " +
-                         std::to_string(capacity));
+  detail::check_frame_output(m_shape.element_count(), "a " + m_shape.to_string() + " array",
+                             capacity);
   if (where == buffer_location::host || m_engine->reads_host_memory())
     detail::check_disjoint(values, m_shape.byte_size(), frame, capacity, "frame buffer");
   auto* const out = static_cast<std::byte*>(frame);
@@ -345,10 +340,8 @@ void dynamic_compressor::decompress_frame(const void* frame, std::size_t frame_b
   const auto* const data = static_cast<const std::byte*>(frame);
   verify_frame_checksum(data, frame_bytes);
   const frame_info info = inspect_frame(data, frame_bytes);
-  if (array_shape::of(info) != m_shape)
-    throw frame_error("ndzip: the frame holds a " + array_shape::of(info).to_string() +
-                      " array (extents slowest first), but the compressor is for a " +
-                      m_shape.to_string() + " array");
+  detail::check_frame_holds(info, m_shape.type(), m_shape.rank(), m_shape.extents(),
+                            "the compressor's array");
   if (info.mode != m_mode)
     throw frame_error(std::string("ndzip: the frame holds a ") +
                       (info.mode == codec_mode::high_ratio ? "high-ratio" : "ndzip") +

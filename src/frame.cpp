@@ -231,6 +231,16 @@ void check_frame_holds(const frame_info& info, element_type type, int dimensions
                       describe(type, dimensions, extents) + " array");
 }
 
+void check_frame_output(std::size_t elements, const std::string& values, std::size_t capacity) {
+  if (elements == 0)
+    throw std::invalid_argument("ndzip: " + values +
+                                " is empty; a frame holds arrays of at least one element");
+  if (capacity < frame_header_bytes)
+    throw capacity_error("ndzip: a frame needs " + std::to_string(frame_header_bytes) +
+                         " bytes for its header alone, but the output holds only " +
+                         std::to_string(capacity));
+}
+
 void check_frame_stream_consumed(const frame_info& info, std::size_t consumed) {
   if (consumed != info.stream_bytes)
     throw frame_error("ndzip: inconsistent frame: the stream of a " + describe(info) +

@@ -63,13 +63,7 @@ std::size_t compress_frame(const ExecSpace& exec, const ValuesView& values, cons
                 "ndzip::compress_frame writes into the frame View");
   detail::check_frame_view(frame);
   const extent<Dims> grid = grid_of(values);
-  if (grid.size() == 0)
-    throw std::invalid_argument("ndzip: " + detail::view_label(values) +
-                                " is empty; a frame holds arrays of at least one element");
-  if (frame.size() < frame_header_bytes)
-    throw capacity_error("ndzip: a frame needs " + std::to_string(frame_header_bytes) +
-                         " bytes for its header alone, but the output holds only " +
-                         std::to_string(frame.size()));
+  detail::check_frame_output(grid.size(), detail::view_label(values), frame.size());
   detail::check_frame_disjoint<T>(values, grid, frame);
 
   std::byte* const out = reinterpret_cast<std::byte*>(frame.data());

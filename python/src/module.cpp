@@ -97,6 +97,15 @@ ndzip::array_shape shape_of(const py::array& array) {
   return ndzip::array_shape(type, static_cast<int>(array.ndim()), extents);
 }
 
+// The shape of a dtype and extents given by name (decompress_raw, Compressor, size_bound).
+ndzip::array_shape shape_named(const py::object& dtype, const std::vector<std::uint64_t>& extents) {
+  const auto type = element_type_of(py::dtype::from_args(dtype));
+  if (extents.empty() || extents.size() > 3)
+    throw py::value_error("ndzip: a shape of 1 to 3 extents, not " +
+                          std::to_string(extents.size()));
+  return ndzip::array_shape(type, static_cast<int>(extents.size()), extents.data());
+}
+
 std::vector<py::ssize_t> py_shape(const ndzip::array_shape& shape) {
   std::vector<py::ssize_t> dims;
   for (int a = 0; a < shape.rank(); ++a) dims.push_back(static_cast<py::ssize_t>(shape.extent(a)));
@@ -261,12 +270,7 @@ class py_compressor {
   static py_compressor for_array(const py::object& dtype, const std::vector<std::uint64_t>& extents,
                                  const std::optional<std::string>& backend,
                                  const std::string& mode) {
-    const auto type = element_type_of(py::dtype::from_args(dtype));
-    if (extents.empty() || extents.size() > 3)
-      throw py::value_error("ndzip: a shape of 1 to 3 extents, not " +
-                            std::to_string(extents.size()));
-    return py_compressor(ndzip::array_shape(type, static_cast<int>(extents.size()), extents.data()),
-                         backend, mode_named(mode));
+    return py_compressor(shape_named(dtype, extents), backend, mode_named(mode));
   }
 
   const ndzip::array_shape& shape() const { return m_shape; }
@@ -498,12 +502,7 @@ PYBIND11_MODULE(_ndzip, m) {
       "size_bound",
       [](const py::object& dtype, const std::vector<std::uint64_t>& shape, const std::string& mode,
          bool frame) {
-        const auto type = element_type_of(py::dtype::from_args(dtype));
-        if (shape.empty() || shape.size() > 3)
-          throw py::value_error("ndzip: a shape of 1 to 3 extents, not " +
-                                std::to_string(shape.size()));
-        const ndzip::array_shape s(type, static_cast<int>(shape.size()), shape.data());
-        return ndzip::compressed_size_bound(s, mode_named(mode)) +
+        return ndzip::compressed_size_bound(shape_named(dtype, shape), mode_named(mode)) +
                (frame ? ndzip::frame_header_bytes : 0);
       },
       py::arg("dtype"), py::arg("shape"), py::kw_only(), py::arg("mode") = "ndzip",

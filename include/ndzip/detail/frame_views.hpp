@@ -26,6 +26,11 @@ namespace ndzip::detail {
 NDZIP_EXPORT void check_frame_holds(const frame_info& info, element_type type, int dimensions,
                                     const std::array<std::uint64_t, 3>& extents,
                                     const std::string& view);
+// Throws, before anything is written, std::invalid_argument if `values` (named so in the
+// message) has no element (a frame's extents are at least 1) and ndzip::capacity_error if an
+// output of `capacity` bytes cannot hold even the header.
+NDZIP_EXPORT void check_frame_output(std::size_t elements, const std::string& values,
+                                     std::size_t capacity);
 // Throws ndzip::frame_error unless decoding the frame `info` consumed its whole stream.
 NDZIP_EXPORT void check_frame_stream_consumed(const frame_info& info, std::size_t consumed);
 
