@@ -193,17 +193,26 @@ py::array as_array(const py::object& object) {
   return array;
 }
 
-// A contiguous writable buffer of the caller's (bytearray, NumPy array, memoryview of one), held
-// for the duration of a call.
+// A C-contiguous writable buffer of the caller's (bytearray, NumPy array of any dtype and shape,
+// memoryview of one), held for the duration of a call; what it is not is said.
 class output_buffer {
  public:
   explicit output_buffer(const py::object& object) {
-    if (PyObject_GetBuffer(object.ptr(), &m_view, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) != 0) {
-      PyErr_Clear();
-      throw py::value_error("ndzip: out is not a writable contiguous buffer (a bytearray, a "
-                            "NumPy array, or a memoryview of one), but " +
-                            py::repr(py::type::of(object)).cast<std::string>());
+    if (PyObject_GetBuffer(object.ptr(), &m_view, PyBUF_C_CONTIGUOUS | PyBUF_WRITABLE) == 0) return;
+    PyErr_Clear();
+    const std::string type = py::repr(py::type::of(object)).cast<std::string>();
+    const std::string kinds = "a bytearray, a NumPy array, or a memoryview of one";
+    if (!PyObject_CheckBuffer(object.ptr()))
+      throw py::type_error("ndzip: out is not a buffer but " + type + "; pass " + kinds);
+    Py_buffer readable{};
+    if (PyObject_GetBuffer(object.ptr(), &readable, PyBUF_C_CONTIGUOUS) == 0) {
+      PyBuffer_Release(&readable);
+      throw py::value_error("ndzip: out is read-only (" + type + "); pass a writable buffer: " +
+                            kinds);
     }
+    PyErr_Clear();
+    throw py::value_error("ndzip: out is not C-contiguous (" + type + "); the bytes are written "
+                          "in one run: pass a contiguous buffer, " + kinds);
   }
   ~output_buffer() { PyBuffer_Release(&m_view); }
   output_buffer(const output_buffer&) = delete;
@@ -215,6 +224,15 @@ class output_buffer {
  private:
   Py_buffer m_view{};
 };
+
+// The first `size` bytes of `out` (written by a compressor) as a memoryview of bytes: one
+// dimension, format 'B', whatever out's item type and shape. Slicing a memoryview of `out` itself
+// would count its items (a float64 array's first `size` items are 8 * size bytes) and keep its
+// shape; the cast to bytes needs out C-contiguous, which output_buffer has checked.
+py::object written_bytes(const py::object& out, std::size_t size) {
+  const py::object bytes = py::memoryview(out).attr("cast")("B");
+  return bytes[py::slice(0, static_cast<py::ssize_t>(size), 1)];
+}
 
 // A compressor's Kokkos memory must be released before Kokkos is finalised, by whoever finalises
 // it (this module at interpreter exit, or the application): every ndzip.Compressor keeps its
@@ -318,7 +336,7 @@ class py_compressor {
       py::gil_scoped_release release;
       size = write(target.data(), target.size());
     }
-    return py::memoryview(*out)[py::slice(0, static_cast<py::ssize_t>(size), 1)];
+    return written_bytes(*out, size);
   }
 
   // Decodes a frame (checked whole, and to hold this compressor's array and mode) or a bare

@@ -253,26 +253,83 @@ def test_threads_compress_concurrently():
     assert time.perf_counter() - start < 0.8 * serial
 
 
+def out_buffers(nbytes):
+    """Writable C-contiguous buffers of every kind that hold at least `nbytes` bytes."""
+    words = nbytes // 8 + 3
+    return {
+        "bytearray": bytearray(nbytes),
+        "uint8 array": np.zeros(nbytes + 5, np.uint8),
+        "float32 array": np.zeros(nbytes // 4 + 7, np.float32),
+        "float64 2-D array": np.zeros((words // 3 + 1, 3), np.float64),
+        "int16 3-D array": np.zeros((2, 3, nbytes // 12 + 1), np.int16),
+        "complex128 array": np.zeros(nbytes // 16 + 1, np.complex128),
+        "memoryview cast('d')": memoryview(bytearray(8 * words)).cast("d"),
+        "memoryview cast('i', 2-D)": memoryview(bytearray(8 * words)).cast("i", (words, 2)),
+        "memoryview of a float32 array": memoryview(np.zeros(nbytes // 4 + 1, np.float32)),
+    }
+
+
 def test_compress_into_a_buffer_of_the_callers():
     array = specials(np.float32, (130, 67), seed=9)
     frame = ndzip.compress(array)
     bound = ndzip.size_bound(np.float32, array.shape)
     assert bound >= len(frame)
     assert bound == ndzip.size_bound(np.float32, array.shape, frame=False) + 48
-    for out in (bytearray(bound), np.zeros(bound + 5, np.uint8)):
-        written = ndzip.compress(array, out=out)
-        assert isinstance(written, memoryview) and bytes(written) == frame
-        assert bytes(ndzip.compress_raw(array, out=out)) == frame[48:]
     # Too small for this frame: refused, and nothing written.
     small = bytearray(b"\xa5" * (len(frame) - 1))
     with pytest.raises(ValueError, match="holds only"):
         ndzip.compress(array, out=small)
     assert small == bytearray(b"\xa5" * (len(frame) - 1))
-    with pytest.raises(ValueError, match="not a writable contiguous buffer"):
-        ndzip.compress(array, out=bytes(bound))  # read-only
     # Compressing into the array's own memory is refused.
     with pytest.raises(ValueError, match="overlap"):
         ndzip.compress(array, out=array.view(np.uint8).reshape(-1))
+
+
+@pytest.mark.parametrize("kind", list(out_buffers(64)))
+def test_out_gives_exactly_the_bytes_written(kind):
+    """compress(out=) and the other writers into buffers return a memoryview of exactly the
+    bytes written (format 'B', one dimension), over the start of `out`, whatever the buffer's
+    item type and shape (before: a view of len(frame) items, the whole of a float32 array)."""
+    array = specials(np.float32, (130, 67), seed=9)
+    frame = ndzip.compress(array)
+    stream = ndzip.compress_raw(array)
+    kept = ndzip.Compressor(np.float32, array.shape)
+    bound = ndzip.size_bound(np.float32, array.shape)
+    writers = [(ndzip.compress, frame), (ndzip.compress_raw, stream),
+               (kept.compress, frame), (kept.compress_raw, stream)]
+    for write, expected in writers:
+        out = out_buffers(bound)[kind]
+        written = write(array, out=out)
+        assert isinstance(written, memoryview)
+        assert (written.format, written.ndim, written.itemsize) == ("B", 1, 1)
+        assert written.nbytes == len(written) == len(expected)
+        assert bytes(written) == expected
+        assert written.readonly is False
+        # The view lies over `out`: its first bytes are what was written.
+        assert memoryview(out).cast("B")[: len(expected)].tobytes() == expected
+    assert same_bits(ndzip.decompress(ndzip.compress(array, out=out_buffers(bound)[kind])), array)
+    raw = ndzip.compress_raw(array, out=out_buffers(bound)[kind])
+    assert same_bits(ndzip.decompress_raw(raw, np.float32, array.shape), array)
+    assert same_bits(kept.decompress(kept.compress(array, out=out_buffers(bound)[kind])), array)
+
+
+def test_out_that_cannot_be_written_is_refused():
+    array = specials(np.float32, (130, 67), seed=9)
+    bound = ndzip.size_bound(np.float32, array.shape)
+    readonly = np.zeros(bound, np.uint8)
+    readonly.flags.writeable = False
+    strided = np.zeros(2 * bound, np.uint8)[::2]
+    kept = ndzip.Compressor(np.float32, array.shape)
+    for write in (ndzip.compress, ndzip.compress_raw, kept.compress, kept.compress_raw):
+        for out in (bytes(bound), readonly, memoryview(bytearray(bound)).toreadonly()):
+            with pytest.raises(ValueError, match="out is read-only"):
+                write(array, out=out)
+        for out in (strided, memoryview(bytearray(2 * bound))[::2]):
+            with pytest.raises(ValueError, match="out is not C-contiguous"):
+                write(array, out=out)
+        with pytest.raises(TypeError, match="out is not a buffer"):
+            write(array, out=[0] * bound)
+    assert not strided.any()
 
 
 def test_a_kept_compressor():
