@@ -7,16 +7,23 @@ where the library was built for one).
     restored = ndzip.decompress(frame)     # a new array, or into out=... (checked)
 
 compress_raw / decompress_raw read and write the bare ndzip stream, whose dtype and shape the
-caller keeps. compress(array, out=buffer) writes into a writable buffer of the caller's (at least
-size_bound(dtype, shape) bytes) and returns the memoryview of what it wrote. A Compressor(dtype,
-shape, backend=, mode=) is kept for many arrays of one shape: its memory is reused, which the
-functions, making one per call and returning new objects, cannot do (large arrays: up to twice
-as fast, the new memory's page faults saved). A damaged or inconsistent frame or stream raises
-StreamError (a ValueError); an array of another dtype raises TypeError, of another rank
-ValueError. Arrays that are not
-C-contiguous are copied into C order first (the values are those of the array as indexed). The
-GIL is released while the codec runs, so threads may compress concurrently (with Kokkos older
-than 4.4 the library runs one call at a time; see the README).
+caller keeps. compress(array, out=buffer) writes into a writable C-contiguous buffer of the
+caller's (at least size_bound(dtype, shape) bytes, of any dtype and shape) and returns a
+memoryview of exactly the bytes it wrote (format 'B', over the start of the buffer). A
+Compressor(dtype, shape, backend=, mode=) is kept for many arrays of one shape: its memory is
+reused, which the functions, making one per call and returning new objects, cannot do (large
+arrays: up to twice as fast, the new memory's page faults saved). A damaged or inconsistent
+frame or stream raises StreamError (a ValueError); an array of another dtype raises TypeError,
+of another rank ValueError. Arrays that are not C-contiguous are copied into C order first (the
+values are those of the array as indexed).
+
+Backends and threads: importing ndzip initialises Kokkos on the importing thread (unless the
+process already has). Calls without backend= run on default_backend(), the first of backends(),
+the same on every thread. The GIL is released while the codec runs, so threads may compress
+concurrently (with Kokkos older than 4.4 the library runs one call at a time; see the README).
+Kokkos 3 runs OpenMP only on the thread that initialised Kokkos: elsewhere a call or Compressor
+on OpenMP (the default of a CPU build included) raises RuntimeError; pass backend="serial" there,
+which writes the same bytes.
 
 Submodules: ndzip.numcodecs (the numcodecs/Zarr codec "ndzip"), ndzip.h5 (h5py and the HDF5
 filter plugin), ndzip.bench (python3 -m ndzip.bench: throughput against the C++ API).

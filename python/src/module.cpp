@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ndzip._ndzip: the extension behind the Python package `ndzip` (python/ndzip/__init__.py),
 // NumPy arrays to frames and bare streams and back through the library's run-time layer
-// (ndzip/dynamic.hpp). The GIL is released while the codec runs; Kokkos is brought up on first
-// use unless the process already has it, and finalised at interpreter exit if it was.
+// (ndzip/dynamic.hpp). The GIL is released while the codec runs; Kokkos is brought up when the
+// module is imported unless the process already has it, and finalised at interpreter exit if it
+// was.
 
 #include <Python.h>
 #include <pybind11/numpy.h>
@@ -52,16 +53,47 @@ void finalize_owned_kokkos() {
   kokkos_owned = false;
 }
 
-// The backend a call runs on: the one asked for, else the library's default, except where
-// that is Kokkos 3's OpenMP backend and this thread cannot run it (only the thread that
-// initialised Kokkos can): then Serial, where the build has it.
-std::string backend_for_call(const std::optional<std::string>& asked) {
-  if (asked) return *asked;
-  const std::string fallback = ndzip::default_backend();
-#if defined(KOKKOS_ENABLE_OPENMP) && defined(KOKKOS_ENABLE_SERIAL) && KOKKOS_VERSION < 40000
-  if (fallback == "openmp" && Kokkos::OpenMP::in_parallel()) return "serial";
+// Kokkos 3 runs OpenMP work only on the thread that called Kokkos::initialize (a thread-local
+// instance pointer, set on that thread alone; elsewhere Kokkos::OpenMP::in_parallel() is true),
+// and the library refuses such calls (core/call_guard.hpp). Kokkos 4 has no such limit.
+#if defined(KOKKOS_ENABLE_OPENMP) && KOKKOS_VERSION < 40000
+constexpr bool openmp_initial_thread_only = true;
+#else
+constexpr bool openmp_initial_thread_only = false;
 #endif
-  return fallback;
+
+// Whether `backend` can run on the calling thread (an unknown name: true, it is refused where
+// the compressor is made, naming the build's backends).
+bool runs_on_this_thread(const std::string& backend) {
+#if defined(KOKKOS_ENABLE_OPENMP) && KOKKOS_VERSION < 40000
+  // Finalised, Kokkos runs nothing on any thread: that is said where the call is made.
+  if (backend == "openmp" && Kokkos::is_initialized()) return !Kokkos::OpenMP::in_parallel();
+#else
+  static_cast<void>(backend);
+#endif
+  return true;
+}
+
+// RuntimeError, before anything runs, where `backend` cannot run on the calling thread: it is not
+// a bad argument (the same call runs on the right thread), and the library's own check would
+// surface as std::logic_error, a ValueError here.
+void require_this_thread(const std::string& backend) {
+  if (runs_on_this_thread(backend)) return;
+  throw std::runtime_error(
+      "ndzip: the '" + backend + "' backend cannot run on this thread: Kokkos 3 runs OpenMP work "
+      "only on the thread that initialised Kokkos (" +
+      std::string(kokkos_owned ? "the thread that imported ndzip"
+                               : "the thread of the application that called Kokkos::initialize") +
+      "). On this thread pass backend='serial' (the same bytes, on one core), to the function "
+      "or when making the Compressor; or call from that thread; Kokkos 4 has no such limit");
+}
+
+// The backend a call runs on: the one asked for, else the library's default, which is the same
+// on every thread (the first of ndzip.backends()); RuntimeError if it cannot run on this thread.
+std::string backend_for_call(const std::optional<std::string>& asked) {
+  std::string name = asked ? *asked : ndzip::default_backend();
+  require_this_thread(name);
+  return name;
 }
 
 ndzip::codec_mode mode_named(const std::string& name) {
@@ -292,6 +324,9 @@ class py_compressor {
   }
 
   const ndzip::array_shape& shape() const { return m_shape; }
+  // Before each call, with the GIL held: RuntimeError if this Compressor's backend cannot run on
+  // the calling thread (it was made on another).
+  void check_thread() const { require_this_thread(m_backend); }
   // f(codec), the GIL released; RuntimeError once Kokkos has been finalised.
   template <class F>
   decltype(auto) with_codec(const F& f) {
@@ -312,6 +347,7 @@ class py_compressor {
   // bytes written.
   py::object compress(const py::object& object, const std::optional<py::object>& out,
                       bool framed) {
+    check_thread();
     const py::array array = as_array(object);
     const ndzip::array_shape given = shape_of(array);
     if (given.type() != m_shape.type())
@@ -343,6 +379,7 @@ class py_compressor {
   // stream (exactly one, no bytes after it) into a new array, or into `out` (checked).
   py::array decompress(const py::object& buffer, const std::optional<py::array>& out,
                        bool framed) {
+    check_thread();
     const input_buffer input(buffer);
     if (!framed)  // before the output is allocated
       ndzip::check_stream_size(m_shape, input.size(), m_mode);
@@ -465,6 +502,13 @@ PYBIND11_MODULE(_ndzip, m) {
   m.attr("frame_header_bytes") = ndzip::frame_header_bytes;
   // Whether the library runs one call at a time, whatever the threads (Kokkos before 4.4).
   m.attr("_serialises_calls") = KOKKOS_VERSION < 40400;
+  // Whether OpenMP runs only on the thread that initialised Kokkos (Kokkos 3 with OpenMP).
+  m.attr("_openmp_initial_thread_only") = openmp_initial_thread_only;
+
+  // Kokkos is brought up here, on the importing thread, and not on first use: with Kokkos 3
+  // that thread is the one that can run OpenMP, so which thread it is must not depend on which
+  // thread happens to call first.
+  require_kokkos();
 
   // A damaged or inconsistent frame or stream; a ValueError, so that code catching bad input
   // catches it too.
@@ -485,11 +529,16 @@ PYBIND11_MODULE(_ndzip, m) {
     }
   });
 
-  m.def("backends", &ndzip::enabled_backends);
-  m.def("default_backend", [] {
-    require_kokkos();
-    return backend_for_call(std::nullopt);
-  });
+  m.def("backends", &ndzip::enabled_backends,
+        "The backends of this build (Kokkos execution spaces), the default first.");
+  m.def(
+      "default_backend", [] { return ndzip::default_backend(); },
+      "The backend of calls made without backend=: the first of backends() (the GPU where the "
+      "build has one), the same on every thread. With Kokkos 3, OpenMP runs only on the thread "
+      "that initialised Kokkos (the one that imported ndzip); other threads calling it get "
+      "RuntimeError and pass backend='serial'.");
+  // Whether `name` can run on the calling thread (ndzip.numcodecs picks a backend that can).
+  m.def("_runs_on_this_thread", &runs_on_this_thread, py::arg("backend"));
   using opt_object = std::optional<py::object>;
   using opt_array = std::optional<py::array>;
   using opt_string = std::optional<std::string>;
@@ -526,7 +575,14 @@ PYBIND11_MODULE(_ndzip, m) {
       py::arg("dtype"), py::arg("shape"), py::kw_only(), py::arg("mode") = "ndzip",
       py::arg("frame") = true);
 
-  py::class_<py_compressor>(m, "Compressor")
+  py::class_<py_compressor>(
+      m, "Compressor",
+      "Compressor(dtype, shape, backend=None, mode='ndzip'): a compressor kept for many arrays of "
+      "one dtype and shape, its memory reused. backend=None: default_backend(). compress(out=) "
+      "returns a memoryview of exactly the bytes written. Usable from any thread its backend "
+      "runs on; with Kokkos 3 OpenMP runs only on the thread that initialised Kokkos (the one "
+      "that imported ndzip), and a call from another thread raises RuntimeError: make a "
+      "Compressor with backend='serial' for other threads (the same bytes).")
       .def(py::init(&py_compressor::for_array), py::arg("dtype"), py::arg("shape"),
            py::kw_only(), py::arg("backend") = py::none(), py::arg("mode") = "ndzip")
       .def_property_readonly("dtype",

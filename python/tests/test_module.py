@@ -383,3 +383,90 @@ def test_compressors_outliving_kokkos():
                        "    print('refused:', e)\n")
     assert after.returncode == 0 and "refused: ndzip: Kokkos has been finalised" in after.stdout, (
         after.stdout + after.stderr)
+
+
+def on_thread(call):
+    """call() on a new threading.Thread: its result, or its exception raised here."""
+    result = {}
+
+    def run():
+        try:
+            result["value"] = call()
+        except BaseException as error:  # handed to the caller's thread
+            result["error"] = error
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    if "error" in result:
+        raise result["error"]
+    return result["value"]
+
+
+def test_default_backend_is_the_same_on_every_thread():
+    """The default backend is the library's (the first of backends()), fixed when ndzip is
+    imported, on every thread (before: Serial on threads other than the one that first used
+    the module, with Kokkos 3 and OpenMP)."""
+    assert ndzip.default_backend() == ndzip.backends()[0]
+    assert on_thread(ndzip.default_backend) == ndzip.default_backend()
+    assert on_thread(lambda: ndzip.Compressor(np.float32, (10,), backend="serial").backend) == (
+        "serial")
+
+
+def test_first_use_on_another_thread_changes_nothing():
+    """A fresh interpreter that imports ndzip and first uses it on a second thread: the main
+    thread (the importing one) still runs every backend, and both threads name the same default
+    (before: Kokkos was initialised on the second thread, and the main thread's default became
+    Serial)."""
+    probe = run_python(
+        "import threading, numpy as np, ndzip\n"
+        "seen = {}\n"
+        "def first():\n"
+        "    seen['thread'] = ndzip.default_backend()\n"
+        "    ndzip.compress(np.zeros(100, np.float32), backend='serial')\n"
+        "t = threading.Thread(target=first)\n"
+        "t.start(); t.join()\n"
+        "for b in ndzip.backends():\n"
+        "    assert ndzip.decompress(ndzip.compress(np.ones(100), backend=b), backend=b).sum() "
+        "== 100\n"
+        "kept = ndzip.Compressor(np.float32, (9,))\n"
+        "print(seen['thread'], ndzip.default_backend(), kept.backend)\n")
+    assert probe.returncode == 0, probe.stderr
+    default = ndzip.backends()[0]
+    assert probe.stdout.split() == [default, default, default]
+
+
+def test_a_backend_that_cannot_run_on_the_calling_thread():
+    """Kokkos 3 runs OpenMP work only on the thread that initialised Kokkos (here: the one that
+    imported ndzip). A call or Compressor on OpenMP from another thread raises RuntimeError
+    saying so and what to do (before: ValueError, or a silent switch to Serial); Serial, and
+    every backend with Kokkos 4, run on any thread, writing the same bytes."""
+    array = specials(np.float32, (64, 64), seed=5)
+    frame = ndzip.compress(array)
+    assert on_thread(lambda: ndzip.compress(array, backend="serial")) == frame
+    if "openmp" not in ndzip.backends():
+        pytest.skip("built without OpenMP")
+    kept = ndzip.Compressor(np.float32, array.shape, backend="openmp")  # on this thread
+    if not ndzip._ndzip._openmp_initial_thread_only:
+        assert on_thread(lambda: ndzip.compress(array, backend="openmp")) == frame
+        assert on_thread(lambda: ndzip.compress_raw(array, backend="openmp")) == frame[48:]
+        assert same_bits(on_thread(lambda: ndzip.decompress(frame, backend="openmp")), array)
+        assert on_thread(lambda: kept.compress(array)) == frame
+        assert same_bits(on_thread(lambda: kept.decompress(frame)), array)
+        return
+    calls = [lambda: ndzip.compress(array, backend="openmp"),
+             lambda: ndzip.compress_raw(array, backend="openmp"),
+             lambda: ndzip.decompress(frame, backend="openmp"),
+             lambda: ndzip.Compressor(np.float32, array.shape, backend="openmp"),
+             lambda: kept.compress(array),
+             lambda: kept.decompress(frame)]
+    if ndzip.default_backend() == "openmp":
+        calls += [lambda: ndzip.compress(array), lambda: ndzip.decompress(frame),
+                  lambda: ndzip.Compressor(np.float32, array.shape)]
+    for call in calls:
+        with pytest.raises(RuntimeError,
+                           match=r"Kokkos 3 runs OpenMP work only on the thread that "
+                                 r"initialised Kokkos.*backend='serial'"):
+            on_thread(call)
+    # The Compressor is unharmed, and still works on its own thread.
+    assert kept.compress(array) == frame
