@@ -3,6 +3,9 @@
 shape written and read back bit for bit, its configuration round trip, and a damaged chunk
 refused."""
 
+import json
+import threading
+
 import numcodecs
 import numpy as np
 import pytest
@@ -29,9 +32,9 @@ def same_bits(a, b):
 def test_registered_on_import():
     codec = numcodecs.get_codec({"id": "ndzip"})
     assert isinstance(codec, Ndzip)
-    assert codec.get_config() == {"id": "ndzip", "backend": None, "mode": "ndzip"}
-    again = numcodecs.get_codec(Ndzip(backend="serial", mode="high_ratio").get_config())
-    assert (again.backend, again.mode) == ("serial", "high_ratio")
+    assert codec.get_config() == {"id": "ndzip", "mode": "ndzip"}
+    again = numcodecs.get_codec(Ndzip(mode="high_ratio").get_config())
+    assert (again.backend, again.mode) == (None, "high_ratio")
     config = again.get_config()
     config.pop("id")
     assert Ndzip.from_config(config) == again
@@ -39,29 +42,116 @@ def test_registered_on_import():
         Ndzip(mode="fast")
 
 
-@pytest.mark.parametrize(
-    "dtype, shape, chunks",
-    [
-        (np.float32, (1000,), (100,)),
-        (np.float64, (10007,), (4096,)),
-        (np.float32, (300, 200), (256, 64)),
-        (np.float64, (37, 41), (3, 5)),  # chunks far smaller than a hypercube
-        (np.float32, (70, 40, 50), (32, 32, 32)),
-        (np.float64, (20, 20, 20), (20, 20, 20)),
-    ],
-)
+def test_config_describes_the_data_not_the_machine(tmp_path):
+    """The backend is a preference of the process that runs the codec: not in get_config(), so
+    not in .zarray; an unknown one is refused at construction, naming those of this build."""
+    serial = Ndzip(backend="serial", mode="high_ratio")
+    assert serial.backend == "serial"
+    assert serial.get_config() == {"id": "ndzip", "mode": "high_ratio"}
+    assert serial == Ndzip(mode="high_ratio")  # the same bytes either way
+    with pytest.raises(ValueError, match="unknown or disabled backend 'no-such'") as refused:
+        Ndzip(backend="no-such")
+    for name in ndzip.backends():
+        assert name in str(refused.value)
+    with pytest.raises(TypeError, match="backend"):
+        Ndzip(backend=3)
+    path = tmp_path / "b.zarr"
+    z = zarr.open(str(path), mode="w", shape=(50, 60), chunks=(32, 32), dtype=np.float32,
+                  compressor=serial)
+    z[...] = field(np.float32, (50, 60))
+    stored = json.loads((path / ".zarray").read_text())["compressor"]
+    assert stored == {"id": "ndzip", "mode": "high_ratio"}
+
+
+@pytest.mark.parametrize("backend", ["cuda", "no-such-backend", "serial", None])
 @pytest.mark.parametrize("mode", ["ndzip", "high_ratio"])
-def test_zarr_array_round_trip(tmp_path, dtype, shape, chunks, mode):
-    data = field(dtype, shape)
-    z = zarr.open(str(tmp_path / "a.zarr"), mode="w", shape=shape, chunks=chunks, dtype=dtype,
+def test_configs_of_the_previous_version_are_read(tmp_path, backend, mode):
+    """The previous version stored "backend" in .zarray: such arrays are read on any build, on
+    the reading process's default backend (the stored one described the writer's machine)."""
+    old = {"id": "ndzip", "backend": backend, "mode": mode}
+    data = field(np.float64, (40, 30, 20))
+    path = tmp_path / "old.zarr"
+    z = zarr.open(str(path), mode="w", shape=data.shape, chunks=(16, 16, 16), dtype=np.float64,
                   compressor=Ndzip(mode=mode))
     z[...] = data
-    back = zarr.open(str(tmp_path / "a.zarr"), mode="r")
-    assert isinstance(back.compressor, Ndzip) and back.compressor.mode == mode
+    meta = json.loads((path / ".zarray").read_text())
+    meta["compressor"] = old
+    (path / ".zarray").write_text(json.dumps(meta))
+    back = zarr.open(str(path), mode="r")
     assert same_bits(back[...], data)
-    # A partial read decodes the chunks it touches.
+    assert isinstance(back.compressor, Ndzip)
+    assert (back.compressor.backend, back.compressor.mode) == (None, mode)
+    assert back.compressor.get_config() == {"id": "ndzip", "mode": mode}
+
+
+LAYOUTS = [
+    ((1000,), (100,)),
+    ((10007,), (4096,)),  # an edge chunk that the array does not fill
+    ((300, 200), (256, 64)),
+    ((100, 120), (64, 64)),  # issue 44's reproduction (F order came back transposed)
+    ((37, 41), (3, 5)),  # chunks far smaller than a hypercube
+    ((70, 40, 50), (32, 32, 32)),
+    ((20, 21, 22), (7, 21, 5)),
+    ((20, 20, 20), (20, 20, 20)),
+]
+
+
+@pytest.mark.parametrize("shape, chunks", LAYOUTS)
+@pytest.mark.parametrize("order", ["C", "F"])
+@pytest.mark.parametrize("mode", ["ndzip", "high_ratio"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_zarr_array_round_trip(tmp_path, dtype, shape, chunks, order, mode):
+    """Every Zarr layout (C and F order) reads back bit for bit: whole, a region across chunks,
+    one whole chunk (Zarr decodes it straight into the result, an `out` of the array's order),
+    and after a partial write (Zarr decodes the chunk, changes it and encodes it again)."""
+    data = field(dtype, shape)
+    path = str(tmp_path / "a.zarr")
+    z = zarr.open(path, mode="w", shape=shape, chunks=chunks, dtype=dtype, order=order,
+                  compressor=Ndzip(mode=mode))
+    z[...] = data
+    back = zarr.open(path, mode="r")
+    assert isinstance(back.compressor, Ndzip) and back.compressor.mode == mode
+    assert back.order == order
+    assert same_bits(back[...], data)
     region = tuple(slice(1, min(n, 7)) for n in shape)
     assert same_bits(back[region], data[region])
+    first_chunk = tuple(slice(0, c) for c in chunks)
+    assert same_bits(back[first_chunk], data[first_chunk])
+    patch = tuple(slice(n // 3, n // 3 + 2) for n in shape)
+    data[patch] = -1.5
+    z[patch] = -1.5
+    assert same_bits(zarr.open(path, mode="r")[...], data)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(64, 48), (16, 12, 10), (1, 40), (40, 1)])
+def test_codec_records_a_chunk_in_its_memory_order(dtype, shape):
+    """The codec's rule (its docstring): the frame holds the chunk's memory, so that an
+    F-contiguous chunk's frame is its transpose (extents reversed), decode() returns an array
+    whose bytes are the chunk's, and decode(buf, out) fills `out` in out's own memory order,
+    whatever that order and dtype."""
+    codec = Ndzip()
+    values = field(dtype, shape)
+    for chunk in (np.ascontiguousarray(values), np.asfortranarray(values)):
+        memory = chunk.tobytes(order="A")
+        frame = codec.encode(chunk)
+        info = ndzip.frame_info(frame)
+        transposed = chunk.flags.f_contiguous and not chunk.flags.c_contiguous
+        assert info["shape"] == (shape[::-1] if transposed else shape)
+        assert codec.decode(frame).tobytes() == memory
+        for out in (np.empty(shape, dtype, order="C"), np.empty(shape, dtype, order="F"),
+                    np.empty(chunk.nbytes, np.uint8), bytearray(chunk.nbytes)):
+            assert codec.decode(frame, out=out) is out
+            assert bytes(np.asarray(out).tobytes(order="A")) == memory
+    # A chunk that is not contiguous at all has no memory order: its values in C (index) order.
+    strided = field(dtype, (2 * shape[0], shape[-1]))[::2]
+    assert codec.decode(codec.encode(strided)).tobytes() == strided.tobytes(order="C")
+    # An `out` of another byte count, or not contiguous, is refused before anything is written.
+    frame = codec.encode(values)
+    with pytest.raises(ValueError, match="bytes"):
+        codec.decode(frame, out=np.empty(values.size + 1, dtype))
+    with pytest.raises(ValueError, match="contiguous"):
+        codec.decode(frame, out=np.empty(shape[:-1] + (2 * shape[-1],), dtype)[..., ::2])
 
 
 def test_chunk_is_a_frame_and_damage_is_refused(tmp_path):
@@ -84,3 +174,35 @@ def test_other_dtypes_are_refused(tmp_path):
                   compressor=Ndzip())
     with pytest.raises(TypeError, match="float32 and float64"):
         z[...] = np.arange(10, dtype=np.int32)
+
+
+def test_zarr_on_another_thread(tmp_path):
+    """A codec without a backend runs on the default backend, or where that cannot run on the
+    calling thread (Kokkos 3's OpenMP off the thread that imported ndzip) on the first backend
+    that can: Zarr works from any thread (thread pools, dask). A backend asked for is kept to,
+    and one that cannot run on the calling thread raises RuntimeError."""
+    data = field(np.float32, (90, 70))
+    path = str(tmp_path / "t.zarr")
+    z = zarr.open(path, mode="w", shape=data.shape, chunks=(32, 32), dtype=np.float32,
+                  order="F", compressor=Ndzip())
+    result = {}
+
+    def work():
+        try:
+            z[...] = data
+            result["read"] = zarr.open(path, mode="r")[...]
+            if "openmp" in ndzip.backends():
+                Ndzip(backend="openmp").encode(data)
+            result["openmp"] = "ran"
+        except RuntimeError as error:
+            result["openmp"] = error
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    assert same_bits(result["read"], data)
+    if "openmp" in ndzip.backends() and ndzip._ndzip._openmp_initial_thread_only:
+        assert isinstance(result["openmp"], RuntimeError)
+        assert "backend='serial'" in str(result["openmp"])
+    else:
+        assert result["openmp"] == "ran"
