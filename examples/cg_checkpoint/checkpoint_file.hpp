@@ -5,23 +5,37 @@
 // doubles. All integers little-endian:
 //
 //   offset  size  field
-//        0     8  magic "NDZCGCK1"
+//        0     8  magic "NDZCGCK2"
 //        8     8  storage: 0 = ndzip frames, 1 = raw doubles (no checksum)
 //       16     8  section count: 4
-//       24     -  4 x (u64 byte length, the bytes, zero padding to a multiple of 8)
+//       24     -  4 x (8-byte role name, u64 byte length, the bytes, zero padding to a multiple
+//                 of 8)
 //
-// The sections: the scalars (a 1-D array of 4 doubles: iteration, n, rho = r.r, |b|), then x, r
-// and p (n^3 doubles each, a 3-D n x n x n grid in the frames). A file is written whole to
-// FILE.tmp, synced and renamed over FILE, so a crash leaves the previous checkpoint intact.
+// The sections, in this order and named so (ASCII, zero-padded to 8 bytes): "scalars" (a 1-D
+// array of 4 doubles: iteration, n, rho = r.r, |b|), then "x", "r" and "p" (n^3 doubles each, a
+// 3-D n x n x n grid in the frames). x, r and p have the same type and shape, so nothing else
+// would tell them apart: the reader checks each name, and a file whose sections are out of
+// place is refused. (Layout NDZCGCK1, without the names, is no longer read.)
+//
+// A file is written whole to a new temporary file beside FILE, synced and renamed over FILE, so
+// a crash leaves the previous checkpoint intact. It is read piece by piece, never more than the
+// caller says the next piece can hold, so that an endless input (/dev/zero, a pipe) or a length
+// the file does not hold costs no more memory than a valid checkpoint would.
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <functional>
+#include <optional>
+#include <random>
 #include <stdexcept>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
 
@@ -29,27 +43,48 @@ namespace cg_example {
 
 enum class storage : std::uint64_t { ndzip = 0, raw = 1 };
 
-inline constexpr char checkpoint_magic[8] = {'N', 'D', 'Z', 'C', 'G', 'C', 'K', '1'};
+inline constexpr char checkpoint_magic[8] = {'N', 'D', 'Z', 'C', 'G', 'C', 'K', '2'};
 inline constexpr std::size_t checkpoint_sections = 4;
+inline constexpr std::array<const char*, checkpoint_sections> section_roles = {"scalars", "x",
+                                                                               "r", "p"};
 
 struct byte_range {
   const std::byte* data = nullptr;
   std::size_t size = 0;
 };
 
-// Writes the checkpoint atomically (FILE.tmp, fsync, rename) and returns its size; each section
-// is the concatenation of its pieces (a frame's header and its stream). std::runtime_error
-// naming the path and the system's reason on any failure, the previous FILE then untouched.
+// Writes the checkpoint atomically and returns its size; sections[i] is the concatenation of
+// its pieces (a frame's header and its stream) and is written under the name section_roles[i].
+// The temporary file is a new one, FILE.tmp.<pid>.<random>, created with O_EXCL: a file or a
+// symbolic link already there under that name is never opened (another name is tried), and two
+// processes writing the same FILE never share one. It is synced, renamed over FILE, and FILE's
+// directory is synced so that the new name survives a crash. std::runtime_error naming the
+// path and the system's reason on any failure; the temporary file is then removed and the
+// previous FILE is untouched.
 inline std::size_t write_checkpoint_file(const std::string& path, storage kind,
                                          const std::vector<std::vector<byte_range>>& sections) {
-  const std::string tmp = path + ".tmp";
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) throw std::runtime_error("cannot create " + tmp + ": " + std::strerror(errno));
-  const auto fail = [&](const char* what) {
+  if (sections.size() != checkpoint_sections)
+    throw std::logic_error("a checkpoint has " + std::to_string(checkpoint_sections) +
+                           " sections");
+  std::string tmp;
+  int fd = -1;
+  std::random_device entropy;
+  for (int attempt = 0; attempt < 64 && fd < 0; ++attempt) {
+    char suffix[48];
+    std::snprintf(suffix, sizeof suffix, ".tmp.%ld.%08x", static_cast<long>(::getpid()),
+                  static_cast<unsigned>(entropy()));
+    tmp = path + suffix;
+    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno != EEXIST) break;
+  }
+  if (fd < 0)
+    throw std::runtime_error("cannot create a temporary file " + tmp + " for " + path + ": " +
+                             std::strerror(errno));
+  const auto fail = [&](const std::string& what) {
     const std::string reason = std::strerror(errno);
-    ::close(fd);
+    if (fd >= 0) ::close(fd);
     ::unlink(tmp.c_str());
-    throw std::runtime_error(std::string("cannot ") + what + " " + tmp + ": " + reason);
+    throw std::runtime_error("cannot " + what + ": " + reason);
   };
   std::size_t written = 0;
   const auto put = [&](const void* data, std::size_t size) {
@@ -58,7 +93,7 @@ inline std::size_t write_checkpoint_file(const std::string& path, storage kind,
     while (size > 0) {
       const ssize_t n = ::write(fd, p, size);
       if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) fail("write");
+      if (n <= 0) fail("write " + tmp);
       p += n;
       size -= static_cast<std::size_t>(n);
     }
@@ -71,80 +106,186 @@ inline std::size_t write_checkpoint_file(const std::string& path, storage kind,
   put(checkpoint_magic, sizeof checkpoint_magic);
   put_u64(static_cast<std::uint64_t>(kind));
   put_u64(sections.size());
-  for (const auto& pieces : sections) {
+  for (std::size_t s = 0; s < sections.size(); ++s) {
+    char name[8] = {};
+    std::strncpy(name, section_roles[s], sizeof name);
+    put(name, sizeof name);
     std::size_t size = 0;
-    for (const auto& piece : pieces) size += piece.size;
+    for (const auto& piece : sections[s]) size += piece.size;
     put_u64(size);
-    for (const auto& piece : pieces) put(piece.data, piece.size);
+    for (const auto& piece : sections[s]) put(piece.data, piece.size);
     const char zeros[8] = {};
     put(zeros, (8 - size % 8) % 8);
   }
-  if (::fsync(fd) != 0) fail("sync");
-  if (::close(fd) != 0) {
-    ::unlink(tmp.c_str());
-    throw std::runtime_error("cannot close " + tmp + ": " + std::strerror(errno));
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " + reason);
-  }
+  if (::fsync(fd) != 0) fail("sync " + tmp);
+  const int closing = fd;
+  fd = -1;
+  if (::close(closing) != 0) fail("close " + tmp);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) fail("rename " + tmp + " to " + path);
+  // The rename is a change to the directory: until that is synced, a crash can lose the new
+  // name although the data was synced. (EINVAL: a file system that cannot sync directories.)
+  const auto slash = path.find_last_of('/');
+  const std::string dir =
+      slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const bool synced = dir_fd >= 0 && (::fsync(dir_fd) == 0 || errno == EINVAL);
+  const std::string reason = std::strerror(errno);
+  if (dir_fd >= 0) ::close(dir_fd);
+  if (!synced)
+    throw std::runtime_error(path + " was written, but its directory " + dir +
+                             " could not be synced: " + reason);
   return written;
 }
 
-// A checkpoint file read whole and its sections located (not yet checked beyond the layout).
-struct checkpoint_file {
-  std::vector<std::byte> bytes;
-  storage kind = storage::ndzip;
-  std::vector<byte_range> sections;
-};
-
-// Reads FILE and checks its layout: std::runtime_error saying what is wrong otherwise.
-inline checkpoint_file read_checkpoint_file(const std::string& path) {
-  checkpoint_file file;
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (!f) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
-  char chunk[1 << 16];
-  for (std::size_t n; (n = std::fread(chunk, 1, sizeof chunk, f)) > 0;)
-    file.bytes.insert(file.bytes.end(), reinterpret_cast<std::byte*>(chunk),
-                      reinterpret_cast<std::byte*>(chunk) + n);
-  const bool failed = std::ferror(f);
-  std::fclose(f);
-  if (failed) throw std::runtime_error("cannot read " + path);
-
-  const auto bad = [&](const std::string& what) {
-    return std::runtime_error(path + " is not a usable checkpoint: " + what);
-  };
-  std::size_t at = 0;
-  const auto get_u64 = [&]() {
-    if (file.bytes.size() - at < 8) throw bad("truncated at byte " + std::to_string(at));
-    std::uint64_t v = 0;
-    for (int i = 0; i < 8; ++i)
-      v |= std::uint64_t{std::to_integer<unsigned char>(file.bytes[at + i])} << (8 * i);
-    at += 8;
-    return v;
-  };
-  if (file.bytes.size() < 8 || std::memcmp(file.bytes.data(), checkpoint_magic, 8) != 0)
-    throw bad("it does not start with \"NDZCGCK1\"");
-  at = 8;
-  const std::uint64_t kind = get_u64();
-  if (kind > 1) throw bad("unknown storage " + std::to_string(kind));
-  file.kind = static_cast<storage>(kind);
-  const std::uint64_t count = get_u64();
-  if (count != checkpoint_sections)
-    throw bad(std::to_string(count) + " sections, not " + std::to_string(checkpoint_sections));
-  for (std::uint64_t s = 0; s < count; ++s) {
-    const std::uint64_t size = get_u64();
-    const std::uint64_t padded = size + (8 - size % 8) % 8;
-    if (size > file.bytes.size() - at || padded > file.bytes.size() - at)
-      throw bad("section " + std::to_string(s) + " of " + std::to_string(size) +
-                " bytes runs past the end of the file");
-    file.sections.push_back({file.bytes.data() + at, static_cast<std::size_t>(size)});
-    at += padded;
+// Reads a checkpoint file section by section. Every failure throws std::runtime_error naming
+// the file: "cannot open/read FILE: <the system's reason>", or "FILE is not a usable
+// checkpoint: <what is wrong>".
+class checkpoint_reader {
+ public:
+  // Opens `path`; a directory is refused at once. A FIFO waits here for its writer, as any
+  // program reading one does.
+  explicit checkpoint_reader(const std::string& path) : m_path(path) {
+    m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (m_fd < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+    struct stat st;
+    if (::fstat(m_fd, &st) != 0) fail_read(errno);
+    if (S_ISDIR(st.st_mode)) fail_read(EISDIR);
+    if (S_ISREG(st.st_mode)) m_file_size = static_cast<std::uint64_t>(st.st_size);
   }
-  if (at != file.bytes.size())
-    throw bad(std::to_string(file.bytes.size() - at) + " bytes after the last section");
-  return file;
-}
+  ~checkpoint_reader() { ::close(m_fd); }
+  checkpoint_reader(const checkpoint_reader&) = delete;
+  checkpoint_reader& operator=(const checkpoint_reader&) = delete;
+
+  // The first 24 bytes: magic, storage and section count.
+  storage read_header() {
+    std::byte head[24];
+    const std::size_t got = read_up_to(head, sizeof head);
+    if (got < 8 || std::memcmp(head, checkpoint_magic, 8) != 0) {
+      if (got >= 8 && std::memcmp(head, "NDZCGCK1", 8) == 0)
+        throw bad("it has the layout NDZCGCK1 of an earlier version of this example (sections "
+                  "without names), no longer read; start the run afresh");
+      throw bad("it does not start with \"NDZCGCK2\"");
+    }
+    if (got < sizeof head) throw bad("truncated at byte " + std::to_string(got));
+    const std::uint64_t kind = u64_at(head + 8);
+    if (kind > 1) throw bad("unknown storage " + std::to_string(kind));
+    const std::uint64_t count = u64_at(head + 16);
+    if (count != checkpoint_sections)
+      throw bad(std::to_string(count) + " sections, not " + std::to_string(checkpoint_sections));
+    return static_cast<storage>(kind);
+  }
+
+  // Section `index` (0 to 3), which must be named section_roles[index] and hold at most
+  // `max_bytes` (what the section can hold in a valid checkpoint). Its length is checked against
+  // both, and against what is left of a regular file, before it is read; from a pipe or a
+  // device the bytes are taken as they come, so that what is held follows what arrived.
+  // `check_start`, if given, is called with the section's first `start_bytes` bytes (fewer if
+  // the section is shorter) and its length before the rest is read: a frame's header says what
+  // the frame holds, so a section that cannot be the one expected is refused at its header.
+  using start_check = std::function<void(const std::byte* start, std::size_t bytes,
+                                         std::uint64_t section_bytes)>;
+  std::vector<std::byte> read_section(std::size_t index, std::uint64_t max_bytes,
+                                      const start_check& check_start = {},
+                                      std::size_t start_bytes = 0) {
+    const std::string role = section_roles.at(index);
+    std::byte head[16];
+    if (read_up_to(head, sizeof head) < sizeof head)
+      throw bad("truncated before section " + std::to_string(index) + " (\"" + role + "\")");
+    char name[8] = {};
+    std::strncpy(name, role.c_str(), sizeof name);
+    if (std::memcmp(head, name, sizeof name) != 0)
+      throw bad("section " + std::to_string(index) + " is named \"" + printable(head) +
+                "\", not \"" + role + "\" (its sections are out of place)");
+    const std::uint64_t size = u64_at(head + 8);
+    const std::string what = "section " + std::to_string(index) + " (\"" + role + "\") of " +
+                             std::to_string(size) + " bytes";
+    if (size > max_bytes)
+      throw bad(what + " is larger than such a section can be (" + std::to_string(max_bytes) +
+                " bytes)");
+    const std::uint64_t padding = (8 - size % 8) % 8;
+    if (m_file_size && size + padding > *m_file_size - std::min(m_at, *m_file_size))
+      throw bad(what + " runs past the end of the file");
+    // A regular file holds the bytes (checked above); from a pipe or a device the buffer grows
+    // by doubling, from 1 MiB, as the bytes arrive.
+    std::vector<std::byte> bytes;
+    std::size_t got = 0;
+    if (check_start) {
+      bytes.resize(static_cast<std::size_t>(std::min<std::uint64_t>(size, start_bytes)));
+      got = read_up_to(bytes.data(), bytes.size());
+      if (got < bytes.size()) throw bad(what + " runs past the end of the file");
+      check_start(bytes.data(), got, size);
+    }
+    while (got < size) {
+      const std::uint64_t step = m_file_size ? size : std::max<std::uint64_t>(2 * got, 1 << 20);
+      const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(size, step));
+      bytes.resize(want);
+      got += read_up_to(bytes.data() + got, want - got);
+      if (got < want) throw bad(what + " runs past the end of the file");
+    }
+    std::byte pad[8] = {};
+    if (read_up_to(pad, padding) < padding) throw bad(what + " runs past the end of the file");
+    for (std::uint64_t i = 0; i < padding; ++i)
+      if (pad[i] != std::byte{0}) throw bad("the padding after " + what + " is not zero");
+    return bytes;
+  }
+
+  // After the last section: the file must end there.
+  void expect_end() {
+    if (m_file_size && *m_file_size > m_at)
+      throw bad(std::to_string(*m_file_size - m_at) + " bytes after the last section");
+    std::byte one[1];
+    if (read_up_to(one, 1) > 0) throw bad("more bytes after the last section");
+  }
+
+  std::runtime_error bad(const std::string& what) const {
+    return std::runtime_error(m_path + " is not a usable checkpoint: " + what);
+  }
+
+ private:
+  [[noreturn]] void fail_read(int err) const {
+    throw std::runtime_error("cannot read " + m_path + ": " + std::strerror(err));
+  }
+
+  // Reads until `size` bytes are at `out` or the input ends; returns how many it read.
+  std::size_t read_up_to(std::byte* out, std::size_t size) {
+    std::size_t got = 0;
+    while (got < size) {
+      const ssize_t n = ::read(m_fd, out + got, size - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) fail_read(errno);
+      if (n == 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    m_at += got;
+    return got;
+  }
+
+  static std::uint64_t u64_at(const std::byte* p) {
+    std::uint64_t v = 0;
+    for (int i = 0; i < 8; ++i) v |= std::uint64_t{std::to_integer<unsigned char>(p[i])} << (8 * i);
+    return v;
+  }
+
+  // A role name as found, for a message: up to its first zero byte, other bytes as \xNN.
+  static std::string printable(const std::byte* name) {
+    std::string s;
+    for (int i = 0; i < 8 && name[i] != std::byte{0}; ++i) {
+      const auto c = std::to_integer<unsigned char>(name[i]);
+      if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+        s += static_cast<char>(c);
+      } else {
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "\\x%02x", c);
+        s += hex;
+      }
+    }
+    return s;
+  }
+
+  std::string m_path;
+  int m_fd = -1;
+  std::optional<std::uint64_t> m_file_size;  // a regular file's size; unknown for a pipe
+  std::uint64_t m_at = 0;                    // bytes read so far
+};
 
 }  // namespace cg_example

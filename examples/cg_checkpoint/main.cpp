@@ -7,7 +7,7 @@
 //
 //   ndzip-cg-checkpoint [--n N] [--max-iters M] [--tol T] [--every K] [--checkpoint FILE]
 //                       [--raw | --compare-raw] [--stop-after C] [--restart FILE]
-//                       [--history FILE] [--x-out FILE]
+//                       [--history FILE] [--x-out FILE] [-h | --help]
 //
 // --n: grid side (N^3 unknowns, default 160: 4.1 million); --every 0: no checkpoints; --raw:
 // the same checkpoints uncompressed; --compare-raw: after each ndzip checkpoint, the same state
@@ -29,6 +29,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <initializer_list>
 #include <memory>
 #include <ndzip/ndzip.hpp>
 #include <string>
@@ -70,13 +71,60 @@ struct options {
   std::string restart, history, x_out;
 };
 
+// The largest iteration count a run takes (--max-iters), so the largest a checkpoint records.
+constexpr int max_iterations = 100000000;
+
+constexpr const char* usage_line =
+    "usage: ndzip-cg-checkpoint [--n N] [--max-iters M] [--tol T] [--every K] [--checkpoint "
+    "FILE] [--raw | --compare-raw] [--stop-after C] [--restart FILE] [--history FILE] [--x-out "
+    "FILE]\n";
+
 [[noreturn]] void usage(const std::string& why) {
-  std::fprintf(stderr,
-               "ndzip-cg-checkpoint: %s\nusage: ndzip-cg-checkpoint [--n N] [--max-iters M] "
-               "[--tol T] [--every K] [--checkpoint FILE] [--raw | --compare-raw] [--stop-after "
-               "C] [--restart FILE] [--history FILE] [--x-out FILE]\n",
-               why.c_str());
+  std::fprintf(stderr, "ndzip-cg-checkpoint: %s\n%s", why.c_str(), usage_line);
   std::exit(2);
+}
+
+void print_help() {
+  std::printf(
+      "ndzip-cg-checkpoint: conjugate gradients on the 3-D Poisson problem (Kokkos Kernels),\n"
+      "checkpointing its state through ndzip while it runs, and restarting from a checkpoint.\n"
+      "%s\n"
+      "  --n N              grid side, N^3 unknowns (2 to 1024, default 160)\n"
+      "  --max-iters M      iterations at most (default 500)\n"
+      "  --tol T            stop once |r|/|b| <= T (default 1e-8; 0: run all M iterations)\n"
+      "  --every K          a checkpoint every K iterations (default 50; 0: none)\n"
+      "  --checkpoint FILE  where the checkpoints go (default cg.ckpt)\n"
+      "  --raw              checkpoints of raw doubles instead of ndzip frames\n"
+      "  --compare-raw      after each ndzip checkpoint the same state raw into FILE.raw, timed\n"
+      "  --stop-after C     exit after the C-th checkpoint (an interruption)\n"
+      "  --restart FILE     continue from the checkpoint FILE (its n; --n, if given, must match)\n"
+      "  --history FILE     every iteration's r.r, as the bits of the double\n"
+      "  --x-out FILE       the final x, raw doubles\n"
+      "  -h, --help         this help\n"
+      "Kokkos' own options (--kokkos-threads=N, ...) go to Kokkos; --kokkos-help lists them.\n",
+      usage_line);
+}
+
+// The options followed by a value: a "-h" after one of them is that value (a file name), not a
+// request for help.
+bool takes_value(const std::string& arg) {
+  for (const char* option : {"--n", "--max-iters", "--tol", "--every", "--checkpoint",
+                             "--stop-after", "--restart", "--history", "--x-out"})
+    if (arg == option) return true;
+  return false;
+}
+
+// Whether `wanted` is among the options (not a value). Looked for before Kokkos is
+// initialised: Kokkos answers --help with its own help and leaves it in place for the
+// program's parser, and takes --kokkos-help away after printing its help.
+bool has_option(int argc, char* argv[], std::initializer_list<const char*> wanted) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    for (const char* option : wanted)
+      if (arg == option) return true;
+    if (takes_value(arg)) ++i;
+  }
+  return false;
 }
 
 options parse(int argc, char* argv[]) {
@@ -100,7 +148,7 @@ options parse(int argc, char* argv[]) {
       o.n = number(2, 1024);
       o.n_given = true;
     }
-    else if (arg == "--max-iters") o.max_iters = number(1, 100000000);
+    else if (arg == "--max-iters") o.max_iters = number(1, max_iterations);
     else if (arg == "--every") o.every = number(0, 100000000);
     else if (arg == "--stop-after") o.stop_after = number(1, 100000000);
     else if (arg == "--tol") {
@@ -347,61 +395,117 @@ class checkpointer {
   double m_written_s = 0, m_raw_written_s = 0;
 };
 
-// The state of a checkpoint file, checked whole (layout, every frame's checksum, the shapes and
-// the scalars) and decoded into new Views before anything of it is used: a damaged file is
-// refused with std::runtime_error (or ndzip's frame_error / stream_error) and no state.
+// The state of a checkpoint file, checked whole before anything of it is used, and before any
+// memory of the size its scalars claim is allocated: its layout and section names; the
+// scalars (iteration and n whole numbers in range, r.r finite and >= 0, |b| finite and > 0);
+// each section's length against what a section of this n can be and what the file holds,
+// before the section is read; each frame's header (a double n x n x n grid) and checksum. Only
+// then are Views of the problem's size allocated and the sections decoded into them. A damaged,
+// forged or mismatched file is refused with std::runtime_error (or ndzip's frame_error /
+// stream_error) and no state.
 cg_state load_checkpoint(const std::string& path, int n_asked) {
-  const auto file = cg_example::read_checkpoint_file(path);
+  cg_example::checkpoint_reader in(path);
+  const storage kind = in.read_header();
+  const auto bad = [&](const std::string& what) { return in.bad(what); };
+
+  // The scalars come first: their n bounds everything after them.
   std::array<double, 4> scalars{};
-  const auto& s = file.sections;
-  const auto bad = [&](const std::string& what) {
-    return std::runtime_error(path + " is not a usable checkpoint: " + what);
-  };
-  if (file.kind == storage::ndzip) {
-    for (const auto& section : s) ndzip::verify_frame_checksum(section.data, section.size);
-    const auto scalar_info = ndzip::inspect_frame(s[0].data, s[0].size);
-    if (scalar_info.type != ndzip::element_type::float64 || scalar_info.dimensions != 1 ||
-        scalar_info.extents[0] != scalars.size())
+  const Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> scalar_view(
+      scalars.data(), scalars.size());
+  const auto scalar_bytes = in.read_section(
+      0, kind == storage::ndzip ? ndzip::frame_size_bound(scalar_view) : sizeof scalars);
+  if (kind == storage::ndzip) {
+    const auto info = ndzip::inspect_frame(scalar_bytes.data(), scalar_bytes.size());
+    if (info.type != ndzip::element_type::float64 || info.dimensions != 1 ||
+        info.extents[0] != scalars.size())
       throw bad("its first section is not the 4 scalars");
-    ndzip::decompress_frame(
+    ndzip::decompress_frame(  // checks the frame's checksum first
         Kokkos::DefaultHostExecutionSpace(),
-        Kokkos::View<const std::byte*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(s[0].data,
-                                                                                  s[0].size),
-        Kokkos::View<double*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(scalars.data(), 4));
+        Kokkos::View<const std::byte*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+            scalar_bytes.data(), scalar_bytes.size()),
+        scalar_view);
   } else {
-    if (s[0].size != sizeof scalars) throw bad("its scalars are not 4 doubles");
-    std::memcpy(scalars.data(), s[0].data, sizeof scalars);
+    if (scalar_bytes.size() != sizeof scalars) throw bad("its scalars are not 4 doubles");
+    std::memcpy(scalars.data(), scalar_bytes.data(), sizeof scalars);
   }
+  // A value converted to int only once it is known to be one in range (anything else is
+  // undefined behaviour); r.r and |b| are what the solver divides by and compares with.
+  const auto whole = [](double v, double low, double high) {
+    return std::isfinite(v) && v == std::floor(v) && v >= low && v <= high;
+  };
+  const auto text = [](double v) {
+    char s[32];
+    std::snprintf(s, sizeof s, "%.17g", v);
+    return std::string(s);
+  };
+  if (!whole(scalars[0], 1, max_iterations))
+    throw bad("its iteration " + text(scalars[0]) + " is not a whole number from 1 to " +
+              std::to_string(max_iterations));
+  if (!whole(scalars[1], 2, 1024))
+    throw bad("its grid side " + text(scalars[1]) + " is not a whole number from 2 to 1024");
+  if (!(std::isfinite(scalars[2]) && scalars[2] >= 0))
+    throw bad("its r.r " + text(scalars[2]) + " is not a finite number >= 0");
+  if (!(std::isfinite(scalars[3]) && scalars[3] > 0))
+    throw bad("its |b| " + text(scalars[3]) + " is not a finite number > 0");
   cg_state state;
   state.iteration = static_cast<int>(scalars[0]);
   state.n = static_cast<int>(scalars[1]);
   state.rho = scalars[2];
   state.bnorm = scalars[3];
-  if (state.iteration != scalars[0] || state.iteration < 0 || state.n != scalars[1] ||
-      state.n < 2 || state.n > 1024)
-    throw bad("its iteration or grid side is not a whole number in range");
   if (n_asked && n_asked != state.n)
     throw bad("it holds a " + std::to_string(state.n) + "^3 problem, --n asks for " +
               std::to_string(n_asked) + "^3");
-  const std::size_t values = static_cast<std::size_t>(state.n) * state.n * state.n;
+
+  // x, r and p: read (each at most as long as a section of this n can be), and their frames'
+  // headers and checksums checked, before anything of the problem's size is allocated.
+  const int n = state.n;
+  const std::size_t values = static_cast<std::size_t>(n) * n * n;
+  const std::uint64_t grid_bytes =
+      kind == storage::ndzip ? ndzip::frame_header_bytes +
+                                   ndzip::compressed_size_bound<double>(ndzip::extent<3>(n, n, n))
+                             : values * sizeof(double);
+  std::array<std::vector<std::byte>, 3> grids;
+  for (int a = 0; a < 3; ++a) {
+    const std::string name = "section " + std::to_string(a + 1) + " (\"" +
+                             cg_example::section_roles[a + 1] + "\")";
+    if (kind == storage::ndzip) {
+      // The frame's header first: a double n x n x n grid, and a frame as long as the section.
+      const auto check_header = [&](const std::byte* header, std::size_t bytes,
+                                    std::uint64_t section_bytes) {
+        const auto info = ndzip::read_frame_header(header, bytes);
+        if (info.type != ndzip::element_type::float64 || info.dimensions != 3 ||
+            info.extents != std::array<std::uint64_t, 3>{std::uint64_t(n), std::uint64_t(n),
+                                                         std::uint64_t(n)})
+          throw bad(name + " holds a " + ndzip::array_shape::of(info).to_string() +
+                    " array, not the double " + std::to_string(n) + "x" + std::to_string(n) +
+                    "x" + std::to_string(n) + " grid its scalars announce");
+        ndzip::check_frame_size(info, section_bytes);
+      };
+      grids[a] = in.read_section(a + 1, grid_bytes, check_header, ndzip::frame_header_bytes);
+      ndzip::verify_frame_checksum(grids[a].data(), grids[a].size());
+    } else {
+      grids[a] = in.read_section(a + 1, grid_bytes);
+      if (grids[a].size() != values * sizeof(double))
+        throw bad(name + " is not " + std::to_string(values) + " doubles");
+    }
+  }
+  in.expect_end();
+
   vector* targets[3] = {&state.x, &state.r, &state.p};
   for (int a = 0; a < 3; ++a) {
     *targets[a] = vector("state", values);
-    if (file.kind == storage::ndzip) {
-      // decompress_frame checks that the frame holds a double n x n x n array.
+    if (kind == storage::ndzip) {
       ndzip::decompress_frame(
           exec_space(),
           Kokkos::View<const std::byte*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
-              s[a + 1].data, s[a + 1].size),
-          grid_view(targets[a]->data(), state.n, state.n, state.n));
+              grids[a].data(), grids[a].size()),
+          grid_view(targets[a]->data(), n, n, n));
     } else {
-      if (s[a + 1].size != values * sizeof(double))
-        throw bad("section " + std::to_string(a + 1) + " is not " + std::to_string(values) +
-                  " doubles");
       auto host = Kokkos::create_mirror_view(*targets[a]);
-      std::memcpy(host.data(), s[a + 1].data, s[a + 1].size);
+      std::memcpy(host.data(), grids[a].data(), grids[a].size());
       Kokkos::deep_copy(*targets[a], host);
     }
+    grids[a] = {};  // its memory back before the next View is allocated
   }
   return state;
 }
@@ -509,7 +613,13 @@ int run(const options& o) {
 }  // namespace
 
 int main(int argc, char* argv[]) {
+  if (has_option(argc, argv, {"--help", "-h"})) {
+    print_help();
+    return 0;
+  }
+  const bool kokkos_help = has_option(argc, argv, {"--kokkos-help"});
   Kokkos::ScopeGuard kokkos(argc, argv);
+  if (kokkos_help) return 0;  // Kokkos printed its help; nothing is run
   const options o = parse(argc, argv);
   try {
     return run(o);

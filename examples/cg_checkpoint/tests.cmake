@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The example's tests inside the project's build (ctest -L example): restarts bit for bit, for
-# both storages, and refused checkpoints.
+# both storages, and refused checkpoints (example-cg-restart); --help, forged checkpoints,
+# endless inputs, planted symbolic links and concurrent writers (example-cg-hostile).
 add_test(NAME example-cg-restart
          COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tests/cg_restart.sh $<TARGET_FILE:ndzip-cg-checkpoint>
                  ${CMAKE_CURRENT_BINARY_DIR}/cg-restart)
-set_tests_properties(example-cg-restart PROPERTIES
+add_test(NAME example-cg-hostile
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tests/cg_hostile.sh $<TARGET_FILE:ndzip-cg-checkpoint>
+                 ${CMAKE_CURRENT_BINARY_DIR}/cg-hostile)
+set_tests_properties(example-cg-restart example-cg-hostile PROPERTIES
                      ENVIRONMENT "OMP_PROC_BIND=false;OMP_WAIT_POLICY=passive"
                      LABELS example TIMEOUT 300)

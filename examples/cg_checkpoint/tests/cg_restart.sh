@@ -56,8 +56,8 @@ head -c $((ndzip_size - 9)) ndzip.ckpt >truncated.ckpt
 refused truncated.ckpt "runs past the end"
 head -c 4000 raw.ckpt >short-raw.ckpt
 refused short-raw.ckpt "runs past the end"
-printf 'NDZCGCK2' | dd of=magic.ckpt bs=1 conv=notrunc status=none
-refused magic.ckpt "NDZCGCK1"
+printf 'NDZCGCK9' | dd of=magic.ckpt bs=1 conv=notrunc status=none
+refused magic.ckpt 'does not start with "NDZCGCK2"'
 if "$bin" --n 40 --restart ndzip.ckpt >/dev/null 2>refused.err; then fail "a 32^3 checkpoint restarted a 40^3 run"; fi
 grep -q "holds a 32^3 problem, --n asks for 40^3" refused.err || fail "the --n mismatch is not explained"
 echo "cg_restart: OK"
