@@ -61,6 +61,11 @@ std::uint64_t transfer_head::segments() const {
   return (extents[0] + segment_rows - 1) / segment_rows;
 }
 
+std::uint64_t transfer_head::fewest_segment_rows() const {
+  const std::uint64_t row = std::max<std::uint64_t>(row_bytes(), 1);
+  return std::min<std::uint64_t>(extents[0], (smallest_segment_bytes + row - 1) / row);
+}
+
 std::uint64_t transfer_head::rows_of(std::uint64_t k) const {
   const std::uint64_t first = k * segment_rows;
   return std::min(segment_rows, extents[0] - first);
@@ -119,9 +124,16 @@ transfer_head read_transfer_head(const std::byte* message, std::size_t message_b
   head.checksummed = (flags & flag_checksummed) != 0;
   for (std::uint32_t a = head.dims; a < 3; ++a)
     if (head.extents[a] != 1) throw damaged("an extent past its rank");
-  if (head.segments() > 0 && (head.segment_rows == 0 || head.segment_rows > head.extents[0]))
+  // segments() divides by the rows: they are checked first.
+  const bool empty = head.extents[0] == 0 || head.extents[1] == 0 || head.extents[2] == 0;
+  if (!empty && (head.segment_rows == 0 || head.segment_rows > head.extents[0]))
     throw damaged(std::to_string(head.segment_rows) + " rows per segment of " +
                   std::to_string(head.extents[0]));
+  if (!empty && head.segment_rows < head.fewest_segment_rows())
+    throw damaged(std::to_string(head.segment_rows) + " rows per segment of " +
+                  std::to_string(head.row_bytes()) + " bytes each, fewer than the " +
+                  std::to_string(head.fewest_segment_rows()) + " that hold the " +
+                  std::to_string(smallest_segment_bytes) + " bytes a segment holds at least");
   return head;
 }
 
@@ -193,6 +205,12 @@ void require_mpi_ready(const char* call) {
                              "called from a thread other than the one that initialised MPI, "
                              "which MPI_THREAD_FUNNELED forbids");
   }
+}
+
+bool mpi_finalized() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  return finalized != 0;
 }
 
 void check(int rc, const char* what) {

@@ -6,9 +6,11 @@
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <ndzip/mpi.hpp>
+#include <string>
 #include <vector>
 
 #include "mpi_test_support.hpp"
@@ -23,7 +25,8 @@ namespace wire = ndzip::mpi::detail;
 namespace {
 
 constexpr int tag = 90;
-constexpr std::size_t elements = 100;  // float values per message
+constexpr std::size_t elements = 2048;  // float values per message
+constexpr std::size_t half = elements / 2;  // a segment of 4096 bytes: the smallest there is
 constexpr std::uint64_t seed = 90;
 
 wire::transfer_head head_for(std::uint64_t rows, bool checksummed) {
@@ -100,8 +103,8 @@ std::vector<std::vector<std::vector<std::byte>>> damaged_transfers() {
   // Two segments, the second one claiming to be segment 5: the error comes after both are
   // consumed.
   {
-    auto first = with_head(head_for(50, false), raw_segment(0, 0, 50, false));
-    auto second = raw_segment(5, 50, 50, false);
+    auto first = with_head(head_for(half, false), raw_segment(0, 0, half, false));
+    auto second = raw_segment(5, half, half, false);
     all.push_back({first, second});
   }
   // A segment that says it holds an ndzip stream, but holds bytes no stream of 100 floats is
@@ -116,7 +119,7 @@ std::vector<std::vector<std::vector<std::byte>>> damaged_transfers() {
   {
     std::vector<std::byte> segment(wire::segment_head_bytes + 40, std::byte{0xff});
     wire::write_segment_head({wire::segment_kind::stream, 0, 40}, false, segment.data());
-    all.push_back({with_head(head_for(50, false), segment), raw_segment(1, 50, 50, false)});
+    all.push_back({with_head(head_for(half, false), segment), raw_segment(1, half, half, false)});
   }
   // A message 0 shorter than the transfer head.
   all.push_back({std::vector<std::byte>(20, std::byte{0x6e})});
@@ -216,4 +219,141 @@ TEST_CASE("ndzip::mpi: the segment checksum hashes the head and each 1 MiB piece
   segment[segment.size() - 5] ^= std::byte{0x10};
   CHECK_THROWS_WITH_AS(wire::read_segment_head(segment.data(), segment.size(), 3, payload, true),
                        doctest::Contains("checksum mismatch"), ndzip::stream_error);
+}
+
+TEST_CASE("ndzip::mpi: a head whose segments are empty or too small is refused, not divided by") {
+  // Rows per segment 0 divided by zero (SIGFPE) before the rows were checked; a head of many
+  // one-row segments made the receiver hold a buffer and a request per row.
+  std::vector<std::byte> bytes(wire::transfer_head_bytes);
+  for (const std::uint64_t rows : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{half - 1}}) {
+    CAPTURE(rows);
+    wire::write_transfer_head(head_for(rows, false), bytes.data());
+    CHECK_THROWS_WITH_AS(wire::read_transfer_head(bytes.data(), bytes.size()),
+                         doctest::Contains("rows per segment"), ndzip::stream_error);
+  }
+  // The smallest segment there is: 4096 bytes of values, or every row of a smaller View.
+  wire::write_transfer_head(head_for(half, false), bytes.data());
+  CHECK(wire::read_transfer_head(bytes.data(), bytes.size()).segments() == 2);
+  wire::transfer_head small = head_for(10, false);
+  small.extents = {10, 1, 1};
+  wire::write_transfer_head(small, bytes.data());
+  CHECK(wire::read_transfer_head(bytes.data(), bytes.size()).segments() == 1);
+  // Rows of 3 doubles: 171 rows hold 4104 bytes, 170 hold 4080.
+  wire::transfer_head rows = head_for(171, false);
+  rows.type = wire::element_code::float64;
+  rows.dims = 2;
+  rows.extents = {1000, 3, 1};
+  wire::write_transfer_head(rows, bytes.data());
+  CHECK(wire::read_transfer_head(bytes.data(), bytes.size()).segments() == 6);
+  rows.segment_rows = 170;
+  wire::write_transfer_head(rows, bytes.data());
+  CHECK_THROWS_AS(wire::read_transfer_head(bytes.data(), bytes.size()), ndzip::stream_error);
+}
+
+TEST_CASE("ndzip::mpi: forged heads and oversized segments over MPI give stream_error, no abort") {
+  // Each forged transfer is followed by a correct one on the same tag, which must arrive
+  // intact. A head announcing a million one-row segments is refused at once (before, the
+  // receiver posted a million receives and waited forever); a segment longer than its slab
+  // took MPI_ERR_TRUNCATE, which aborts the job under MPI's default error handler.
+  const Kokkos::DefaultExecutionSpace exec;
+  Kokkos::View<float*> values("values", elements);
+  const auto good = with_head(head_for(elements, false), raw_segment(0, 0, elements, false));
+  std::vector<std::vector<std::vector<std::byte>>> forged;
+  forged.push_back({with_head(head_for(0, false), raw_segment(0, 0, elements, false))});
+  forged.push_back({with_head(head_for(1, false), raw_segment(0, 0, 1, false))});
+  {
+    // Two segments, the second 64 bytes longer than a raw slab.
+    auto second = raw_segment(1, half, half, false);
+    second.resize(second.size() + 64);
+    forged.push_back({with_head(head_for(half, false), raw_segment(0, 0, half, false)), second});
+  }
+  if (is_sender()) {
+    for (const auto& transfer : forged) {
+      for (const auto& message : transfer) send_bytes(message);
+      send_bytes(good);
+    }
+  } else {
+    const char* expected[] = {"rows per segment", "rows per segment", "more than the 4128"};
+    for (std::size_t t = 0; t < forged.size(); ++t) {
+      CAPTURE(t);
+      CHECK_THROWS_WITH_AS(ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD),
+                           doctest::Contains(expected[t]), ndzip::stream_error);
+      Kokkos::deep_copy(values, 0.0f);
+      ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD);
+      CHECK(differences(values, seed) == 0);
+    }
+  }
+}
+
+TEST_CASE("ndzip::mpi: a decoder's error names the segment, the sending rank, the tag and View") {
+  // Segment 1 of 2 holds bytes no stream of its slab is made of.
+  const Kokkos::DefaultExecutionSpace exec;
+  Kokkos::View<float*> values("named values", elements);
+  std::vector<std::byte> damaged(wire::segment_head_bytes + 40, std::byte{0xff});
+  wire::write_segment_head({wire::segment_kind::stream, 1, 40}, false, damaged.data());
+  if (is_sender()) {
+    send_bytes(with_head(head_for(half, false), raw_segment(0, 0, half, false)));
+    send_bytes(damaged);
+  } else {
+    std::string message;
+    try {
+      ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD);
+    } catch (const ndzip::stream_error& e) {
+      message = e.what();
+    }
+    CAPTURE(message);
+    CHECK(message.find("from rank " + std::to_string(peer())) != std::string::npos);
+    CHECK(message.find("(tag " + std::to_string(tag) + ")") != std::string::npos);
+    CHECK(message.find("named values") != std::string::npos);
+    CHECK(message.find("segment 1") != std::string::npos);
+  }
+}
+
+TEST_CASE("ndzip::mpi: a receive with options::checksum refuses a message without checksums") {
+  const Kokkos::DefaultExecutionSpace exec;
+  Kokkos::View<float*> values("values", elements);
+  ndzip::mpi::options demanding;
+  demanding.checksum = true;
+  if (is_sender()) {
+    // Two segments without checksums (both consumed by the refusal), then a checksummed one.
+    send_bytes(with_head(head_for(half, false), raw_segment(0, 0, half, false)));
+    send_bytes(raw_segment(1, half, half, false));
+    send_bytes(with_head(head_for(elements, true), raw_segment(0, 0, elements, true)));
+  } else {
+    CHECK_THROWS_WITH_AS(
+        ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD, demanding),
+        doctest::Contains("carries no segment checksums"), ndzip::mpi::mismatch_error);
+    Kokkos::deep_copy(values, 0.0f);
+    ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD, demanding);
+    CHECK(differences(values, seed) == 0);
+  }
+}
+
+TEST_CASE("ndzip::mpi: test() does not block on a refused message whose segments are late") {
+  // A message of other extents is consumed whole before mismatch_error; test() waited inside
+  // MPI_Mprobe for each further segment (5 s until the sender's next one, forever if it
+  // stopped). Here segment 1 is sent only once the receiver has called test() for a while.
+  constexpr int go = tag + 1;
+  const Kokkos::DefaultExecutionSpace exec;
+  Kokkos::View<float*> other("other extents", half);
+  if (is_sender()) {
+    send_bytes(with_head(head_for(half, false), raw_segment(0, 0, half, false)));
+    int token = 0;
+    MPI_Recv(&token, 1, MPI_INT, peer(), go, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    send_bytes(raw_segment(1, half, half, false));
+  } else {
+    auto pending = ndzip::mpi::irecv(exec, other, peer(), tag, MPI_COMM_WORLD);
+    const auto started = std::chrono::steady_clock::now();
+    double longest = 0;
+    while (std::chrono::steady_clock::now() - started < std::chrono::milliseconds(300)) {
+      const auto before = std::chrono::steady_clock::now();
+      CHECK_FALSE(pending.test());
+      longest = std::max(
+          longest, std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count());
+    }
+    CHECK(longest < 0.1);
+    int token = 1;
+    MPI_Send(&token, 1, MPI_INT, peer(), go, MPI_COMM_WORLD);
+    CHECK_THROWS_AS(pending.wait(), ndzip::mpi::mismatch_error);
+  }
 }

@@ -60,8 +60,9 @@ class communicator {
   }
 
   // Starts receiving into `values` from rank `source` (or MPI_ANY_SOURCE) with `tag` (or
-  // MPI_ANY_TAG). Nothing is received until the request is tested or waited for; its wait()
-  // throws ndzip::mpi::mismatch_error or ndzip::stream_error as ndzip/mpi.hpp says.
+  // MPI_ANY_TAG). The receive matches before any posted after it (ndzip/mpi.hpp "Matching");
+  // its messages are taken while this or any other ndzip::mpi receive is tested or waited for.
+  // Its wait() throws ndzip::mpi::mismatch_error or ndzip::stream_error as ndzip/mpi.hpp says.
   template <class View>
   request irecv(const View& values, int source, int tag) const {
     detail::check_view_type<View, ExecSpace>();
@@ -84,7 +85,8 @@ class communicator {
     return request(
         std::make_unique<detail::recv_transfer<T, static_cast<int>(View::rank), ExecSpace>>(
             m_memory, target, detail::extents_of(values), std::move(finish),
-            ndzip::detail::view_label(values), source, tag, m_comm, direct_path(false)));
+            ndzip::detail::view_label(values), source, tag, m_comm, direct_path(false),
+            m_opts.checksum));
   }
 
   // Blocking forms: isend(...).wait() and irecv(...).wait().

@@ -4,8 +4,9 @@
 
 #include <cstddef>
 #include <cstdio>
-#include <exception>
 #include <memory>
+#include <stdexcept>
+#include <string>
 
 #include "ndzip/mpi/transfer.hpp"
 
@@ -13,16 +14,18 @@ namespace ndzip::mpi {
 
 struct options {
   // Values per segment, in bytes (rounded down to whole rows of the slowest dimension; one row
-  // at least). Smaller segments overlap compression and transfer more finely; each costs a
-  // message and a kernel launch.
+  // and 4096 bytes at least, or all rows where the View is smaller). Smaller segments overlap
+  // compression and transfer more finely; each costs a message and a kernel launch.
   std::size_t segment_bytes = std::size_t{16} << 20;
-  // An XXH3-64 checksum of every segment, written by the sender and checked by the receiver
-  // (the sender's setting is the one that counts). Off by default: MPI's transports check their
-  // own frames (InfiniBand and Ethernet CRCs, TCP), and every message is validated on arrival
-  // either way (heads, sizes, extents, streams that must decode exactly). Turn it on for an
-  // end-to-end check across layers you do not trust; it costs two hashing passes over the
-  // compressed bytes (on an H200 node, 2 ranks: 1.58x raw instead of 2.18x for 64 MiB floats,
-  // 0.69x instead of 1.02x for incompressible data; docs/PERFORMANCE-HISTORY.md).
+  // Sending: an XXH3-64 checksum of every segment, which every receiver checks. Receiving: a
+  // message without checksums is refused (ndzip::mpi::mismatch_error, after it is consumed),
+  // so that a receiver can demand the check whatever the sender was told. Off by default: MPI's
+  // transports check their own frames (InfiniBand and Ethernet CRCs, TCP), and every message
+  // is validated on arrival either way (heads, sizes, extents, streams that must decode
+  // exactly). Turn it on, on both sides, for an end-to-end check across layers you do not
+  // trust; it costs two hashing passes over the compressed bytes (on an H200 node, 2 ranks:
+  // 1.58x raw instead of 2.18x for 64 MiB floats, 0.69x instead of 1.02x for incompressible
+  // data; docs/PERFORMANCE-HISTORY.md).
   bool checksum = false;
   // How the bytes of device Views meet MPI (host Views are always handed to MPI in place):
   //  - automatic: directly, device pointers to MPI, where the MPI library says at run time that
@@ -47,18 +50,23 @@ class request {
   request(request&&) noexcept = default;
   request& operator=(request&& other) noexcept {
     if (this != &other) {
-      complete_quietly();
+      abandon();
       m_transfer = std::move(other.m_transfer);
       m_done = other.m_done;
       m_stats = other.m_stats;
     }
     return *this;
   }
-  ~request() { complete_quietly(); }
+  // An incomplete request: a receive that has not matched a message yet is cancelled (nothing
+  // is consumed); any other transfer is completed first, its errors written to standard error
+  // (ndzip/mpi.hpp "Aliasing and lifetimes").
+  ~request() { abandon(); }
 
-  // Blocks until the transfer is complete. Throws what went wrong (see ndzip/mpi.hpp).
+  // Blocks until the transfer is complete. Throws what went wrong (see ndzip/mpi.hpp), and
+  // std::logic_error once MPI is finalised.
   void wait() { advance(true); }
-  // Advances the transfer without blocking; true once it is complete.
+  // Advances the transfer without blocking (it may wait for the bytes of a message that has
+  // begun to arrive, never for a message to be sent); true once it is complete.
   bool test() { return advance(false); }
   bool done() const { return m_done; }
   // The raw and wire bytes of the transfer (complete once done()).
@@ -67,6 +75,10 @@ class request {
  private:
   bool advance(bool block) {
     if (m_done || !m_transfer) return true;
+    if (detail::mpi_finalized())
+      throw std::logic_error(std::string("ndzip::mpi::request::") + (block ? "wait" : "test") +
+                             ": MPI is already finalised, so the transfer can no longer "
+                             "complete (complete every request before MPI_Finalize)");
     try {
       if (!m_transfer->progress(block)) return false;
     } catch (...) {
@@ -81,13 +93,17 @@ class request {
     m_transfer.reset();
     m_done = true;
   }
-  void complete_quietly() noexcept {
-    try {
-      wait();
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "ndzip::mpi: a request destroyed before it completed failed: %s\n",
-                   e.what());
+  void abandon() noexcept {
+    if (m_done || !m_transfer) return;
+    if (detail::mpi_finalized()) {
+      // No MPI call may be made: the transfer's MPI requests are left as they are.
+      std::fprintf(stderr,
+                   "ndzip::mpi: a request was destroyed after MPI_Finalize without having "
+                   "completed; its transfer is incomplete\n");
+    } else {
+      m_transfer->abandon();
     }
+    release();
   }
 
   std::unique_ptr<detail::transfer> m_transfer;

@@ -12,18 +12,24 @@
 #include <climits>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <deque>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "ndzip/compressor.hpp"
 #include "ndzip/error.hpp"
 #include "ndzip/mpi/gpu_aware.hpp"
+#include "ndzip/mpi/matching.hpp"
 #include "ndzip/mpi/scratch.hpp"
 #include "ndzip/mpi/slab_codec.hpp"
 #include "ndzip/mpi/wire_format.hpp"
@@ -156,6 +162,17 @@ class transfer {
   // Advances the transfer; returns true once it is complete. With `block`, returns only then.
   // Throws what went wrong (once; the transfer is then complete).
   virtual bool progress(bool block) = 0;
+  // Its request is destroyed before completion (ndzip/mpi.hpp "Aliasing and lifetimes"): by
+  // default the transfer completes, and what went wrong goes to standard error, since a
+  // destructor has nobody to throw to. Called with MPI not yet finalised.
+  virtual void abandon() noexcept {
+    try {
+      progress(true);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ndzip::mpi: a request destroyed before it completed failed: %s\n",
+                   e.what());
+    }
+  }
   const transfer_stats& stats() const { return m_stats; }
 
  protected:
@@ -185,8 +202,12 @@ class send_transfer final : public transfer {
     head.extents = extents;
     const std::uint64_t row_bytes = std::max<std::uint64_t>(head.row_bytes(), 1);
     const std::uint64_t fitting = std::max<std::uint64_t>(
-        1, std::min<std::uint64_t>(segment_bytes, largest_message) / row_bytes);
-    head.segment_rows = std::max<std::uint64_t>(1, std::min(fitting, extents[0]));
+        1, std::min<std::uint64_t>(std::max<std::uint64_t>(segment_bytes, smallest_segment_bytes),
+                                   largest_message) /
+               row_bytes);
+    // Whole rows of smallest_segment_bytes at least (receivers refuse fewer).
+    head.segment_rows = std::max<std::uint64_t>(
+        1, std::min(std::max(fitting, head.fewest_segment_rows()), extents[0]));
     if (head.segments() > 0 && row_bytes > largest_message)
       throw std::invalid_argument("ndzip::mpi: a row of the slowest dimension of " +
                                   head.describe() + " holds " + std::to_string(row_bytes) +
@@ -280,8 +301,9 @@ class send_transfer final : public transfer {
   }
 
   ~send_transfer() override {
-    // A destroyed request still completes: MPI must not read freed buffers.
-    if (!m_requests.empty())
+    // A destroyed request still completes: MPI must not read freed buffers. After MPI_Finalize
+    // nothing reads them any more, and no MPI call may be made.
+    if (!m_requests.empty() && !mpi_finalized())
       MPI_Waitall(static_cast<int>(m_requests.size()), m_requests.data(), MPI_STATUSES_IGNORE);
   }
 
@@ -380,66 +402,71 @@ class send_transfer final : public transfer {
 };
 
 template <class T, int Dims, class ExecSpace>
-class recv_transfer final : public transfer {
+class recv_transfer final : public transfer, private message_sink {
  public:
   using memory_space = typename ExecSpace::memory_space;
 
   // Receives into `values` (C order, `extents`, in memory_space); `finish` runs once every
   // segment is decoded (copies a packed result into a strided View, say). `label` names the
   // View in errors. `direct`: MPI receives into device buffers (options::path), else into
-  // host staging.
+  // host staging. `require_checksum`: a message without segment checksums is refused
+  // (options::checksum). The receive is entered in the process's receive queue now, so that it
+  // matches before any receive posted after it (matching.hpp).
   recv_transfer(std::shared_ptr<scratch<ExecSpace>> memory, T* values,
                 const std::array<std::uint64_t, 3>& extents, std::function<void()> finish,
-                std::string label, int source, int tag, MPI_Comm comm, bool direct)
+                std::string label, int source, int tag, MPI_Comm comm, bool direct,
+                bool require_checksum)
       : m_memory(std::move(memory)),
         m_direct(direct && !staging<ExecSpace>::in_place),
+        m_require_checksum(require_checksum),
         m_exec(m_memory->exec()),
         m_values(values),
         m_finish(std::move(finish)),
         m_label(std::move(label)),
         m_source(source),
-        m_tag(tag),
-        m_comm(comm) {
+        m_tag(tag) {
     m_expected.type = element_code_of<T>();
     m_expected.dims = Dims;
     m_expected.extents = extents;
+    std::lock_guard<std::mutex> lock(matching_mutex());
+    m_ticket = receives().post(comm, source, tag, this);
   }
 
-  ~recv_transfer() override { drain(); }
+  ~recv_transfer() override { abandon(); }
 
   bool progress(bool block) override {
-    if (m_done) return true;
-    try {
-      if (!m_head) {
-        if (!match(block)) return false;
+    for (;;) {
+      bool moved = false;
+      {
+        std::lock_guard<std::mutex> lock(matching_mutex());
+        if (m_queued) moved = step();
       }
-      while (m_next < m_head->segments()) {
-        MPI_Status status;
-        int arrived = 0;
-        MPI_Request& request = m_requests[m_next];
-        if (block) {
-          check(MPI_Wait(&request, &status), "MPI_Wait");
-          arrived = 1;
-        } else {
-          check(MPI_Test(&request, &arrived, &status), "MPI_Test");
-        }
-        if (!arrived) return false;
-        int count = 0;
-        MPI_Get_count(&status, MPI_BYTE, &count);
-        decode(m_next, m_direct ? m_wire_messages[m_next].data() : m_messages[m_next].data(),
-               static_cast<std::size_t>(count));
-        if constexpr (staging<ExecSpace>::in_place) m_messages[m_next] = {};
-        ++m_next;
-      }
-      settle();
-      if (m_finish) m_finish();
-      m_done = true;
-      return true;
-    } catch (...) {
-      drain();
-      m_done = true;
-      throw;
+      if (!m_queued) return complete();
+      if (!block) return false;
+      // Nothing has arrived: MPI is called again (it moves bytes only while called), other
+      // threads meanwhile may take the lock.
+      if (!moved) std::this_thread::yield();
     }
+  }
+
+  // A receive that has not taken its first message is withdrawn: nothing was consumed, no MPI
+  // call waits. One that has is completed (the sender sends every message of a transfer, also
+  // after an error of its own), so that none of its messages is left to match a later receive.
+  void abandon() noexcept override {
+    {
+      std::lock_guard<std::mutex> lock(matching_mutex());
+      if (!m_queued) return;
+      if (!receive_queue::matched(m_ticket) || mpi_finalized()) {
+        receives().withdraw(m_ticket);
+        m_queued = false;
+        m_arrivals.clear();  // after MPI_Finalize nothing writes into them any more
+        m_failure = nullptr;
+        return;
+      }
+      m_discarding = true;  // nothing more is written into the View
+      m_finished = true;
+    }
+    transfer::abandon();
   }
 
  private:
@@ -447,101 +474,226 @@ class recv_transfer final : public transfer {
   using device_lease = typename scratch<ExecSpace>::device_lease;
   using wire_lease = typename scratch<ExecSpace>::wire_lease;
 
-  // Takes message 0 (blocking or not), checks its head against the View, and posts the receives
-  // of the other segments; returns false if no message has arrived yet.
-  bool match(bool block) {
-    std::lock_guard<std::mutex> lock(matching_mutex());
-    MPI_Message message;
-    MPI_Status status;
-    int found = 0;
-    if (block) {
-      check(MPI_Mprobe(m_source, m_tag, m_comm, &message, &status), "MPI_Mprobe");
-      found = 1;
-    } else {
-      check(MPI_Improbe(m_source, m_tag, m_comm, &found, &message, &status), "MPI_Improbe");
+  // A segment handed over by the queue: in host staging or (direct path) device memory, at
+  // `offset` (message 0 holds the transfer head before segment 0), received or still arriving.
+  struct arrival {
+    std::uint64_t index = 0;
+    staging_lease staged;
+    wire_lease wired;
+    std::size_t offset = 0, bytes = 0;
+    MPI_Request request = MPI_REQUEST_NULL;
+  };
+
+  // Decodes the segments that have arrived, in order; once the transfer has handed over every
+  // message and all are decoded, checks the device's outcomes and leaves the queue. Returns
+  // whether anything moved. Called with matching_mutex() held.
+  bool step() {
+    bool moved = false;
+    try {
+      if (!receive_queue::matched(m_ticket) || receive_queue::owed(m_ticket) > 0)
+        moved = receives().poll(m_ticket);
+    } catch (...) {
+      // MPI failed to probe: what the transfer is still owed cannot be taken.
+      fail(std::current_exception());
+      finish_queued();
+      return true;
     }
-    if (!found) return false;
-    m_source = status.MPI_SOURCE;
-    m_tag = status.MPI_TAG;
-    std::size_t count = 0;
-    const std::byte* first = nullptr;  // message 0 where MPI put it
-    staging_lease first_heads;         // direct path: its heads, copied to the host
-    if (m_direct) {
-      count = receive_matched(message, status, m_first_wire);
-      first = m_first_wire.data();
-      const std::size_t head_bytes = std::min(count, transfer_head_bytes);
-      first_heads = m_memory->staging_buffer(head_bytes);
-      copy_to_staging(m_exec, first_heads.data(), first, head_bytes, true);
-    } else {
-      count = receive_matched(message, status, m_first);
-      first = m_first.data();
-    }
-    const transfer_head head = read_transfer_head(m_direct ? first_heads.data() : first, count);
-    m_stats.wire_bytes = count;
-    if (head.type != m_expected.type || head.dims != m_expected.dims ||
-        head.extents != m_expected.extents) {
-      // Every message of the transfer is consumed, so that none is left to match a later
-      // receive; the View is not written.
-      for (std::uint64_t k = 1; k < head.segments(); ++k) {
-        check(MPI_Mprobe(m_source, m_tag, m_comm, &message, &status), "MPI_Mprobe");
-        staging_lease discard;
-        receive_matched(message, status, discard);
+    while (!m_arrivals.empty()) {
+      arrival& a = m_arrivals.front();
+      if (a.request != MPI_REQUEST_NULL) {
+        int arrived = 0;
+        if (MPI_Test(&a.request, &arrived, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+          fail(std::make_exception_ptr(error("ndzip::mpi: MPI_Test failed on segment " +
+                                             std::to_string(a.index))));
+          a.request = MPI_REQUEST_NULL;
+        } else if (!arrived) {
+          break;
+        }
       }
-      throw mismatch_error("ndzip::mpi: the message from rank " + std::to_string(m_source) +
-                           " (tag " + std::to_string(m_tag) + ") holds " + head.describe() +
-                           ", but the " + m_label + " it is received into is " +
-                           m_expected.describe() +
-                           "; the message was consumed and the View was not written");
-    }
-    m_head = head;
-    m_stats.raw_bytes = head.extents[0] * head.row_bytes();
-    m_stats.segments = head.segments();
-    m_requests.assign(head.segments(), MPI_REQUEST_NULL);
-    if (m_direct)
-      m_wire_messages.resize(head.segments());
-    else
-      m_messages.resize(head.segments());
-    for (std::uint64_t k = 1; k < head.segments(); ++k) {
-      const std::size_t capacity = segment_head_bytes + head.rows_of(k) * head.row_bytes();
-      std::byte* into = nullptr;
-      if (m_direct) {
-        m_wire_messages[k] = m_memory->wire_buffer(capacity);
-        into = m_wire_messages[k].data();
-      } else {
-        m_messages[k] = m_memory->staging_buffer(capacity);
-        into = m_messages[k].data();
+      moved = true;
+      if (!m_discarding) {
+        try {
+          decode(a.index, (m_direct ? a.wired.data() : a.staged.data()) + a.offset, a.bytes);
+        } catch (...) {
+          fail(std::current_exception());
+        }
       }
-      check(MPI_Irecv(into, static_cast<int>(capacity), MPI_BYTE, m_source, m_tag, m_comm,
-                      &m_requests[k]),
-            "MPI_Irecv");
+      // A device's queued copy or decoder may still read the buffer: kept until settled.
+      if constexpr (!staging<ExecSpace>::in_place) m_read_by_device.push_back(std::move(a));
+      m_arrivals.pop_front();
     }
-    if (head.segments() == 0) {
-      if (count != transfer_head_bytes)
-        throw stream_error("ndzip::mpi: the message for the empty " + m_label + " holds " +
-                           std::to_string(count - transfer_head_bytes) + " bytes after its head");
-    } else {
-      decode(0, first + transfer_head_bytes, count - transfer_head_bytes);
-      m_next = 1;
+    if (receive_queue::matched(m_ticket) && receive_queue::owed(m_ticket) == 0 &&
+        m_arrivals.empty()) {
+      finish_queued();
+      moved = true;
     }
-    if constexpr (staging<ExecSpace>::in_place) m_first = {};
+    return moved;
+  }
+
+  // Every message taken and handled: the device's outcomes are checked (unless the transfer
+  // failed already), the buffers go back and the receive leaves the queue.
+  void finish_queued() {
+    if (!m_failure) {
+      try {
+        settle();
+      } catch (...) {
+        fail(std::current_exception());
+      }
+    }
+    drain();
+    receives().withdraw(m_ticket);
+    m_queued = false;
+  }
+
+  // After the queue: the error, named with the peer and the View, or the View completed.
+  bool complete() {
+    if (m_failure) {
+      const std::exception_ptr failure = std::exchange(m_failure, nullptr);
+      const std::string where = "ndzip::mpi: receiving from rank " + std::to_string(m_source) +
+                                " (tag " + std::to_string(m_tag) + ") into " + m_label + ": ";
+      try {
+        std::rethrow_exception(failure);
+      } catch (const mismatch_error&) {
+        throw;  // names rank, tag and View already
+      } catch (const stream_error& e) {
+        throw stream_error(where + e.what());
+      } catch (const error& e) {
+        throw error(where + e.what());
+      }
+    }
+    if (m_finish && !m_finished) {
+      m_finished = true;
+      m_finish();
+    }
     return true;
   }
 
-  template <class Lease>
-  std::size_t receive_matched(MPI_Message& message, MPI_Status& status, Lease& into) {
+  void fail(std::exception_ptr e) {
+    if (!m_failure) m_failure = std::move(e);
+    m_discarding = true;
+  }
+
+  // The queue's calls (message_sink): message 0 is received whole (its head says how many
+  // messages follow), the others as they arrive.
+  std::uint64_t take_first(MPI_Message& message, const MPI_Status& status) noexcept override {
+    m_source = status.MPI_SOURCE;
+    m_tag = status.MPI_TAG;
+    try {
+      arrival a;
+      const std::size_t count = message_bytes(status);
+      const std::byte* head_bytes = nullptr;  // the transfer head in host memory
+      staging_lease head_copy;
+      if (m_direct) {
+        a.wired = m_memory->wire_buffer(count);
+        check(MPI_Mrecv(a.wired.data(), static_cast<int>(count), MPI_BYTE, &message,
+                        MPI_STATUS_IGNORE),
+              "MPI_Mrecv");
+        head_copy = m_memory->staging_buffer(std::min(count, transfer_head_bytes));
+        copy_to_staging(m_exec, head_copy.data(), a.wired.data(), head_copy.size(), true);
+        head_bytes = head_copy.data();
+      } else {
+        a.staged = m_memory->staging_buffer(count);
+        check(MPI_Mrecv(a.staged.data(), static_cast<int>(count), MPI_BYTE, &message,
+                        MPI_STATUS_IGNORE),
+              "MPI_Mrecv");
+        head_bytes = a.staged.data();
+      }
+      m_stats.wire_bytes = count;
+      const transfer_head head = read_transfer_head(head_bytes, count);
+      const std::uint64_t further = head.segments() > 1 ? head.segments() - 1 : 0;
+      m_taken = 1;
+      if (head.type != m_expected.type || head.dims != m_expected.dims ||
+          head.extents != m_expected.extents) {
+        fail(std::make_exception_ptr(mismatch_error(
+            "ndzip::mpi: the message from rank " + std::to_string(m_source) + " (tag " +
+            std::to_string(m_tag) + ") holds " + head.describe() + ", but the " + m_label +
+            " it is received into is " + m_expected.describe() +
+            "; the message was consumed and the View was not written")));
+        return further;
+      }
+      if (m_require_checksum && !head.checksummed && head.segments() > 0) {
+        fail(std::make_exception_ptr(mismatch_error(
+            "ndzip::mpi: the message from rank " + std::to_string(m_source) + " (tag " +
+            std::to_string(m_tag) + ") for the " + m_label +
+            " carries no segment checksums, and this receive requires them "
+            "(options::checksum); the message was consumed and the View was not written")));
+        return further;
+      }
+      m_head = head;
+      m_stats.raw_bytes = head.extents[0] * head.row_bytes();
+      m_stats.segments = head.segments();
+      if (head.segments() == 0) {
+        if (count != transfer_head_bytes)
+          fail(std::make_exception_ptr(
+              stream_error("the message for the empty View holds " +
+                           std::to_string(count - transfer_head_bytes) +
+                           " bytes after its head")));
+        return 0;
+      }
+      a.offset = transfer_head_bytes;
+      a.bytes = count - transfer_head_bytes;
+      m_arrivals.push_back(std::move(a));
+      return further;
+    } catch (...) {
+      // Its head unread (damaged, or MPI failed): the messages that follow it cannot be told
+      // apart from other transfers' and are left to MPI.
+      fail(std::current_exception());
+      return 0;
+    }
+  }
+
+  void take_next(MPI_Message& message, const MPI_Status& status) noexcept override {
+    const std::uint64_t k = m_taken++;
+    try {
+      const std::size_t count = message_bytes(status);
+      if (m_discarding) {
+        discard(message, count);
+        return;
+      }
+      const transfer_head& head = *m_head;
+      const std::uint64_t room = segment_head_bytes + head.rows_of(k) * head.row_bytes();
+      if (count > room) {
+        discard(message, count);
+        fail(std::make_exception_ptr(stream_error(
+            "segment " + std::to_string(k) + " of the received message is damaged: " +
+            std::to_string(count) + " bytes, more than the " + std::to_string(room) +
+            " that its head and the values of its slab take")));
+        return;
+      }
+      m_stats.wire_bytes += count;
+      arrival a;
+      a.index = k;
+      a.bytes = count;
+      std::byte* into = nullptr;
+      if (m_direct) {
+        a.wired = m_memory->wire_buffer(count);
+        into = a.wired.data();
+      } else {
+        a.staged = m_memory->staging_buffer(count);
+        into = a.staged.data();
+      }
+      check(MPI_Imrecv(into, static_cast<int>(count), MPI_BYTE, &message, &a.request),
+            "MPI_Imrecv");
+      m_arrivals.push_back(std::move(a));
+    } catch (...) {
+      fail(std::current_exception());
+    }
+  }
+
+  static std::size_t message_bytes(const MPI_Status& status) {
     int count = 0;
     check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
-    if (count == MPI_UNDEFINED) count = 0;
-    if constexpr (std::is_same_v<Lease, wire_lease>)
-      into = m_memory->wire_buffer(static_cast<std::size_t>(count));
-    else
-      into = m_memory->staging_buffer(static_cast<std::size_t>(count));
-    check(MPI_Mrecv(into.data(), count, MPI_BYTE, &message, &status), "MPI_Mrecv");
-    return static_cast<std::size_t>(count);
+    return count == MPI_UNDEFINED || count < 0 ? 0 : static_cast<std::size_t>(count);
+  }
+
+  // Receives a message nobody reads (a refused transfer's): MPI needs room for all of it.
+  static void discard(MPI_Message& message, std::size_t count) {
+    std::vector<std::byte> sink(count);
+    check(MPI_Mrecv(sink.data(), static_cast<int>(count), MPI_BYTE, &message, MPI_STATUS_IGNORE),
+          "MPI_Mrecv");
   }
 
   void decode(std::uint64_t k, const std::byte* segment, std::size_t bytes) {
-    if (k > 0) m_stats.wire_bytes += bytes;
     const auto started = std::chrono::steady_clock::now();
     struct timed {
       std::chrono::steady_clock::time_point started;
@@ -575,10 +727,14 @@ class recv_transfer final : public transfer {
       return;
     }
     if constexpr (staging<ExecSpace>::in_place) {
-      const std::size_t consumed = with_slab_codec<T>(
-          *m_memory, slab_of(head, k),
-          [&](auto& codec) { return codec.decompress_raw(payload, seg.payload_bytes, slab); });
-      check_consumed(k, consumed, seg.payload_bytes);
+      try {
+        const std::size_t consumed = with_slab_codec<T>(
+            *m_memory, slab_of(head, k),
+            [&](auto& codec) { return codec.decompress_raw(payload, seg.payload_bytes, slab); });
+        check_consumed(k, consumed, seg.payload_bytes);
+      } catch (const stream_error& e) {
+        throw in_segment(k, e);
+      }
     } else {
       // Queued, not waited for: the host goes back to MPI for the next segment while the
       // device copies and decodes this one. settle() checks the outcome.
@@ -604,6 +760,11 @@ class recv_transfer final : public transfer {
     }
   }
 
+  // A decoder's error, with the segment it was found in.
+  static stream_error in_segment(std::uint64_t k, const stream_error& e) {
+    return stream_error("segment " + std::to_string(k) + " of the received message: " + e.what());
+  }
+
   static void check_consumed(std::uint64_t k, std::size_t consumed, std::size_t payload_bytes) {
     if (consumed != payload_bytes)
       throw stream_error("ndzip::mpi: segment " + std::to_string(k) +
@@ -613,7 +774,7 @@ class recv_transfer final : public transfer {
   }
 
   // Device: waits for the copies and decoders queued by decode() and checks what the decoders
-  // found; then the buffers they read go back.
+  // found.
   void settle() {
     if constexpr (!staging<ExecSpace>::in_place) {
       const auto started = std::chrono::steady_clock::now();
@@ -624,62 +785,61 @@ class recv_transfer final : public transfer {
             m_exec, reinterpret_cast<std::byte*>(outcomes.data()), m_outcomes.data(),
             outcomes.size() * sizeof(decompress_outcome));
       m_exec.fence();
-      for (const auto& c : m_checks)
-        check_consumed(c.segment, c.check(outcomes[c.segment]), c.payload_bytes);
-      release_queued();
+      for (const auto& c : m_checks) {
+        std::size_t consumed = 0;
+        try {
+          consumed = c.check(outcomes[c.segment]);
+        } catch (const stream_error& e) {
+          throw in_segment(c.segment, e);
+        }
+        check_consumed(c.segment, consumed, c.payload_bytes);
+      }
       m_stats.codec_seconds +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     }
   }
 
-  void release_queued() {
-    m_checks.clear();
-    m_streams.clear();
-    m_messages.clear();
-    m_wire_messages.clear();
-    m_first = {};
-    m_first_wire = {};
-    m_outcomes = {};
-  }
-
-  // Completes the receives still posted, so that MPI writes into no freed buffer and no
-  // message of this transfer is left to match another receive.
+  // Waits for what may still read or write the transfer's buffers (MPI's receives, the
+  // device's queued copies and decoders), then gives the buffers back.
   void drain() noexcept {
-    for (auto& request : m_requests)
-      if (request != MPI_REQUEST_NULL) MPI_Wait(&request, MPI_STATUS_IGNORE);
+    for (auto& a : m_arrivals)
+      if (a.request != MPI_REQUEST_NULL) MPI_Wait(&a.request, MPI_STATUS_IGNORE);
     if constexpr (!staging<ExecSpace>::in_place) {
-      // Nor may a queued copy or decoder read a buffer that goes back.
-      if (!m_checks.empty() || !m_messages.empty() || !m_wire_messages.empty()) {
+      if (!m_checks.empty() || !m_read_by_device.empty()) {
         try {
           m_exec.fence();
         } catch (...) {
-          // drain() runs in destructors and while another error is thrown: a failing fence (a
+          // drain() runs in destructors and while another error is reported: a failing fence (a
           // device fault) has no caller to report to here; such faults are sticky, so the
           // caller's next call on the device reports it.
         }
       }
-      m_checks.clear();
     }
+    m_arrivals.clear();
+    m_read_by_device.clear();
+    m_checks.clear();
+    m_streams.clear();
+    m_outcomes = {};
   }
 
   std::shared_ptr<scratch<ExecSpace>> m_memory;
   bool m_direct;
+  bool m_require_checksum;
   ExecSpace m_exec;
   T* m_values;
   std::function<void()> m_finish;
   std::string m_label;
-  int m_source, m_tag;
-  MPI_Comm m_comm;
+  int m_source, m_tag;  // as posted, then the sender's
   transfer_head m_expected;
   std::optional<transfer_head> m_head;
-  staging_lease m_first;
-  std::vector<staging_lease> m_messages;
-  // The same on the direct path, in device memory.
-  wire_lease m_first_wire;
-  std::vector<wire_lease> m_wire_messages;
-  std::vector<MPI_Request> m_requests;
-  std::uint64_t m_next = 0;
-  bool m_done = false;
+  receive_queue::ticket m_ticket;
+  bool m_queued = true;        // in the receive queue: not yet complete
+  bool m_discarding = false;   // refused or failed: further messages are consumed unread
+  bool m_finished = false;     // `finish` ran
+  std::exception_ptr m_failure;
+  std::uint64_t m_taken = 0;   // messages handed over so far
+  std::deque<arrival> m_arrivals;
+  std::vector<arrival> m_read_by_device;
   // Device: what decode() queued and settle() waits for: the stream buffers the decoders read,
   // where they write their outcomes (one per segment), and how to check each outcome.
   struct pending_check {

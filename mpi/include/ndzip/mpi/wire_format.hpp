@@ -43,6 +43,11 @@ inline constexpr std::size_t transfer_head_bytes = 64;
 inline constexpr std::size_t segment_head_bytes = 32;
 // The largest message this library sends: MPI counts are int.
 inline constexpr std::uint64_t largest_message = std::uint64_t{1} << 30;
+// The fewest bytes of values a segment holds (whole rows; all rows where the View has fewer):
+// smaller segments cost a message, a kernel launch and a 4 KiB buffer each for little data, and
+// a receiver must not be made to hold a buffer per element. Senders round options::segment_bytes
+// up to it, receivers refuse heads with smaller segments.
+inline constexpr std::uint64_t smallest_segment_bytes = 4096;
 
 // The room a transfer of one segment takes in its one message: both heads, then the stream or,
 // where the stream would not be smaller, the raw values; so at most the larger of the two.
@@ -69,8 +74,10 @@ struct transfer_head {
   std::size_t element_bytes() const { return type == element_code::float64 ? 8 : 4; }
   // Bytes of one row of the slowest dimension.
   std::uint64_t row_bytes() const { return element_bytes() * extents[1] * extents[2]; }
-  // Number of segments: 0 for a View without elements.
+  // Number of segments: 0 for a View without elements (segment_rows must be 1 or more).
   std::uint64_t segments() const;
+  // The fewest rows a segment may hold (smallest_segment_bytes, at most all rows).
+  std::uint64_t fewest_segment_rows() const;
   // Rows of segment `k` (the last one may be shorter).
   std::uint64_t rows_of(std::uint64_t k) const;
   // "float 64x96x3" (type and extents, for messages).
@@ -107,11 +114,14 @@ NDZIP_EXPORT segment_head read_segment_head(const std::byte* segment, std::size_
 // that allows this call from this thread: MPI_THREAD_FUNNELED or more, from the main thread
 // below MPI_THREAD_SERIALIZED.
 NDZIP_EXPORT void require_mpi_ready(const char* call);
+// Whether MPI_Finalize has been called: no MPI call may follow it, so a request left over then
+// can neither complete nor be waited for.
+NDZIP_EXPORT bool mpi_finalized();
 // Throws ndzip::mpi::error with MPI's message unless `rc` is MPI_SUCCESS.
 NDZIP_EXPORT void check(int rc, const char* what);
-// Held while a receive matches its message 0 and posts the receives of its other segments, and
-// while a send posts its messages: with MPI_THREAD_MULTIPLE, another ndzip::mpi call on the same
-// (communicator, peer, tag) could otherwise take one of them.
+// Held while receives take and handle their messages (matching.hpp) and while a send posts its
+// messages: with MPI_THREAD_MULTIPLE, another ndzip::mpi call on the same (communicator, peer,
+// tag) could otherwise take one of them, or interleave its messages with them.
 NDZIP_EXPORT std::mutex& matching_mutex();
 
 }  // namespace detail
