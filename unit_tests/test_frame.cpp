@@ -316,6 +316,99 @@ TEST_CASE("frame: damaged frames are refused, before decoding, saying what is wr
   }
 }
 
+// docs/FORMAT.md, "The frame, versions 1 and 2": which versions exist, what byte 7 holds in
+// each, what a reader accepts and refuses, with which message.
+TEST_CASE("frame: versions 1 and 2 and byte 7, as docs/FORMAT.md describes them") {
+  using host = Kokkos::DefaultHostExecutionSpace;
+  const sample base{};
+  host_frame_view hr("hr", ndzip::frame_size_bound(base.values, ndzip::codec_mode::high_ratio));
+  const std::size_t hr_size =
+      ndzip::compress_frame(host{}, base.values, hr, ndzip::codec_mode::high_ratio);
+  const frame_bytes high_ratio(hr.data(), hr.data() + hr_size);
+  REQUIRE(base.frame[4] == std::byte{1});
+  REQUIRE(base.frame[7] == std::byte{0});
+  REQUIRE(high_ratio[4] == std::byte{2});
+  REQUIRE(high_ratio[7] == std::byte{1});
+
+  // The header of `frame` with bytes 4 and 7 replaced: read_frame_header's message, "" if none.
+  const auto header_error = [](const frame_bytes& frame, unsigned version, unsigned byte7) {
+    frame_bytes header(frame.begin(), frame.begin() + ndzip::frame_header_bytes);
+    header[4] = static_cast<std::byte>(version);
+    header[7] = static_cast<std::byte>(byte7);
+    return frame_error_of([&] { ndzip::read_frame_header(header.data(), header.size()); });
+  };
+  for (unsigned version = 0; version < 256; ++version) {
+    for (const unsigned byte7 : {0u, 1u, 2u, 255u}) {
+      INFO("version " << version << ", byte 7 = " << byte7);
+      // A high-ratio stream's length for mode 1, an ndzip stream's for the others.
+      const frame_bytes& frame = version == 2 && byte7 == 1 ? high_ratio : base.frame;
+      const std::string message = header_error(frame, version, byte7);
+      if (version != 1 && version != 2)
+        CHECK(message == "ndzip: not a valid ndzip frame: unsupported frame version " +
+                             std::to_string(version) + " (this library reads versions 1 and 2)");
+      else if (version == 1 && byte7 != 0)
+        CHECK(message == "ndzip: not a valid ndzip frame: reserved byte 7 is " +
+                             std::to_string(byte7) + ", not 0");
+      else if (version == 2 && byte7 > 1)
+        CHECK(message == "ndzip: not a valid ndzip frame: unknown codec mode " +
+                             std::to_string(byte7) + " (0 = ndzip, 1 = high-ratio)");
+      else
+        CHECK(message == "");
+    }
+  }
+  // The order of the checks: the version before the type, the dimensions before byte 7.
+  frame_bytes both = base.frame;
+  both[4] = std::byte{3};
+  both[5] = std::byte{9};
+  CHECK(frame_error_of([&] { ndzip::read_frame_header(both.data(), both.size()); })
+            .find("unsupported frame version 3") != std::string::npos);
+  both = base.frame;
+  both[6] = std::byte{0};
+  both[7] = std::byte{1};
+  CHECK(frame_error_of([&] { ndzip::read_frame_header(both.data(), both.size()); })
+            .find("bad dimension count 0") != std::string::npos);
+
+  SUBCASE("version 2 with mode 0 holds a raw ndzip stream, read as version 1") {
+    frame_bytes v2 = base.frame;  // what no writer of this library writes, but a reader reads
+    v2[4] = std::byte{2};
+    // The checksum covers the version byte: relabelled without resealing, refused.
+    CHECK(frame_error_of([&] { ndzip::verify_frame_checksum(v2.data(), v2.size()); })
+              .find("checksum mismatch") != std::string::npos);
+    reseal(v2);
+    const ndzip::frame_info info = ndzip::inspect_frame(v2.data(), v2.size());
+    CHECK(info.mode == ndzip::codec_mode::ndzip);
+    CHECK_NOTHROW(ndzip::verify_frame_checksum(v2.data(), v2.size()));
+    auto out = make_view<grid_view<float, 2>>("out", base.grid);
+    ndzip::decompress_frame(host{}, view_of(v2), out);
+    CHECK(mismatch(bits_of<std::uint32_t>(out), base.input) == "");
+  }
+
+  SUBCASE("a high-ratio frame relabelled as version 1 is refused, resealed or not") {
+    frame_bytes v1 = high_ratio;
+    v1[4] = std::byte{1};  // byte 7 still 1: not a reserved 0
+    CHECK(frame_error_of([&] { ndzip::inspect_frame(v1.data(), v1.size()); })
+              .find("reserved byte 7 is 1, not 0") != std::string::npos);
+  }
+
+  SUBCASE("the stream lengths of the high-ratio mode: its smallest stream to the bound + 16") {
+    const std::uint64_t smallest = ndzip::high_ratio_smallest_stream_bytes<float>(base.grid);
+    const std::uint64_t largest = ndzip::high_ratio_size_bound<float>(base.grid);
+    REQUIRE(largest == ndzip::compressed_size_bound<float>(base.grid) + 16);
+    const auto with_length = [&](std::uint64_t length) {
+      frame_bytes header(high_ratio.begin(), high_ratio.begin() + ndzip::frame_header_bytes);
+      put_u64(header, 32, length);
+      return frame_error_of([&] { ndzip::read_frame_header(header.data(), header.size()); });
+    };
+    const std::string range = "inconsistent frame: a float 70x90 array compresses to " +
+                              std::to_string(smallest) + " to " + std::to_string(largest) +
+                              " bytes, but the stream has ";
+    CHECK(with_length(smallest) == "");
+    CHECK(with_length(largest) == "");
+    CHECK(with_length(smallest - 1) == "ndzip: " + range + std::to_string(smallest - 1));
+    CHECK(with_length(largest + 1) == "ndzip: " + range + std::to_string(largest + 1));
+  }
+}
+
 TEST_CASE("frame: decoding into a View of other extents or another type is refused") {
   const sample base{};
   using host = Kokkos::DefaultHostExecutionSpace;
