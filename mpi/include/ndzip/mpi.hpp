@@ -23,18 +23,25 @@
 // last has arrived.
 //
 // Matching. A transfer is one or more MPI messages on the caller's (comm, tag); a receive
-// matches a send as MPI_Recv matches MPI_Send (MPI_ANY_SOURCE and MPI_ANY_TAG work). Do not
-// post plain MPI receives that could match the same peer and tag while an ndzip::mpi transfer
-// is under way: they could take one of its segments.
+// matches a send as MPI_Recv matches MPI_Send (MPI_ANY_SOURCE and MPI_ANY_TAG work), and
+// receives match in the order they were posted, whatever order wait() and test() complete them
+// in: of two irecv() on one source and tag, the first gets the first message. (The messages are
+// taken while any ndzip::mpi receive is tested or waited for; mpi/matching.hpp says how.) Do
+// not post plain MPI receives that could match the same peer and tag while an ndzip::mpi
+// transfer is under way: they could take one of its segments.
 //
 // Checks on arrival. The head of every message says the element type and extents it holds: a
 // receive into a View of another type or other extents throws ndzip::mpi::mismatch_error
 // naming both, after consuming the whole message (no message is left to match later, no rank
-// hangs, nothing is written). Every segment is checked against its head (index, size), its
-// stream must decode to exactly its slab, and with options::checksum (off by default: MPI's
-// transports check their own frames) against its XXH3-64: a damaged or truncated segment throws
-// ndzip::stream_error, after the rest of the message is consumed. A message whose own head is
-// damaged throws ndzip::stream_error at once (its segments cannot be told apart then).
+// hangs, nothing is written); so does a receive with options::checksum given a message
+// without checksums. Every segment is checked against its head (index, size; a segment longer
+// than its slab's values is refused, not truncated by MPI), its stream must decode to exactly
+// its slab, and with options::checksum (off by default: MPI's transports check their own
+// frames) against its XXH3-64: a damaged, truncated or oversized segment throws
+// ndzip::stream_error naming the sending rank, tag, View and segment, after the rest of the
+// message is consumed. A message whose own head is damaged or announces segments of fewer than
+// 4096 bytes throws ndzip::stream_error at once (its segments cannot be told apart then). A
+// receive holds memory only for messages that have arrived: about its View's size at most.
 //
 // Threads. MPI must be initialised with MPI_Init_thread and at least MPI_THREAD_FUNNELED: the
 // calls then come from the thread that initialised MPI. With MPI_THREAD_SERIALIZED they may come
@@ -45,7 +52,16 @@
 // Aliasing and lifetimes. isend() compresses and posts every segment before it returns: the
 // values may be changed as soon as it has returned. irecv() writes into its View until the
 // request completes; keep the View alive and untouched until then. A request destroyed before
-// completion first completes its MPI messages (errors are then reported on standard error).
+// completion: a receive that has not taken its first message yet is cancelled (nothing is
+// consumed, nothing waits: an exception thrown past it reaches its handler); any other transfer
+// first completes its MPI messages, without writing more into a receive's View (errors are
+// reported on standard error). A send waits there until its peer has received it, as
+// MPI_Wait would. After MPI_Finalize, wait() and test() throw std::logic_error and a destroyed
+// request makes no MPI call (it says on standard error that its transfer is incomplete).
+//
+// neighbor_exchange::exchange() returns once every piece has been sent and received: a peer
+// that never sends one of its pieces keeps it waiting, as MPI_Waitall on plain receives would;
+// an error in one piece is thrown after the others are complete.
 
 #include "ndzip/mpi/neighbor_exchange.hpp"
 #include "ndzip/mpi/point_to_point.hpp"
