@@ -20,8 +20,9 @@
 #     (its RPATH finds libndzip and Kokkos), round-trips an array, reads its frame with the
 #     installed tool, serves Zarr and finds the installed HDF5 plugin;
 #  8. (shared) the installed examples/cg_checkpoint builds against the package and the project's
-#     Kokkos Kernels (.deps/kokkos-kernels-host) and passes its restart test
-#     (tests/cg_restart.sh: bit-exact restarts, refused damaged checkpoints).
+#     Kokkos Kernels (.deps/kokkos-kernels-host) and passes its restart and hostile-use tests
+#     (tests/cg_restart.sh: bit-exact restarts, refused damaged checkpoints; tests/cg_hostile.sh:
+#     forged checkpoints, endless inputs, planted links, concurrent writers).
 # Once (shared): find_package(ndzip-kokkos) refuses, with its message, a Kokkos whose backends
 # differ from the ones the library was built for (a stand-in KokkosConfig.cmake with other
 # devices).
@@ -126,6 +127,9 @@ check_cg_example() {
   OMP_NUM_THREADS=2 OMP_PROC_BIND=false bash "$example/tests/cg_restart.sh" \
     "$dir/cg/ndzip-cg-checkpoint" "$dir/cg-run" | tee "$dir/cg-run.log" ||
     fail "$name: the installed examples/cg_checkpoint fails its restart test"
+  OMP_NUM_THREADS=2 OMP_PROC_BIND=false bash "$example/tests/cg_hostile.sh" \
+    "$dir/cg/ndzip-cg-checkpoint" "$dir/cg-hostile" | tee "$dir/cg-hostile.log" ||
+    fail "$name: the installed examples/cg_checkpoint fails its hostile-use test"
 }
 
 # check_install NAME EXPECTED_SPACE KIND [CMAKE_ARGS...]: steps 1-4 in $work/NAME; KIND is

@@ -4,7 +4,7 @@
 // own length, and a stream decoded with the wrong extents may well succeed with garbage. A frame
 // puts a fixed 48-byte header in front of the stream that records all three and a checksum, so
 // that a file or message can be read back without metadata kept elsewhere and damage is found
-// before decoding. Version 1, every integer little-endian (docs/FORMAT.md):
+// before decoding. Versions 1 and 2, every integer little-endian (docs/FORMAT.md):
 //
 //   offset  size  field
 //        0     4  magic "NDZK"
@@ -51,7 +51,8 @@ inline constexpr std::size_t frame_header_bytes = 48;
 // "NDZK", the first bytes of every frame, whatever its version.
 inline constexpr std::array<std::byte, 4> frame_magic = {std::byte{'N'}, std::byte{'D'},
                                                          std::byte{'Z'}, std::byte{'K'}};
-// The version this library reads and writes; a header of any other version is refused.
+// The version of default-mode frames. Readers take it and frame_version_with_mode; a header of
+// any other version is refused.
 inline constexpr std::uint8_t frame_version = 1;
 // The version that records the codec mode in byte 7.
 inline constexpr std::uint8_t frame_version_with_mode = 2;
