@@ -467,6 +467,14 @@ class recv_transfer final : public transfer, private message_sink {
       m_finished = true;
     }
     transfer::abandon();
+    // Had completing failed before the receive left the queue (an allocation), the queue must
+    // still forget it: it is about to be destroyed.
+    std::lock_guard<std::mutex> lock(matching_mutex());
+    if (m_queued) {
+      drain();
+      receives().withdraw(m_ticket);
+      m_queued = false;
+    }
   }
 
  private:
