@@ -411,7 +411,8 @@ TEST_CASE("ndzip::mpi scratch: the buffers of a transfer of many segments are al
   CHECK(memory->staging_buffer((16u << 20) + 96).size() == (17u << 20));
 }
 
-TEST_CASE("ndzip::mpi: receives match in the order they were posted, whatever order completes them") {
+TEST_CASE(
+    "ndzip::mpi: receives match in the order they were posted, whatever order completes them") {
   // A and B posted on one source and tag, B waited for first: A must still get the first
   // message (it got the second, and B the first, when a receive matched only once waited for).
   const exec_space exec;

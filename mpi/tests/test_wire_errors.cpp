@@ -26,7 +26,7 @@ namespace {
 
 constexpr int tag = 90;
 constexpr std::size_t elements = 2048;  // float values per message
-constexpr std::size_t half = elements / 2;  // a segment of 4096 bytes: the smallest there is
+constexpr std::size_t fewest = elements / 2;  // floats of the smallest segment (4096 bytes)
 constexpr std::uint64_t seed = 90;
 
 wire::transfer_head head_for(std::uint64_t rows, bool checksummed) {
@@ -103,8 +103,8 @@ std::vector<std::vector<std::vector<std::byte>>> damaged_transfers() {
   // Two segments, the second one claiming to be segment 5: the error comes after both are
   // consumed.
   {
-    auto first = with_head(head_for(half, false), raw_segment(0, 0, half, false));
-    auto second = raw_segment(5, half, half, false);
+    auto first = with_head(head_for(fewest, false), raw_segment(0, 0, fewest, false));
+    auto second = raw_segment(5, fewest, fewest, false);
     all.push_back({first, second});
   }
   // A segment that says it holds an ndzip stream, but holds bytes no stream of 100 floats is
@@ -119,7 +119,8 @@ std::vector<std::vector<std::vector<std::byte>>> damaged_transfers() {
   {
     std::vector<std::byte> segment(wire::segment_head_bytes + 40, std::byte{0xff});
     wire::write_segment_head({wire::segment_kind::stream, 0, 40}, false, segment.data());
-    all.push_back({with_head(head_for(half, false), segment), raw_segment(1, half, half, false)});
+    all.push_back(
+        {with_head(head_for(fewest, false), segment), raw_segment(1, fewest, fewest, false)});
   }
   // A message 0 shorter than the transfer head.
   all.push_back({std::vector<std::byte>(20, std::byte{0x6e})});
@@ -185,7 +186,7 @@ TEST_CASE("ndzip::mpi: a stream with bytes its decoder does not consume throws, 
 }
 
 TEST_CASE("ndzip::mpi: a one-segment message takes the larger of stream and values, not both") {
-  // neighbor_exchange refused pieces of more than about half a message (0.5 GiB) by adding the
+  // neighbor_exchange refused pieces of more than about fewest a message (0.5 GiB) by adding the
   // values to a room that already held them.
   constexpr std::uint64_t raw = 600ull << 20;
   CHECK(wire::one_segment_message_bytes(raw, raw + 4096) == 96 + raw + 4096);
@@ -225,14 +226,14 @@ TEST_CASE("ndzip::mpi: a head whose segments are empty or too small is refused, 
   // Rows per segment 0 divided by zero (SIGFPE) before the rows were checked; a head of many
   // one-row segments made the receiver hold a buffer and a request per row.
   std::vector<std::byte> bytes(wire::transfer_head_bytes);
-  for (const std::uint64_t rows : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{half - 1}}) {
+  for (const std::uint64_t rows : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{fewest - 1}}) {
     CAPTURE(rows);
     wire::write_transfer_head(head_for(rows, false), bytes.data());
     CHECK_THROWS_WITH_AS(wire::read_transfer_head(bytes.data(), bytes.size()),
                          doctest::Contains("rows per segment"), ndzip::stream_error);
   }
   // The smallest segment there is: 4096 bytes of values, or every row of a smaller View.
-  wire::write_transfer_head(head_for(half, false), bytes.data());
+  wire::write_transfer_head(head_for(fewest, false), bytes.data());
   CHECK(wire::read_transfer_head(bytes.data(), bytes.size()).segments() == 2);
   wire::transfer_head small = head_for(10, false);
   small.extents = {10, 1, 1};
@@ -263,9 +264,10 @@ TEST_CASE("ndzip::mpi: forged heads and oversized segments over MPI give stream_
   forged.push_back({with_head(head_for(1, false), raw_segment(0, 0, 1, false))});
   {
     // Two segments, the second 64 bytes longer than a raw slab.
-    auto second = raw_segment(1, half, half, false);
+    auto second = raw_segment(1, fewest, fewest, false);
     second.resize(second.size() + 64);
-    forged.push_back({with_head(head_for(half, false), raw_segment(0, 0, half, false)), second});
+    forged.push_back(
+        {with_head(head_for(fewest, false), raw_segment(0, 0, fewest, false)), second});
   }
   if (is_sender()) {
     for (const auto& transfer : forged) {
@@ -292,7 +294,7 @@ TEST_CASE("ndzip::mpi: a decoder's error names the segment, the sending rank, th
   std::vector<std::byte> damaged(wire::segment_head_bytes + 40, std::byte{0xff});
   wire::write_segment_head({wire::segment_kind::stream, 1, 40}, false, damaged.data());
   if (is_sender()) {
-    send_bytes(with_head(head_for(half, false), raw_segment(0, 0, half, false)));
+    send_bytes(with_head(head_for(fewest, false), raw_segment(0, 0, fewest, false)));
     send_bytes(damaged);
   } else {
     std::string message;
@@ -316,8 +318,8 @@ TEST_CASE("ndzip::mpi: a receive with options::checksum refuses a message withou
   demanding.checksum = true;
   if (is_sender()) {
     // Two segments without checksums (both consumed by the refusal), then a checksummed one.
-    send_bytes(with_head(head_for(half, false), raw_segment(0, 0, half, false)));
-    send_bytes(raw_segment(1, half, half, false));
+    send_bytes(with_head(head_for(fewest, false), raw_segment(0, 0, fewest, false)));
+    send_bytes(raw_segment(1, fewest, fewest, false));
     send_bytes(with_head(head_for(elements, true), raw_segment(0, 0, elements, true)));
   } else {
     CHECK_THROWS_WITH_AS(
@@ -335,12 +337,12 @@ TEST_CASE("ndzip::mpi: test() does not block on a refused message whose segments
   // stopped). Here segment 1 is sent only once the receiver has called test() for a while.
   constexpr int go = tag + 1;
   const Kokkos::DefaultExecutionSpace exec;
-  Kokkos::View<float*> other("other extents", half);
+  Kokkos::View<float*> other("other extents", fewest);
   if (is_sender()) {
-    send_bytes(with_head(head_for(half, false), raw_segment(0, 0, half, false)));
+    send_bytes(with_head(head_for(fewest, false), raw_segment(0, 0, fewest, false)));
     int token = 0;
     MPI_Recv(&token, 1, MPI_INT, peer(), go, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-    send_bytes(raw_segment(1, half, half, false));
+    send_bytes(raw_segment(1, fewest, fewest, false));
   } else {
     auto pending = ndzip::mpi::irecv(exec, other, peer(), tag, MPI_COMM_WORLD);
     const auto started = std::chrono::steady_clock::now();
@@ -349,7 +351,8 @@ TEST_CASE("ndzip::mpi: test() does not block on a refused message whose segments
       const auto before = std::chrono::steady_clock::now();
       CHECK_FALSE(pending.test());
       longest = std::max(
-          longest, std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count());
+          longest,
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count());
     }
     CHECK(longest < 0.1);
     int token = 1;
