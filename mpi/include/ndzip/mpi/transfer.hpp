@@ -759,7 +759,12 @@ class recv_transfer final : public transfer, private message_sink {
       with_grid(slab_of(head, k), [&](const auto& grid) {
         constexpr int dims = std::decay_t<decltype(grid)>::dimensions;
         auto codec = m_memory->template codec<T, dims>(grid);
-        codec->decompress_raw_async(device_payload, seg.payload_bytes, slab, outcome);
+        try {
+          // Refuses a stream shorter than its grid's smallest before anything is queued.
+          codec->decompress_raw_async(device_payload, seg.payload_bytes, slab, outcome);
+        } catch (const stream_error& e) {
+          throw in_segment(k, e);
+        }
         m_checks.push_back({k, seg.payload_bytes, [codec](const decompress_outcome& o) {
                               return codec->check_outcome(o);
                             }});
