@@ -85,7 +85,7 @@ def main(argv=None):
         }
         if not np.array_equal(values_out.view(np.uint8), array.view(np.uint8)):
             sys.exit(f"ndzip.bench: {name}: the kept compressor's round trip is not bit-exact")
-        cpp = _ndzip._time_cpp(array, args.backend, args.repeats)
+        cpp = _ndzip._bench.time_cpp(array, args.backend, args.repeats)
         t.update(fresh_c=cpp["fresh_compress"], fresh_d=cpp["fresh_decompress"],
                  cpp_c=cpp["reused_compress"], cpp_d=cpp["reused_decompress"])
         gbs = {k: array.nbytes / v / 1e9 for k, v in t.items()}
