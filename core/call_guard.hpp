@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // What makes the library safe to call from several host threads at once (the rules for users
-// are in the README and docs/ROBUSTNESS.md):
+// are in docs/API.md and docs/ROBUSTNESS.md):
 // - each compressor serialises its own calls, since they share its scratch;
 // - before Kokkos 4.4 all of the library's calls are serialised by one process-wide lock:
 //   Kokkos 3.x Serial keeps its team scratch in one global buffer (two concurrent launches

@@ -298,7 +298,7 @@ struct typed_corpus_entry : corpus_entry<ExecSpace> {
 
 // Results (stream sizes, outcomes) that the kernels write where the host reads them after a
 // fence: host-pinned memory where Kokkos names it (4.x), so that reading needs no copy, as in
-// the README's asynchronous pattern; otherwise the space's own memory, copied to the host.
+// the asynchronous pattern of docs/API.md; otherwise the space's own memory, copied to the host.
 template <class T, class ExecSpace>
 struct result_array {
 #if KOKKOS_VERSION >= 40000

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-"""Regenerates the performance tables and figures of docs/PERFORMANCE.md and README.md from the
-benchmark CSVs under docs/bench, as docs/bench/current.json lists them.
+"""Regenerates the performance tables and figures of docs/PERFORMANCE.md, README.md, docs/API.md
+and docs/PYTHON.md from the benchmark CSVs under docs/bench, as docs/bench/current.json lists
+them.
 
 usage: scripts/perf-report.py [--check | --plots DIR] [--manifest FILE]
 

@@ -20,7 +20,7 @@ values are those of the array as indexed).
 Backends and threads: importing ndzip initialises Kokkos on the importing thread (unless the
 process already has). Calls without backend= run on default_backend(), the first of backends(),
 the same on every thread. The GIL is released while the codec runs, so threads may compress
-concurrently (with Kokkos older than 4.4 the library runs one call at a time; see the README).
+concurrently (with Kokkos older than 4.4 the library runs one call at a time; see docs/PYTHON.md).
 Kokkos 3 runs OpenMP only on the thread that initialised Kokkos: elsewhere a call or Compressor
 on OpenMP (the default of a CPU build included) raises RuntimeError; pass backend="serial" there,
 which writes the same bytes.
