@@ -34,8 +34,6 @@ void finalize_owned_kokkos() {
   kokkos_owned = false;
 }
 
-// Whether `backend` can run on the calling thread (an unknown name: true, it is refused where
-// the compressor is made, naming the build's backends).
 bool runs_on_this_thread(const std::string& backend) {
 #if defined(KOKKOS_ENABLE_OPENMP) && KOKKOS_VERSION < 40000
   // Finalised, Kokkos runs nothing on any thread: that is said where the call is made.
@@ -60,8 +58,6 @@ void require_this_thread(const std::string& backend) {
       "or when making the Compressor; or call from that thread; Kokkos 4 has no such limit");
 }
 
-// The backend a call runs on: the one asked for, else the library's default, which is the same
-// on every thread (the first of ndzip.backends()); RuntimeError if it cannot run on this thread.
 std::string backend_for_call(const std::optional<std::string>& asked) {
   std::string name = asked ? *asked : ndzip::default_backend();
   require_this_thread(name);
