@@ -17,9 +17,19 @@
 
 #include "ndzip/batch_compressor.hpp"
 #include "ndzip/codec_mode.hpp"
-#include "ndzip/format.hpp"
+#include "ndzip/stream_size.hpp"
 
 namespace ndzip::core {
+
+// A byte range that a batch call reads or writes.
+struct batch_range {
+  enum class kind : std::uint8_t { values, stream, items, results };
+  std::uintptr_t begin;
+  std::uintptr_t end;
+  std::size_t item;  // the item of a values or stream range
+  kind of;
+  bool written;  // by the call; otherwise only read
+};
 
 enum class batch_call { compression, decompression };
 
@@ -124,9 +134,7 @@ void check_items_on_host(batch_call call, codec_mode mode, const std::vector<ext
                          const batch_item<T>* items, const void* results, std::size_t result_bytes,
                          std::vector<batch_range>& ranges) {
   const bool compression = call == batch_call::compression;
-  const bool high_ratio = mode == codec_mode::high_ratio;
-  const std::size_t stream_alignment = high_ratio ? high_ratio_stream_alignment : sizeof(T);
-  const std::size_t header_bytes = high_ratio ? high_ratio_header_bytes : 0;
+  const std::size_t stream_alignment = stream_alignment_of<T>(mode);
   ranges.clear();
   for (std::size_t i = 0; i < grids.size(); ++i) {
     const std::uint64_t bytes = grids[i].size() * sizeof(T);
@@ -138,7 +146,7 @@ void check_items_on_host(batch_call call, codec_mode mode, const std::vector<ext
   const std::size_t values_end = ranges.size();
   for (std::size_t i = 0; i < grids.size(); ++i) {
     const std::uint64_t bytes =
-        compression ? header_bytes + compressed_size_bound<T>(grids[i]) : items[i].stream_bytes;
+        compression ? compressed_size_bound<T>(grids[i], mode) : items[i].stream_bytes;
     check_item_pointer(call, i, "stream", items[i].stream, bytes, stream_alignment);
     if (bytes > 0)
       ranges.push_back(range_at(items[i].stream, bytes, i, batch_range::kind::stream, compression));

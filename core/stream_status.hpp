@@ -15,7 +15,7 @@
 #include "ndzip/error.hpp"
 #include "ndzip/extent.hpp"
 #include "ndzip/format.hpp"
-#include "ndzip/high_ratio.hpp"
+#include "ndzip/stream_size.hpp"
 
 namespace ndzip::core {
 
@@ -29,30 +29,27 @@ enum class stream_failure : std::uint8_t {
                                  // a single compressor refuses those on the host)
 };
 
-// The message for a stream of `given` bytes where the smallest stream of `grid` is `smallest`.
+// The message for a stream of `given` bytes where the smallest stream of `grid` in `mode` is
+// `smallest`.
 inline std::string shorter_than_smallest_message(std::uint64_t given, std::uint64_t smallest,
-                                                 const std::string& grid) {
+                                                 const std::string& grid,
+                                                 codec_mode mode = codec_mode::ndzip) {
+  const std::string in_mode =
+      mode == codec_mode::ndzip ? "" : std::string(" in the ") + codec_mode_name(mode) + " mode";
   return "ndzip: invalid stream: " + std::to_string(given) +
-         " bytes is shorter than the smallest stream of a " + grid + " grid (" +
-         std::to_string(smallest) + " bytes); truncated, or decoded with the wrong extents or type";
+         " bytes is shorter than the smallest stream of a " + grid + " grid" + in_mode + " (" +
+         std::to_string(smallest) + " bytes); truncated, or decoded with the wrong extents, type " +
+         "or mode";
 }
 
 // Throws ndzip::stream_error unless a stream of `mode` for `grid` can be `stream_bytes` long:
-// compressor::check_stream_size, and ndzip::check_stream_size without a compressor (the
-// high-ratio one allocates its scratch when it is made).
+// the engines' check, and ndzip::check_stream_size without a compressor.
 template <class T, int Dims>
 void check_stream_size(const extent<Dims>& grid, std::size_t stream_bytes, codec_mode mode) {
-  if (mode == codec_mode::high_ratio) {
-    const std::size_t smallest = high_ratio_smallest_stream_bytes<T>(grid);
-    if (stream_bytes < smallest)
-      throw stream_error("ndzip: a high-ratio stream of " + std::to_string(stream_bytes) +
-                         " bytes is shorter than the shortest of a " + to_string(grid) +
-                         " grid (" + std::to_string(smallest) + " bytes)");
-    return;
-  }
-  const std::size_t smallest = stream_layout<T, Dims>(grid).smallest_stream_bytes();
+  const std::size_t smallest = smallest_stream_bytes<T>(grid, mode);
   if (stream_bytes < smallest)
-    throw stream_error(shorter_than_smallest_message(stream_bytes, smallest, to_string(grid)));
+    throw stream_error(
+        shorter_than_smallest_message(stream_bytes, smallest, to_string(grid), mode));
 }
 
 inline constexpr std::uint64_t no_stream_failure = decompress_outcome::no_failure;

@@ -125,8 +125,7 @@ void check_grid_representable(const array_shape& shape) {
 
 std::size_t compressed_size_bound(const array_shape& shape, codec_mode mode) {
   return visit_shape(shape, [&](auto tag, const auto& grid) {
-    return compressed_size_bound<typename decltype(tag)::type>(grid) +
-           (mode == codec_mode::high_ratio ? high_ratio_header_bytes : 0);
+    return compressed_size_bound<typename decltype(tag)::type>(grid, mode);
   });
 }
 

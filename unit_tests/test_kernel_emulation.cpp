@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// Whole kernels with emulated GPU lane groups on the host spaces: core::codec run with the
+// Whole kernels with emulated GPU lane groups on the host spaces: core::ndzip_engine run with the
 // lane-ops of backends/emulated (32-lane warps as on CUDA; 64-lane wavefronts of two 32-lane
 // groups as on HIP) on Serial and OpenMP must write every reference stream and every generated
 // cross-backend stream byte for byte, and decode them back to the input. So every CI run runs
@@ -11,46 +11,46 @@
 
 #include "backends/emulated/lane_ops.hpp"
 #include "codec_support.hpp"
-#include "core/compressor_impl.hpp"
+#include "core/ndzip_engine.hpp"
 
 using namespace ndzip_test;
 
 namespace {
 
+// The default mode's engine for one grid, its kernels over emulated lane groups.
 template <int WaveLanes, class T, int D, class Exec>
-using emulated_codec =
-    ndzip::core::codec<T, D, Exec, ndzip::backend::emulated_lane_ops<WaveLanes>>;
+using emulated_engine =
+    ndzip::core::ndzip_engine<T, D, Exec, ndzip::backend::emulated_lane_ops<WaveLanes>>;
 
-// The stream of `input`, compressed by `codec`'s grid and space with emulated lane groups into
-// a buffer of `capacity` bytes (default: the size bound, which selects single-pass compression
-// as on a GPU; less selects the three-kernel path).
-template <int WaveLanes, class T, int D, class Exec, class Bits>
-std::vector<unsigned char> emulated_compress(ndzip::compressor<T, D, Exec>& codec,
-                                             const std::vector<Bits>& input,
+// The stream of `input`, compressed by `engine` into a buffer of `capacity` bytes (default: the
+// size bound, which selects single-pass compression as on a GPU; less selects the three-kernel
+// path).
+template <class Engine, class Bits>
+std::vector<unsigned char> emulated_compress(Engine& engine, const std::vector<Bits>& input,
                                              std::size_t capacity = 0) {
-  if (capacity == 0) capacity = codec.size_bound();
+  using T = std::conditional_t<sizeof(Bits) == 4, float, double>;
+  if (capacity == 0) capacity = engine.size_bound(0);
   std::vector<Bits> stream(capacity / sizeof(Bits) + 1, static_cast<Bits>(0xa5a5a5a5a5a5a5a5u));
-  const std::size_t size = emulated_codec<WaveLanes, T, D, Exec>::compress_raw(
-      codec, reinterpret_cast<const T*>(input.data()), reinterpret_cast<std::byte*>(stream.data()),
-      capacity);
-  codec.execution_space_instance().fence();
+  const std::size_t size =
+      engine.compress(reinterpret_cast<const T*>(input.data()),
+                      reinterpret_cast<std::byte*>(stream.data()), capacity);
+  Kokkos::fence();
   REQUIRE(size <= capacity);
   std::vector<unsigned char> bytes(size);
   if (size) std::memcpy(bytes.data(), stream.data(), size);
   return bytes;
 }
 
-// The values decoded from `stream` with emulated lane groups; the whole stream must be consumed.
-template <int WaveLanes, class T, int D, class Exec>
-std::vector<typename ndzip::profile<T, D>::bits_type> emulated_decompress(
-    ndzip::compressor<T, D, Exec>& codec, const std::vector<unsigned char>& stream) {
-  using Bits = typename ndzip::profile<T, D>::bits_type;
+// The values decoded from `stream` by `engine`; the whole stream must be consumed.
+template <class Engine>
+auto emulated_decompress(Engine& engine, const std::vector<unsigned char>& stream) {
+  using Bits = typename ndzip::profile<typename Engine::value_type, Engine::dimensions>::bits_type;
   std::vector<Bits> words((stream.size() + sizeof(Bits) - 1) / sizeof(Bits));
   if (!stream.empty()) std::memcpy(words.data(), stream.data(), stream.size());
-  std::vector<Bits> values(codec.grid().size());
-  const std::size_t consumed = emulated_codec<WaveLanes, T, D, Exec>::decompress_raw(
-      codec, reinterpret_cast<const std::byte*>(words.data()), stream.size(),
-      reinterpret_cast<T*>(values.data()));
+  std::vector<Bits> values(engine.grid(0).size());
+  const std::size_t consumed =
+      engine.decompress(reinterpret_cast<const std::byte*>(words.data()), stream.size(),
+                        reinterpret_cast<typename Engine::value_type*>(values.data()));
   CHECK(consumed == stream.size());
   return values;
 }
@@ -88,13 +88,12 @@ void check_reference_vectors() {
     }
     for_each_host_backend([&](auto exec) {
       using Exec = decltype(exec);
-      ndzip::compressor<T, D, Exec> codec(exec, make_extent<D>(v.extents));
-      const auto stream = emulated_compress<WaveLanes>(codec, input);
+      emulated_engine<WaveLanes, T, D, Exec> engine(exec, make_extent<D>(v.extents));
+      const auto stream = emulated_compress(engine, input);
       CHECK(stream.size() == v.stream_bytes);
       CHECK(sha256_hex(stream) == v.stream_sha256);
       if (files) CHECK(mismatch(stream, *stream_file) == "");
-      CHECK(mismatch(emulated_decompress<WaveLanes>(codec, files ? *stream_file : stream), input) ==
-            "");
+      CHECK(mismatch(emulated_decompress(engine, files ? *stream_file : stream), input) == "");
     });
   }
   CHECK(cases >= 10);
@@ -124,13 +123,14 @@ TEST_CASE_TEMPLATE("emulation: generated cross-backend cases through 32- and 64-
       const auto expected = model_stream<C>(input, grid);
       for_each_host_backend([&](auto exec) {
         using Exec = decltype(exec);
-        ndzip::compressor<T, D, Exec> codec(exec, grid);
+        emulated_engine<32, T, D, Exec> warps(exec, grid);
         INFO("32-lane warps");
-        CHECK(mismatch(emulated_compress<32>(codec, input), expected) == "");
-        CHECK(mismatch(emulated_decompress<32>(codec, expected), input) == "");
+        CHECK(mismatch(emulated_compress(warps, input), expected) == "");
+        CHECK(mismatch(emulated_decompress(warps, expected), input) == "");
+        emulated_engine<64, T, D, Exec> wavefronts(exec, grid);
         INFO("64-lane wavefronts");
-        CHECK(mismatch(emulated_compress<64>(codec, input), expected) == "");
-        CHECK(mismatch(emulated_decompress<64>(codec, expected), input) == "");
+        CHECK(mismatch(emulated_compress(wavefronts, input), expected) == "");
+        CHECK(mismatch(emulated_decompress(wavefronts, expected), input) == "");
       });
     }
   }
@@ -148,20 +148,22 @@ TEST_CASE_TEMPLATE("emulation: single-pass and three-kernel compression give the
   const auto other_expected = model_stream<C>(other_input, grid);
   for_each_host_backend([&](auto exec) {
     using Exec = decltype(exec);
-    ndzip::compressor<T, D, Exec> codec(exec, grid);
-    REQUIRE(expected.size() < codec.size_bound());
-    // Repeated single-pass calls on one compressor, with inputs whose blocks differ: each
-    // call's look-back must use only its own published words, never the previous call's.
+    emulated_engine<32, T, D, Exec> warps(exec, grid);
+    emulated_engine<64, T, D, Exec> wavefronts(exec, grid);
+    REQUIRE(expected.size() < warps.size_bound(0));
+    // Repeated single-pass calls on one engine, with inputs whose blocks differ: each call's
+    // look-back must use only its own published words, never the previous call's.
     for (int call = 0; call < 4; ++call) {
       CAPTURE(call);
-      CHECK(mismatch(emulated_compress<64>(codec, input), expected) == "");
-      CHECK(mismatch(emulated_compress<32>(codec, other_input), other_expected) == "");
+      CHECK(mismatch(emulated_compress(wavefronts, input), expected) == "");
+      CHECK(mismatch(emulated_compress(wavefronts, other_input), other_expected) == "");
+      CHECK(mismatch(emulated_compress(warps, other_input), other_expected) == "");
+      CHECK(mismatch(emulated_compress(warps, input), expected) == "");
     }
     // A buffer of exactly the stream's size is below the bound: the three-kernel path, which
     // checks the size before writing; one byte less is refused.
-    CHECK(mismatch(emulated_compress<64>(codec, input, expected.size()), expected) == "");
-    CHECK(mismatch(emulated_compress<64>(codec, input), expected) == "");
-    CHECK_THROWS_AS(emulated_compress<32>(codec, input, expected.size() - 1),
-                    ndzip::capacity_error);
+    CHECK(mismatch(emulated_compress(wavefronts, input, expected.size()), expected) == "");
+    CHECK(mismatch(emulated_compress(wavefronts, input), expected) == "");
+    CHECK_THROWS_AS(emulated_compress(warps, input, expected.size() - 1), ndzip::capacity_error);
   });
 }

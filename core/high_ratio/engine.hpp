@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-// The high-ratio stream's encoder and decoder (docs/FORMAT.md, "The high-ratio stream") for a
-// list of grids: one for ndzip::high_ratio_compressor, many for a batch_compressor in the
-// high-ratio mode. Every step is one kernel for all grids, queued on the instance, so that both
+// The high-ratio mode's engine (core/engine.hpp): the high-ratio stream's encoder and decoder
+// (docs/FORMAT.md, "The high-ratio stream") for a list of grids: one for a compressor in that
+// mode, many for a batch_compressor. Every step is one kernel for all grids, queued on the instance, so that both
 // directions run without waiting for the host (the synchronous calls are the asynchronous ones,
 // a fence and a read of the result); the grids' plans and the call's items are in the execution
 // space's memory (core/high_ratio/grids.hpp).
 // Compression: the grids' ndzip streams and their borders' 1-D ndzip streams are made by two
-// ndzip::batch_compressors; a kernel writes every block's gray form into a slot of its own and
+// batch engines of the default mode (core/ndzip_engine.hpp); a kernel writes every block's gray form into a slot of its own and
 // counts its bytes per grid and code table, a team per table builds the codes, a kernel sizes
 // every code stream, a scan places the blocks, a thread per grid decides its layout (coded, or
 // the ndzip stream stored), and kernels write the headers, the blocks and the borders' tails
@@ -15,7 +15,7 @@
 // Decompression: a thread per grid reads its header, a team per table checks the code tables
 // and fills the decoder's, a kernel decodes every code stream into the gray blocks (on the host
 // a thread per block, on a device a thread per stream), one turns them back into ndzip blocks,
-// a scan places those into the ndzip streams, and the two batch compressors decode them (the
+// a scan places those into the ndzip streams, and the two batch engines decode them (the
 // border streams into the main streams' borders); a thread per grid gathers what every step
 // found into its outcome (core/high_ratio/decode_kernels.hpp).
 
@@ -23,7 +23,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -38,16 +37,25 @@
 #include "core/high_ratio/huffman.hpp"
 #include "core/high_ratio/stream_kernels.hpp"
 #include "core/stream_status.hpp"
-#include "ndzip/batch_compressor.hpp"
-#include "ndzip/compressor.hpp"
-#include "ndzip/detail/disjoint.hpp"
+#include "core/engine.hpp"
+#include "core/ndzip_engine.hpp"
 #include "ndzip/error.hpp"
-#include "ndzip/high_ratio.hpp"
+#include "ndzip/stream_size.hpp"
 
 namespace ndzip::core::high_ratio {
 
-template <class T, int Dims, class ExecSpace, bool DeviceSchedule, class LaneOps>
-struct engine {
+// The kernels' schedule: a device's (a thread per chunk, per code stream) or a host thread's (a
+// thread per block); both write and read the same stream.
+template <class ExecSpace>
+inline constexpr bool device_schedule =
+    !Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
+
+template <class T, int Dims, class ExecSpace, bool DeviceSchedule = device_schedule<ExecSpace>,
+          class LaneOps = void>
+struct engine final : public core::engine<T, Dims, ExecSpace> {
+  using base = core::engine<T, Dims, ExecSpace>;
+  using base::m_exec;
+  using base::m_grids;
   // The lane groups of the device schedule's gray steps: the execution space's, or emulated
   // ones (backends/emulated) where a test runs that schedule on the host; void on the host's.
   using lane_ops = std::conditional_t<
@@ -68,14 +76,12 @@ struct engine {
   using view = Kokkos::View<V*, memory_space>;
   using per_grid = Kokkos::RangePolicy<ExecSpace>;
 
-  ExecSpace exec;
-  std::vector<extent<Dims>> grids;
   std::vector<plan_type> host_plans;  // their pointers into the scratch below
   std::size_t blocks = 0;             // of all grids
   std::size_t most_main_room = 0, most_border = 0, most_tail_bytes = 0;
   // The grids' ndzip streams, and their borders' (grids with a border only).
-  batch_compressor<T, Dims, ExecSpace> main_codec;
-  std::optional<batch_compressor<T, 1, ExecSpace>> border_codec;
+  ndzip_engine<T, Dims, ExecSpace> main_codec;
+  std::optional<ndzip_engine<T, 1, ExecSpace>> border_codec;
   bytes_view main_scratch, border_scratch;
   view<bits_type> border_values;
   view<plan_type> plans;
@@ -104,16 +110,18 @@ struct engine {
   // Where the synchronous decompression has its outcome written.
   view<decompress_outcome> outcome;
   typename view<decompress_outcome>::HostMirror host_outcome;
-  std::mutex calls;
 
+  // For one grid, and for a batch.
   engine(const ExecSpace& e, const extent<Dims>& grid)
-      : engine(e, std::vector<extent<Dims>>{grid}) {}
+      : engine(e, std::vector<extent<Dims>>{grid}, false) {}
+  engine(const ExecSpace& e, const std::vector<extent<Dims>>& g) : engine(e, g, true) {}
 
-  engine(const ExecSpace& e, const std::vector<extent<Dims>>& g)
-      : exec(e), grids(g), main_codec(e, g) {
+ private:
+  engine(const ExecSpace& e, const std::vector<extent<Dims>>& g, bool batch)
+      : base(e, g, codec_mode::high_ratio, batch), main_codec(e, g) {
     std::vector<extent<1>> borders;
     std::size_t main_bytes = 0, border_bytes = 0, border_elements = 0;
-    for (const extent<Dims>& grid : grids) {
+    for (const extent<Dims>& grid : m_grids) {
       plan_type plan;
       plan.layout = stream_layout<T, Dims>(grid);
       plan.first_block = blocks;
@@ -148,7 +156,7 @@ struct engine {
     const call_guard<ExecSpace> guard(nullptr);
     using Kokkos::view_alloc;
     using Kokkos::WithoutInitializing;
-    const std::size_t count = grids.size();
+    const std::size_t count = m_grids.size();
     main_scratch =
         bytes_view(view_alloc(WithoutInitializing, "ndzip::high_ratio::main"), main_bytes);
     border_scratch =
@@ -174,11 +182,11 @@ struct engine {
     block_grid = decltype(block_grid)(
         view_alloc(WithoutInitializing, "ndzip::high_ratio::block_grid"), blocks);
     Kokkos::deep_copy(
-        exec, plans,
+        m_exec, plans,
         Kokkos::View<const plan_type*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
             host_plans.data(), count));
     Kokkos::deep_copy(
-        exec, block_grid,
+        m_exec, block_grid,
         Kokkos::View<const std::uint32_t*, Kokkos::HostSpace,
                      Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host_block_grid.data(), blocks));
     states = decltype(states)("ndzip::high_ratio::states", count);
@@ -209,14 +217,14 @@ struct engine {
     outcome = decltype(outcome)("ndzip::high_ratio::outcome", 1);
     host_outcome = Kokkos::create_mirror_view(outcome);
     // The host copies of the plans and the block grids must outlive the queued copies.
-    exec.fence();
+    m_exec.fence();
   }
 
   // What every kernel of a call sees.
   pipeline<T, Dims> pipeline_for(item_type* items, std::uint64_t* result_sizes,
                                  decompress_outcome* outcomes, bool capacity_in_items) const {
     return {plans.data(),
-            grids.size(),
+            m_grids.size(),
             block_grid.data(),
             states.data(),
             main_items.data(),
@@ -229,11 +237,6 @@ struct engine {
             capacity_in_items};
   }
 
-  static void check_stream(const std::byte* stream) {
-    if (reinterpret_cast<std::uintptr_t>(stream) % high_ratio_stream_alignment != 0)
-      throw std::invalid_argument("ndzip: a high-ratio stream buffer must be aligned to 8 bytes");
-  }
-
   // One grid's call: its item into own_item, on the instance.
   item_type* stage(const T* values, const std::byte* stream, std::size_t bytes) {
     const call_guard<ExecSpace> guard(nullptr);
@@ -242,24 +245,21 @@ struct engine {
     auto* const s = const_cast<std::byte*>(stream);
     const std::uint64_t n = bytes;
     Kokkos::parallel_for(
-        "ndzip::high_ratio::stage", per_grid(exec, 0, 1), KOKKOS_LAMBDA(int) {
+        "ndzip::high_ratio::stage", per_grid(m_exec, 0, 1), KOKKOS_LAMBDA(int) {
           item(0) = item_type{v, s, n};
         });
     return own_item.data();
   }
 
-  // Queues the compression of one grid; its size goes to *result. Nothing is written where the
-  // stream needs more than `capacity` bytes (coding does_not_fit in the state).
-  void compress_async(const T* values, std::byte* stream, std::size_t capacity,
-                      std::uint64_t* result) {
-    const std::lock_guard<std::mutex> lock(calls);
-    enqueue_compress(check_single(values, stream, capacity), result, true);
+  // One grid's compression; its size goes to *result. Nothing is written where the stream
+  // needs more than `capacity` bytes (coding does_not_fit in the state).
+  void run_compress_async(const T* values, std::byte* stream, std::size_t capacity,
+                          std::uint64_t* result) override {
+    enqueue_compress(stage(values, stream, capacity), result, true);
   }
 
-  std::size_t compress(const T* values, std::byte* stream, std::size_t capacity) {
-    // The lock until the state is read: another call would overwrite it.
-    const std::lock_guard<std::mutex> lock(calls);
-    enqueue_compress(check_single(values, stream, capacity), nullptr, true);
+  std::size_t run_compress(const T* values, std::byte* stream, std::size_t capacity) override {
+    enqueue_compress(stage(values, stream, capacity), nullptr, true);
     const pipeline_state done = read_state();
     if (done.coding == stream_coding::does_not_fit)
       throw capacity_error("ndzip: the high-ratio stream needs " + std::to_string(done.total) +
@@ -267,19 +267,10 @@ struct engine {
     return done.total;
   }
 
-  item_type* check_single(const T* values, std::byte* stream, std::size_t capacity) {
-    check_stream(stream);
-    detail::check_disjoint(values, grids[0].size() * word, stream, capacity);
-    return stage(values, stream, capacity);
-  }
-
-  // A batch's calls (batch_compressor checked the items).
-  void compress_batch(item_type* items, std::uint64_t* result_sizes) {
-    const std::lock_guard<std::mutex> lock(calls);
+  void run_compress_batch(item_type* items, std::uint64_t* result_sizes) override {
     enqueue_compress(items, result_sizes, false);
   }
-  void decompress_batch(const item_type* items, decompress_outcome* outcomes) {
-    const std::lock_guard<std::mutex> lock(calls);
+  void run_decompress_batch(const item_type* items, decompress_outcome* outcomes) override {
     // Decompression only reads the items.
     enqueue_decompress(const_cast<item_type*>(items), outcomes);
   }
@@ -290,11 +281,11 @@ struct engine {
   // and, if not null, into result_sizes.
   void enqueue_compress(item_type* items, std::uint64_t* result_sizes, bool capacity_in_items) {
     const pipeline<T, Dims> p = pipeline_for(items, result_sizes, nullptr, capacity_in_items);
-    const std::size_t count = grids.size();
+    const std::size_t count = m_grids.size();
     {
       const call_guard<ExecSpace> guard(nullptr);
       Kokkos::parallel_for(
-          "ndzip::high_ratio::prepare", per_grid(exec, 0, count), KOKKOS_LAMBDA(std::size_t g) {
+          "ndzip::high_ratio::prepare", per_grid(m_exec, 0, count), KOKKOS_LAMBDA(std::size_t g) {
             const plan_type& plan = p.grids[g];
             p.main_items[g] = item_type{p.items[g].values, plan.main, 0};
             if (plan.border_item >= 0)
@@ -302,13 +293,13 @@ struct engine {
                   item_type{reinterpret_cast<T*>(plan.border_values), plan.border_stream, 0};
           });
     }
-    main_codec.compress_raw_async(main_items.data());
+    main_codec.compress_batch(main_items.data(), nullptr);
     if (border_codec) {
       {
         const call_guard<ExecSpace> guard(nullptr);
         // The border's elements end the main stream.
         launch_copies<bits_type>(
-            "ndzip::high_ratio::gather_border", exec, count, most_border,
+            "ndzip::high_ratio::gather_border", m_exec, count, most_border,
             KOKKOS_LAMBDA(std::size_t g, const bits_type*& f, bits_type*& t, std::uint64_t& n) {
               const plan_type& plan = p.grids[g];
               n = plan.border;
@@ -318,50 +309,50 @@ struct engine {
               return true;
             });
       }
-      border_codec->compress_raw_async(border_items.data());
+      border_codec->compress_batch(border_items.data(), nullptr);
     }
     const call_guard<ExecSpace> guard(nullptr);
     if (blocks > 0) {
       using grayer = gray_and_count<T, Dims, bits_type, chunks, slot_words, ExecSpace, lane_ops>;
-      Kokkos::parallel_for("ndzip::high_ratio::gray_and_count", grayer::make_policy(exec, blocks),
+      Kokkos::parallel_for("ndzip::high_ratio::gray_and_count", grayer::make_policy(m_exec, blocks),
                            grayer{p, gray_slots.data(), words.data(), counts.data()});
     }
     Kokkos::parallel_for(
         "ndzip::high_ratio::build_codes",
-        build_codes<ExecSpace>::make_policy(exec, static_cast<int>(count * tables)),
+        build_codes<ExecSpace>::make_policy(m_exec, static_cast<int>(count * tables)),
         build_codes<ExecSpace>{counts.data(), encoder.data(), serialized.data(),
                                serialized_sizes.data()});
     if (blocks > 0) {
       using sizer = size_block_streams<bits_type, chunks, slot_words, ExecSpace>;
       Kokkos::parallel_for("ndzip::high_ratio::size_block_streams",
-                           sizer::make_policy(exec, blocks),
+                           sizer::make_policy(m_exec, blocks),
                            sizer{gray_slots.data(), words.data(), encoder.data(), block_grid.data(),
                                  stream_bytes.data(), sizes.data(), unit_bits.data()});
-      scan_block_ends(exec, sizes.data(), ends.data(), blocks);
+      scan_block_ends(m_exec, sizes.data(), ends.data(), blocks);
     }
-    Kokkos::parallel_for("ndzip::high_ratio::plan_stream", per_grid(exec, 0, count),
+    Kokkos::parallel_for("ndzip::high_ratio::plan_stream", per_grid(m_exec, 0, count),
                          plan_stream<T, Dims>{p, serialized_sizes.data(), ends.data(), tables});
     Kokkos::parallel_for(
         "ndzip::high_ratio::write_header",
-        per_grid(exec, 0, count * write_header<T, Dims>::header_bytes_at_most(tables)),
+        per_grid(m_exec, 0, count * write_header<T, Dims>::header_bytes_at_most(tables)),
         write_header<T, Dims>{p, serialized.data(), serialized_sizes.data(), tables});
     if (blocks > 0) {
       if constexpr (DeviceSchedule) {
         using writer = write_block_streams<T, Dims, bits_type, chunks, slot_words, ExecSpace>;
         Kokkos::parallel_for("ndzip::high_ratio::write_block_streams",
-                             writer::make_policy(exec, blocks),
+                             writer::make_policy(m_exec, blocks),
                              writer{p, gray_slots.data(), encoder.data(), stream_bytes.data(),
                                     ends.data(), unit_bits.data()});
       } else {
         Kokkos::parallel_for(
-            "ndzip::high_ratio::write_blocks", per_grid(exec, 0, blocks),
+            "ndzip::high_ratio::write_blocks", per_grid(m_exec, 0, blocks),
             write_blocks<T, Dims, bits_type, chunks, slot_words>{
                 p, gray_slots.data(), encoder.data(), stream_bytes.data(), ends.data()});
       }
     }
     // The stored form: the ndzip stream behind the header.
     launch_copies<bits_type>(
-        "ndzip::high_ratio::store", exec, count, most_main_room / word,
+        "ndzip::high_ratio::store", m_exec, count, most_main_room / word,
         KOKKOS_LAMBDA(std::size_t g, const bits_type*& f, bits_type*& t, std::uint64_t& n) {
           const pipeline_state& state = p.states[g];
           if (state.coding != stream_coding::stored) return false;
@@ -372,7 +363,7 @@ struct engine {
         });
     // The border stream's own border elements, raw, after the coded area.
     launch_copies<std::byte>(
-        "ndzip::high_ratio::write_tail", exec, count, most_tail_bytes,
+        "ndzip::high_ratio::write_tail", m_exec, count, most_tail_bytes,
         KOKKOS_LAMBDA(std::size_t g, const std::byte*& f, std::byte*& t, std::uint64_t& n) {
           const pipeline_state& state = p.states[g];
           const plan_type& plan = p.grids[g];
@@ -386,46 +377,32 @@ struct engine {
 
   pipeline_state read_state() {
     const call_guard<ExecSpace> guard(nullptr);
-    Kokkos::deep_copy(exec, host_state, Kokkos::subview(states, 0));
-    exec.fence();
+    Kokkos::deep_copy(m_exec, host_state, Kokkos::subview(states, 0));
+    m_exec.fence();
     return host_state();
   }
 
-  // Queues the decompression of one grid; what it finds goes to *result. Throws (before
-  // queuing anything) for a misaligned stream, overlapping buffers, or a stream shorter than
-  // its header.
-  void decompress_async(const std::byte* stream, std::size_t size, T* values,
-                        decompress_outcome* result) {
-    const std::lock_guard<std::mutex> lock(calls);
-    enqueue_decompress(check_single(stream, size, values), result);
+  // One grid's decompression; what it finds goes to *result.
+  void run_decompress_async(const std::byte* stream, std::size_t size, T* values,
+                            decompress_outcome* result) override {
+    enqueue_decompress(stage(values, stream, size), result);
   }
 
-  std::size_t decompress(const std::byte* stream, std::size_t size, T* values) {
-    const std::lock_guard<std::mutex> lock(calls);
-    enqueue_decompress(check_single(stream, size, values), outcome.data());
+  std::size_t run_decompress(const std::byte* stream, std::size_t size, T* values) override {
+    enqueue_decompress(stage(values, stream, size), outcome.data());
     {
       const call_guard<ExecSpace> guard(nullptr);
-      Kokkos::deep_copy(exec, host_outcome, outcome);
-      exec.fence();
+      Kokkos::deep_copy(m_exec, host_outcome, outcome);
+      m_exec.fence();
     }
-    return check_outcome(host_outcome(0), 0);
-  }
-
-  item_type* check_single(const std::byte* stream, std::size_t size, T* values) {
-    check_stream(stream);
-    detail::check_disjoint(values, grids[0].size() * word, stream, size);
-    if (size < high_ratio_header_bytes)
-      throw stream_error("ndzip: the high-ratio stream holds " + std::to_string(size) +
-                         " bytes, fewer than its " + std::to_string(high_ratio_header_bytes) +
-                         "-byte header");
-    return stage(values, stream, size);
+    return this->check_outcome(host_outcome(0), 0);
   }
 
   // Queues the decompression of every grid: items give each stream, its bytes and where its
   // values go; what each decompression found goes to outcomes.
   void enqueue_decompress(item_type* items, decompress_outcome* outcomes) {
     const pipeline<T, Dims> p = pipeline_for(items, nullptr, outcomes, false);
-    const std::size_t count = grids.size();
+    const std::size_t count = m_grids.size();
     {
       const call_guard<ExecSpace> guard(nullptr);
       if (blocks > 0 && slots.extent(0) == 0) {
@@ -446,20 +423,20 @@ struct engine {
             Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::high_ratio::decoder"),
             count * tables * decoder_table_size);
       }
-      Kokkos::parallel_for("ndzip::high_ratio::read_header", per_grid(exec, 0, count),
+      Kokkos::parallel_for("ndzip::high_ratio::read_header", per_grid(m_exec, 0, count),
                            read_header<T, Dims>{p, tables});
       Kokkos::parallel_for("ndzip::high_ratio::read_codes",
-                           read_codes<T, Dims, ExecSpace>::make_policy(exec, count, tables),
+                           read_codes<T, Dims, ExecSpace>::make_policy(m_exec, count, tables),
                            read_codes<T, Dims, ExecSpace>{p, tables, decoder.data()});
       if (blocks > 0) {
         const decoder_inputs<T, Dims, bits_type, slot_words> in{p, decoder.data(),
                                                                 gray_slots.data()};
         if constexpr (!DeviceSchedule) {
-          Kokkos::parallel_for("ndzip::high_ratio::decode_blocks", per_grid(exec, 0, blocks),
+          Kokkos::parallel_for("ndzip::high_ratio::decode_blocks", per_grid(m_exec, 0, blocks),
                                decode_blocks<T, Dims, bits_type, chunks, slot_words>{in});
         } else {
           // A device needs more threads than blocks: one per code stream, in two steps.
-          const per_grid per_stream(exec, 0, blocks * streams_per_block);
+          const per_grid per_stream(m_exec, 0, blocks * streams_per_block);
           decode_streams<T, Dims, bits_type, chunks, slot_words> decode{in, stream_states.data(),
                                                                         false};
           Kokkos::parallel_for("ndzip::high_ratio::decode_heads", per_stream, decode);
@@ -468,14 +445,14 @@ struct engine {
         }
         using ungrayer = ungray_blocks<T, Dims, bits_type, chunks, slot_words, ExecSpace, lane_ops>;
         Kokkos::parallel_for("ndzip::high_ratio::ungray_blocks",
-                             ungrayer::make_policy(exec, blocks),
+                             ungrayer::make_policy(m_exec, blocks),
                              ungrayer{p, gray_slots.data(), slots.data(), sizes.data()});
-        place_blocks<T, Dims, bits_type, slot_words>(exec, p, slots.data(), sizes.data(),
+        place_blocks<T, Dims, bits_type, slot_words>(m_exec, p, slots.data(), sizes.data(),
                                                      ends.data(), blocks);
       }
       // A stored stream: its ndzip stream, as far as the main stream's scratch holds it.
       launch_copies<bits_type>(
-          "ndzip::high_ratio::unstore", exec, count, most_main_room / word,
+          "ndzip::high_ratio::unstore", m_exec, count, most_main_room / word,
           KOKKOS_LAMBDA(std::size_t g, const bits_type*& f, bits_type*& t, std::uint64_t& n) {
             const pipeline_state& state = p.states[g];
             const plan_type& plan = p.grids[g];
@@ -490,7 +467,7 @@ struct engine {
       // What the two ndzip decoders read and write: the main streams into the caller's values,
       // the border streams into the border elements.
       Kokkos::parallel_for(
-          "ndzip::high_ratio::prepare", per_grid(exec, 0, count), KOKKOS_LAMBDA(std::size_t g) {
+          "ndzip::high_ratio::prepare", per_grid(m_exec, 0, count), KOKKOS_LAMBDA(std::size_t g) {
             const plan_type& plan = p.grids[g];
             p.main_items[g] = item_type{p.items[g].values, plan.main, plan.main_room};
             if (plan.border_item >= 0)
@@ -502,7 +479,7 @@ struct engine {
       {
         const call_guard<ExecSpace> guard(nullptr);
         launch_copies<std::byte>(
-            "ndzip::high_ratio::read_tail", exec, count, most_tail_bytes,
+            "ndzip::high_ratio::read_tail", m_exec, count, most_tail_bytes,
             KOKKOS_LAMBDA(std::size_t g, const std::byte*& f, std::byte*& t, std::uint64_t& n) {
               const pipeline_state& state = p.states[g];
               const plan_type& plan = p.grids[g];
@@ -513,11 +490,11 @@ struct engine {
               return true;
             });
       }
-      border_codec->decompress_raw_async(border_items.data(), border_outcomes.data());
+      border_codec->decompress_batch(border_items.data(), border_outcomes.data());
       {
         const call_guard<ExecSpace> guard(nullptr);
         launch_copies<bits_type>(
-            "ndzip::high_ratio::place_border", exec, count, most_border,
+            "ndzip::high_ratio::place_border", m_exec, count, most_border,
             KOKKOS_LAMBDA(std::size_t g, const bits_type*& f, bits_type*& t, std::uint64_t& n) {
               const pipeline_state& state = p.states[g];
               const plan_type& plan = p.grids[g];
@@ -531,20 +508,14 @@ struct engine {
             });
       }
     }
-    main_codec.decompress_raw_async(main_items.data(), main_outcomes.data());
+    main_codec.decompress_batch(main_items.data(), main_outcomes.data());
     const call_guard<ExecSpace> guard(nullptr);
-    Kokkos::parallel_for("ndzip::high_ratio::finish_outcome", per_grid(exec, 0, count),
+    Kokkos::parallel_for("ndzip::high_ratio::finish_outcome", per_grid(m_exec, 0, count),
                          finish_outcome<T, Dims>{p});
   }
 
-  // The bytes consumed, or the stream_error that the outcome of a decompression describes.
-  std::size_t check_outcome(const decompress_outcome& o, std::size_t g) const {
-    if (o.failure != decompress_outcome::no_failure) throw stream_error(describe(o, g));
-    return o.stream_bytes;
-  }
-
   // What the outcome of grid g's decompression says.
-  std::string describe(const decompress_outcome& o, std::size_t g) const {
+  std::string describe_failure(const decompress_outcome& o, std::size_t g) const override {
     const plan_type& plan = host_plans[g];
     const std::uint64_t kind = o.failure & 0xffu;
     const std::uint64_t index = o.failure >> 8;
@@ -558,7 +529,7 @@ struct engine {
                                      profile<T, 1>::max_block_words,
                                      "border of " + std::to_string(plan.border) + " elements");
     }
-    return describe_stream_failure(o, chunks, slot_words, to_string(grids[g]));
+    return describe_stream_failure(o, chunks, slot_words, to_string(m_grids[g]));
   }
 
   std::string describe_header(const decompress_outcome& o, std::uint64_t key) const {
@@ -623,63 +594,3 @@ struct engine {
 };
 
 }  // namespace ndzip::core::high_ratio
-
-namespace ndzip {
-
-template <class T, int Dims, class ExecSpace>
-high_ratio_compressor<T, Dims, ExecSpace>::high_ratio_compressor(const ExecSpace& exec,
-                                                                 const extent<Dims>& grid)
-    : m_exec(exec),
-      m_grid(grid),
-      m_engine(std::make_unique<core::high_ratio::engine<T, Dims, ExecSpace>>(exec, grid)) {}
-
-template <class T, int Dims, class ExecSpace>
-high_ratio_compressor<T, Dims, ExecSpace>::~high_ratio_compressor() = default;
-template <class T, int Dims, class ExecSpace>
-high_ratio_compressor<T, Dims, ExecSpace>::high_ratio_compressor(high_ratio_compressor&&) noexcept =
-    default;
-template <class T, int Dims, class ExecSpace>
-high_ratio_compressor<T, Dims, ExecSpace>& high_ratio_compressor<T, Dims, ExecSpace>::operator=(
-    high_ratio_compressor&&) noexcept = default;
-
-template <class T, int Dims, class ExecSpace>
-std::size_t high_ratio_compressor<T, Dims, ExecSpace>::compress_raw(const T* values,
-                                                                    std::byte* stream,
-                                                                    std::size_t stream_capacity) {
-  return m_engine->compress(values, stream, stream_capacity);
-}
-
-template <class T, int Dims, class ExecSpace>
-std::size_t high_ratio_compressor<T, Dims, ExecSpace>::decompress_raw(const std::byte* stream,
-                                                                      std::size_t stream_size,
-                                                                      T* values) {
-  return m_engine->decompress(stream, stream_size, values);
-}
-
-template <class T, int Dims, class ExecSpace>
-void high_ratio_compressor<T, Dims, ExecSpace>::compress_raw_async(const T* values,
-                                                                   std::byte* stream,
-                                                                   std::size_t stream_capacity,
-                                                                   std::uint64_t* stream_size) {
-  if (stream_capacity < size_bound())
-    throw capacity_error("ndzip: compress_async needs a stream buffer of size_bound() = " +
-                         std::to_string(size_bound()) + " bytes, but the output holds only " +
-                         std::to_string(stream_capacity));
-  m_engine->compress_async(values, stream, stream_capacity, stream_size);
-}
-
-template <class T, int Dims, class ExecSpace>
-void high_ratio_compressor<T, Dims, ExecSpace>::decompress_raw_async(const std::byte* stream,
-                                                                     std::size_t stream_size,
-                                                                     T* values,
-                                                                     decompress_outcome* outcome) {
-  m_engine->decompress_async(stream, stream_size, values, outcome);
-}
-
-template <class T, int Dims, class ExecSpace>
-std::size_t high_ratio_compressor<T, Dims, ExecSpace>::check_outcome(
-    const decompress_outcome& outcome) const {
-  return m_engine->check_outcome(outcome, 0);
-}
-
-}  // namespace ndzip

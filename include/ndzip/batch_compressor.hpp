@@ -68,17 +68,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <type_traits>
 #include <vector>
 
 #include "ndzip/codec_mode.hpp"
 #include "ndzip/decompress_outcome.hpp"
+#include "ndzip/detail/engine_fwd.hpp"
 #include "ndzip/error.hpp"
 #include "ndzip/export.hpp"
 #include "ndzip/extent.hpp"
-#include "ndzip/format.hpp"
-#include "ndzip/high_ratio.hpp"
+#include "ndzip/stream_size.hpp"
 
 namespace ndzip {
 
@@ -91,31 +90,6 @@ struct batch_item {
   std::byte* stream;
   std::uint64_t stream_bytes;
 };
-
-namespace core {
-// A grid of a batch as the kernels see it (not part of the API).
-template <class T, int Dims>
-struct batch_array {
-  stream_layout<T, Dims> layout{extent<Dims>{}};
-  std::uint64_t first_team;       // teams of the grids before it
-  std::uint64_t teams;            // its own: one per hypercube and border slice, one at least
-  std::uint64_t first_hypercube;  // hypercubes of the grids before it
-};
-
-// A byte range that a batch call reads or writes, as the host checks the items
-// (core/batch_checks.hpp).
-struct batch_range {
-  enum class kind : std::uint8_t { values, stream, items, results };
-  std::uintptr_t begin;
-  std::uintptr_t end;
-  std::size_t item;  // the item of a values or stream range
-  kind of;
-  bool written;  // by the call; otherwise only read
-};
-
-template <class T, int Dims, class ExecSpace, class LaneOps>
-struct batch_codec;
-}  // namespace core
 
 template <class T, int Dims, class ExecSpace = Kokkos::DefaultExecutionSpace>
 class NDZIP_EXPORT batch_compressor {
@@ -138,14 +112,10 @@ class NDZIP_EXPORT batch_compressor {
 
   std::size_t size() const { return m_grids.size(); }
   const extent<Dims>& grid(std::size_t i) const { return m_grids.at(i); }
-  codec_mode mode() const { return m_high_ratio ? codec_mode::high_ratio : codec_mode::ndzip; }
-  std::size_t size_bound(std::size_t i) const {
-    return compressed_size_bound<T>(grid(i)) + (m_high_ratio ? high_ratio_header_bytes : 0);
-  }
+  codec_mode mode() const { return m_mode; }
+  std::size_t size_bound(std::size_t i) const { return compressed_size_bound<T>(grid(i), m_mode); }
   // Every stream pointer must be a multiple of this many bytes.
-  std::size_t stream_alignment() const {
-    return m_high_ratio ? high_ratio_stream_alignment : sizeof(T);
-  }
+  std::size_t stream_alignment() const { return stream_alignment_of<T>(m_mode); }
   const ExecSpace& execution_space_instance() const { return m_exec; }
 
   // Queues the compression of every grid; `items` is a rank-1 View of size() batch_items.
@@ -184,32 +154,11 @@ class NDZIP_EXPORT batch_compressor {
   void decompress_raw_async(const item_type* items, decompress_outcome* outcomes);
 
  private:
-  template <class, int, class, class>
-  friend struct core::batch_codec;
-
-  // Whether the host checks the items before every call (see above).
-  static constexpr bool checks_items_on_host =
-      Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
-
   ExecSpace m_exec;
   std::vector<extent<Dims>> m_grids;
-  // The high-ratio mode's codec, which every call is handed to; null in the default mode (whose
-  // scratch below it does not use).
-  std::unique_ptr<core::high_ratio::engine<T, Dims, ExecSpace>> m_high_ratio;
-  // Per grid: its layout and its first team and first hypercube in the batch.
-  Kokkos::View<core::batch_array<T, Dims>*, memory_space> m_arrays;
-  std::uint64_t m_teams = 0;
-  // Single-pass compression (core/block_placement.hpp): a published word per hypercube of the
-  // batch, the ticket counter, and the number of compressions so far.
-  Kokkos::View<std::uint64_t*, memory_space> m_published;
-  Kokkos::View<std::uint64_t[1], memory_space> m_tickets;
-  std::uint64_t m_calls = 0;
-  // Decompression: three words per grid (core/stream_status.hpp), zero between calls.
-  Kokkos::View<std::uint64_t*, memory_space> m_decode_status;
-  // The ranges of the items, reserved when the batch is made (checks_items_on_host), so that
-  // the check allocates nothing.
-  std::vector<core::batch_range> m_ranges;
-  std::unique_ptr<std::mutex> m_mutex = std::make_unique<std::mutex>();
+  codec_mode m_mode;
+  // The mode's codec and all of its scratch (core/engine.hpp), which every call is handed to.
+  std::unique_ptr<core::engine<T, Dims, ExecSpace>> m_engine;
 
   template <bool ForDecompression, class ItemsView>
   void check_items(const ItemsView& items) const {

@@ -35,28 +35,19 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <type_traits>
 
 #include "ndzip/codec_mode.hpp"
 #include "ndzip/decompress_outcome.hpp"
-#include "ndzip/detail/result_space.hpp"
+#include "ndzip/detail/engine_fwd.hpp"
 #include "ndzip/error.hpp"
 #include "ndzip/export.hpp"
 #include "ndzip/extent.hpp"
 #include "ndzip/format.hpp"
+#include "ndzip/stream_size.hpp"
 #include "ndzip/view_checks.hpp"
 
 namespace ndzip {
-
-namespace core {
-// The host side of compress and decompress, over the kernels' lane-ops (not part of the API).
-template <class T, int Dims, class ExecSpace, class LaneOps>
-struct codec;
-}  // namespace core
-
-template <class T, int Dims, class ExecSpace>
-class high_ratio_compressor;
 
 template <class T, int Dims, class ExecSpace = Kokkos::DefaultExecutionSpace>
 class NDZIP_EXPORT compressor {
@@ -83,13 +74,9 @@ class NDZIP_EXPORT compressor {
 
   const extent<Dims>& grid() const { return m_grid; }
   const ExecSpace& execution_space_instance() const { return m_exec; }
-  codec_mode mode() const { return m_high_ratio ? codec_mode::high_ratio : codec_mode::ndzip; }
-  std::size_t size_bound() const {
-    return compressed_size_bound<T>(m_grid) + (m_high_ratio ? high_ratio_header_bytes : 0);
-  }
-  std::size_t alignment() const {
-    return m_high_ratio ? high_ratio_stream_alignment : stream_alignment;
-  }
+  codec_mode mode() const { return m_mode; }
+  std::size_t size_bound() const { return compressed_size_bound<T>(m_grid, m_mode); }
+  std::size_t alignment() const { return stream_alignment_of<T>(m_mode); }
 
   // Throws ndzip::stream_error if no stream of this grid fits in `stream_size` bytes (every
   // stream holds at least the offset table, the chunk heads and the border). decompress() checks
@@ -173,38 +160,11 @@ class NDZIP_EXPORT compressor {
                             decompress_outcome* outcome);
 
  private:
-  template <class, int, class, class>
-  friend struct core::codec;
-
   ExecSpace m_exec;
   extent<Dims> m_grid;
-  // The high-ratio mode's codec, which every call is handed to; null in the default mode.
-  std::unique_ptr<high_ratio_compressor<T, Dims, ExecSpace>> m_high_ratio;
-  // Encoder scratch, allocated by the first compress() that needs it. Single pass (GPUs, into
-  // a stream with room for the worst case): a published word per hypercube and a ticket
-  // counter (core/block_placement.hpp), and the number of such calls so far. Otherwise: every
-  // hypercube's block at a fixed worst-case stride (about 1.03x the array's size), and the
-  // block lengths (in words) that become the offset table after an inclusive scan.
-  Kokkos::View<std::uint64_t*, memory_space> m_published;
-  Kokkos::View<std::uint64_t[1], memory_space> m_tickets;
-  std::uint64_t m_single_pass_calls = 0;
-  Kokkos::View<bits_type*, memory_space> m_blocks;
-  Kokkos::View<std::uint64_t*, memory_space> m_block_ends;
-  // Decoder scratch: the lowest failure key found so far (complemented) and the number of teams
-  // done, zero between decompressions, and the stream size team 0 checked
-  // (core/stream_status.hpp).
-  Kokkos::View<std::uint64_t[3], memory_space> m_decode_status;
-  // Where the synchronous calls have their results written, and host copies to read them (the
-  // same View where it is host-accessible).
-  using result_memory_space = typename detail::result_space<ExecSpace>::type;
-  Kokkos::View<std::uint64_t, result_memory_space> m_stream_bytes;
-  typename Kokkos::View<std::uint64_t, result_memory_space>::HostMirror m_stream_bytes_host;
-  Kokkos::View<decompress_outcome, result_memory_space> m_outcome;
-  typename Kokkos::View<decompress_outcome, result_memory_space>::HostMirror m_outcome_host;
-
-  // Serialises this compressor's calls (see "Threads" above); behind a pointer so that the
-  // compressor stays movable.
-  std::unique_ptr<std::mutex> m_calls = std::make_unique<std::mutex>();
+  codec_mode m_mode;
+  // The mode's codec and all of its scratch (core/engine.hpp), which every call is handed to.
+  std::unique_ptr<core::engine<T, Dims, ExecSpace>> m_engine;
 
   template <class Value, class View>
   static void check_result_view(const View&) {

@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "ndzip/compressor.hpp"
+#include "ndzip/stream_size.hpp"
 #include "ndzip/view_checks.hpp"
 
 namespace ndzip {
@@ -18,8 +19,7 @@ namespace ndzip {
 template <class ValuesView>
 std::size_t compressed_size_bound(const ValuesView& values, codec_mode mode = codec_mode::ndzip) {
   return compressed_size_bound<std::remove_const_t<typename ValuesView::value_type>>(
-             grid_of(values)) +
-         (mode == codec_mode::high_ratio ? high_ratio_header_bytes : 0);
+      grid_of(values), mode);
 }
 
 // Compresses `values` into `stream` on `exec` in `mode` (ndzip/codec_mode.hpp); returns the
