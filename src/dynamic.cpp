@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The run-time layer (ndzip/dynamic.hpp): array_shape, and dynamic_compressor over the library's
-// own instantiations of ndzip::compressor.
+// The run-time layer (ndzip/dynamic.hpp): dynamic_compressor over the library's own
+// instantiations of ndzip::compressor, and the bounds and checks of a run-time shape.
 
 #include "ndzip/dynamic.hpp"
 
@@ -21,101 +21,9 @@
 #include "ndzip/error.hpp"
 #include "ndzip/format.hpp"
 #include "ndzip/frame.hpp"
-#include "ndzip/high_ratio.hpp"
+#include "ndzip/stream_size.hpp"
 
 namespace ndzip {
-
-const char* element_type_name(element_type type) {
-  return type == element_type::float32 ? "float" : "double";
-}
-
-std::optional<element_type> parse_element_type(std::string_view name) {
-  if (name == "float") return element_type::float32;
-  if (name == "double") return element_type::float64;
-  return std::nullopt;
-}
-
-std::size_t element_size(element_type type) { return type == element_type::float32 ? 4 : 8; }
-
-array_shape::array_shape(element_type type, std::initializer_list<std::uint64_t> extents)
-    : array_shape(type, static_cast<int>(extents.size()), extents.begin()) {}
-
-array_shape::array_shape(element_type type, int rank, const std::uint64_t* extents)
-    : m_type(type), m_rank(rank) {
-  if (type != element_type::float32 && type != element_type::float64)
-    throw std::invalid_argument("ndzip: unknown element type code " +
-                                std::to_string(static_cast<int>(type)) +
-                                " (ndzip compresses float and double)");
-  if (rank < 1 || rank > max_rank)
-    throw std::invalid_argument("ndzip: an array of " + std::to_string(rank) +
-                                " dimensions (ndzip holds 1 to 3)");
-  std::copy(extents, extents + rank, m_extents.begin());
-}
-
-array_shape array_shape::of(const frame_info& frame) {
-  return array_shape(frame.type, frame.dimensions, frame.extents.data());
-}
-
-std::uint64_t array_shape::extent(int axis) const {
-  if (axis < 0 || axis >= m_rank)
-    throw std::out_of_range("ndzip: axis " + std::to_string(axis) + " of a " +
-                            std::to_string(m_rank) + "-D array");
-  return m_extents[axis];
-}
-
-std::size_t array_shape::addressable_extent(int axis) const {
-  const std::uint64_t n = extent(axis);
-  if (n > std::numeric_limits<std::size_t>::max())
-    throw std::overflow_error("ndzip: a " + to_string() + " array is too large to address");
-  return static_cast<std::size_t>(n);
-}
-
-std::size_t array_shape::element_count() const {
-  std::size_t count = 1;
-  for (int a = 0; a < m_rank; ++a) {
-    const std::size_t n = addressable_extent(a);
-    if (n != 0 && count > std::numeric_limits<std::size_t>::max() / n)
-      throw std::overflow_error("ndzip: a " + to_string() + " array is too large to address");
-    count *= n;
-  }
-  // An empty array has no elements, whatever the other extents.
-  return count;
-}
-
-std::size_t array_shape::byte_size() const {
-  const std::size_t count = element_count();
-  if (count > std::numeric_limits<std::size_t>::max() / element_bytes())
-    throw std::overflow_error("ndzip: a " + to_string() + " array is too large to address");
-  return count * element_bytes();
-}
-
-array_shape array_shape::with_type(element_type type) const {
-  return array_shape(type, m_rank, m_extents.data());
-}
-
-array_shape array_shape::with_extent(int axis, std::uint64_t n) const {
-  extent(axis);  // checks the axis
-  array_shape shape = *this;
-  shape.m_extents[axis] = n;
-  return shape;
-}
-
-// Appended piece by piece: see ndzip::to_string(extent).
-std::string array_shape::extents_string() const {
-  std::string s;
-  for (int a = 0; a < m_rank; ++a) {
-    if (a) s += 'x';
-    s += std::to_string(m_extents[a]);
-  }
-  return s;
-}
-
-std::string array_shape::to_string() const {
-  std::string s = element_type_name(m_type);
-  s += ' ';
-  s += extents_string();
-  return s;
-}
 
 void check_grid_representable(const array_shape& shape) {
   visit_shape(shape, [](auto tag, const auto& grid) {
@@ -139,8 +47,8 @@ void check_stream_size(const array_shape& shape, std::size_t stream_bytes, codec
 
 // The typed side: a compressor, and where host buffers are staged for a backend that cannot
 // read them, or that needs them aligned.
-struct dynamic_compressor::engine {
-  virtual ~engine() = default;
+struct dynamic_compressor::typed_codec {
+  virtual ~typed_codec() = default;
   virtual bool reads_host_memory() const = 0;
   virtual std::size_t size_bound() const = 0;
   virtual std::size_t compress(const void* values, buffer_location values_at, void* stream,
@@ -154,7 +62,7 @@ struct dynamic_compressor::engine {
 namespace {
 
 template <class T, int Dims, class ExecSpace>
-class typed_engine final : public dynamic_compressor::engine {
+class typed_compressor final : public dynamic_compressor::typed_codec {
   using memory_space = typename ExecSpace::memory_space;
   using input_done = dynamic_compressor::input_done;
   using bytes_view = Kokkos::View<std::byte*, memory_space>;
@@ -164,7 +72,7 @@ class typed_engine final : public dynamic_compressor::engine {
       Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
 
  public:
-  typed_engine(const ExecSpace& exec, const extent<Dims>& grid, codec_mode mode)
+  typed_compressor(const ExecSpace& exec, const extent<Dims>& grid, codec_mode mode)
       : m_exec(exec), m_codec(exec, grid, mode), m_value_bytes(grid.size() * sizeof(T)) {}
 
   bool reads_host_memory() const override { return host_readable; }
@@ -293,7 +201,7 @@ dynamic_compressor::dynamic_compressor(std::string_view backend, const array_sha
     constexpr int Dims = std::decay_t<decltype(grid)>::dimensions;
     with_backend(backend, [&](const auto& exec) {
       using exec_type = std::decay_t<decltype(exec)>;
-      m_engine = std::make_unique<typed_engine<T, Dims, exec_type>>(exec, grid, mode);
+      m_codec = std::make_unique<typed_compressor<T, Dims, exec_type>>(exec, grid, mode);
     });
   });
 }
@@ -302,19 +210,19 @@ dynamic_compressor::~dynamic_compressor() = default;
 dynamic_compressor::dynamic_compressor(dynamic_compressor&&) noexcept = default;
 dynamic_compressor& dynamic_compressor::operator=(dynamic_compressor&&) noexcept = default;
 
-bool dynamic_compressor::backend_reads_host_memory() const { return m_engine->reads_host_memory(); }
+bool dynamic_compressor::backend_reads_host_memory() const { return m_codec->reads_host_memory(); }
 
-std::size_t dynamic_compressor::size_bound() const { return m_engine->size_bound(); }
+std::size_t dynamic_compressor::size_bound() const { return m_codec->size_bound(); }
 
 std::size_t dynamic_compressor::compress(const void* values, void* stream, std::size_t capacity,
                                          buffer_location where, const input_done& done) {
-  return m_engine->compress(values, where, stream, capacity, where, done);
+  return m_codec->compress(values, where, stream, capacity, where, done);
 }
 
 std::size_t dynamic_compressor::decompress(const void* stream, std::size_t stream_bytes,
                                            void* values, buffer_location where,
                                            const input_done& done) {
-  return m_engine->decompress(stream, stream_bytes, where, values, where, done);
+  return m_codec->decompress(stream, stream_bytes, where, values, where, done);
 }
 
 std::size_t dynamic_compressor::compress_frame(const void* values, void* frame,
@@ -322,11 +230,11 @@ std::size_t dynamic_compressor::compress_frame(const void* values, void* frame,
                                                const input_done& done) {
   detail::check_frame_output(m_shape.element_count(), "a " + m_shape.to_string() + " array",
                              capacity);
-  if (where == buffer_location::host || m_engine->reads_host_memory())
+  if (where == buffer_location::host || m_codec->reads_host_memory())
     detail::check_disjoint(values, m_shape.byte_size(), frame, capacity, "frame buffer");
   auto* const out = static_cast<std::byte*>(frame);
   std::byte* const stream = out + frame_header_bytes;
-  const std::size_t stream_bytes = m_engine->compress(
+  const std::size_t stream_bytes = m_codec->compress(
       values, where, stream, capacity - frame_header_bytes, buffer_location::host, done);
   const auto header = encode_frame_header(m_shape.type(), m_shape.rank(), m_shape.extents(),
                                           stream, stream_bytes, m_mode);
@@ -342,14 +250,13 @@ void dynamic_compressor::decompress_frame(const void* frame, std::size_t frame_b
   detail::check_frame_holds(info, m_shape.type(), m_shape.rank(), m_shape.extents(),
                             "the compressor's array");
   if (info.mode != m_mode)
-    throw frame_error(std::string("ndzip: the frame holds a ") +
-                      (info.mode == codec_mode::high_ratio ? "high-ratio" : "ndzip") +
-                      " stream, but the compressor is for the " +
-                      (m_mode == codec_mode::high_ratio ? "high-ratio" : "ndzip") + " mode");
-  if (where == buffer_location::host || m_engine->reads_host_memory())
+    throw frame_error(std::string("ndzip: the frame holds a stream of the ") +
+                      codec_mode_name(info.mode) + " mode, but the compressor is for the " +
+                      codec_mode_name(m_mode) + " mode");
+  if (where == buffer_location::host || m_codec->reads_host_memory())
     detail::check_disjoint(values, m_shape.byte_size(), frame, frame_bytes, "frame buffer");
   const std::size_t consumed =
-      m_engine->decompress(data + frame_header_bytes, static_cast<std::size_t>(info.stream_bytes),
+      m_codec->decompress(data + frame_header_bytes, static_cast<std::size_t>(info.stream_bytes),
                            buffer_location::host, values, where, {});
   detail::check_frame_stream_consumed(info, consumed);
 }

@@ -8,6 +8,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -18,9 +19,8 @@
 #define XXH_INLINE_ALL
 #include <xxhash.h>
 
-#include "ndzip/dynamic.hpp"
-#include "ndzip/format.hpp"
-#include "ndzip/high_ratio.hpp"
+#include "ndzip/array_shape.hpp"
+#include "ndzip/stream_size.hpp"
 
 namespace ndzip {
 
@@ -91,19 +91,14 @@ void check_array(const frame_info& info) {
       not_a_frame("a " + describe(info) + " array is too large to address");
   visit_shape(array_shape::of(info), [&](auto tag, const auto& grid) {
     using T = typename decltype(tag)::type;
-    constexpr int Dims = std::decay_t<decltype(grid)>::dimensions;
     std::size_t largest = 0;
     try {
-      largest = compressed_size_bound<T>(grid);
+      largest = compressed_size_bound<T>(grid, info.mode);
     } catch (const std::invalid_argument& e) {
       not_a_frame(without_prefix(e.what()));
     }
-    std::size_t smallest = stream_layout<T, Dims>(grid).smallest_stream_bytes();
-    if (info.mode == codec_mode::high_ratio) {
-      // The high-ratio stream's header, and the ndzip stream behind it where it is stored.
-      smallest = high_ratio_smallest_stream_bytes<T>(grid);
-      largest += high_ratio_header_bytes;
-    }
+    // The range core::check_stream_size (core/stream_status.hpp) checks a stream against.
+    const std::size_t smallest = smallest_stream_bytes<T>(grid, info.mode);
     if (info.stream_bytes < smallest || info.stream_bytes > largest)
       throw frame_error("ndzip: inconsistent frame: a " + describe(info) + " array compresses to " +
                         std::to_string(smallest) + " to " + std::to_string(largest) +
@@ -140,9 +135,10 @@ frame_info read_frame_header(const std::byte* data, std::size_t size) {
   if (version == frame_version && byte7 != 0)
     not_a_frame("reserved byte 7 is " + std::to_string(byte7) + ", not 0");
   if (version == frame_version_with_mode) {
-    if (byte7 > static_cast<std::uint8_t>(codec_mode::high_ratio))
-      not_a_frame("unknown codec mode " + std::to_string(byte7) + " (0 = ndzip, 1 = high-ratio)");
-    info.mode = static_cast<codec_mode>(byte7);
+    const std::optional<codec_mode> mode = codec_mode_of_code(byte7);
+    if (!mode)
+      not_a_frame("unknown codec mode " + std::to_string(byte7) + " (" + codec_mode_codes() + ")");
+    info.mode = *mode;
   }
   for (int a = 0; a < 3; ++a) {
     const std::uint64_t n = get_u64(data + 8 + 8 * a);

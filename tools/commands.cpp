@@ -281,10 +281,10 @@ void describe_frame(const std::string& path, const frame_file& frame, const fram
 
   if (!first) std::printf("\n");
   std::printf("file:        %s\n", path == "-" ? "-" : path.c_str());
-  const bool high_ratio = header.mode == ndzip::codec_mode::high_ratio;
+  const bool records_mode = header.mode != ndzip::codec_mode::ndzip;
   std::printf("format:      ndzip-kokkos frame, version %d\n",
-              int{high_ratio ? ndzip::frame_version_with_mode : ndzip::frame_version});
-  std::printf("mode:        %s\n", high_ratio ? "high-ratio" : "ndzip");
+              int{records_mode ? ndzip::frame_version_with_mode : ndzip::frame_version});
+  std::printf("mode:        %s\n", ndzip::codec_mode_name(header.mode));
   std::printf("type:        %s\n", ndzip::element_type_name(array.shape.type()));
   std::printf("dimensions:  %d\n", array.shape.rank());
   std::printf("extents:     %s (slowest first)\n", array.shape.extents_string().c_str());

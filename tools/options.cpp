@@ -90,9 +90,9 @@ std::string wrapped(const std::string& text, std::size_t width = 54) {
 // What the parser writes into before it is checked.
 // Values are optional: an empty one ("-o ''") is given, and refused where it means nothing.
 struct raw_options {
-  std::optional<std::string> type, extents, backend, output, threads;
+  std::optional<std::string> type, extents, backend, output, threads, mode;
   int quiet = 0, verbose = 0;
-  bool keep = false;
+  bool keep = false, high_ratio = false;
 };
 
 enum class option_set { top, compress, decompress, info };
@@ -124,12 +124,16 @@ void add_options(CLI::App& app, option_set set, options& opts, raw_options& raw)
                  "instead of the self-describing, checksummed frame. Warning: a bare stream has "
                  "no checksum, so damage can decode silently into other values; decompressing "
                  "it needs --raw, -t and -n.");
-    app.add_flag("--high-ratio", opts.high_ratio,
-                 compress ? "High-ratio mode: fewer bytes (the border compressed too, a gray step, "
-                            "Huffman-coded blocks; docs/FORMAT.md), slower. The frame records "
-                            "the mode, so decompressing needs no flag; a --raw stream of this "
-                            "mode is not the upstream format."
-                          : "The --raw stream is a high-ratio stream (frames record the mode).");
+    add_value(app, "--mode", raw.mode,
+              compress ? "Codec mode: " + ndzip::codec_mode_names() +
+                             " (the default). high_ratio: fewer bytes (the border compressed "
+                             "too, a gray step, Huffman-coded blocks; docs/FORMAT.md), slower. "
+                             "The frame records the mode, so decompressing needs no option; a "
+                             "--raw stream of the high_ratio mode is not the upstream format."
+                       : "The mode of the --raw stream: " + ndzip::codec_mode_names() +
+                             " (frames record the mode).")
+        ->type_name("MODE");
+    app.add_flag("--high-ratio", raw.high_ratio, "The same as --mode high_ratio.");
     add_value(app, "-o,--output", raw.output, "Write to OUT (one input only).")->type_name("OUT");
     app.add_flag("-c,--stdout", opts.to_stdout, "Write to standard output (one input only).");
     app.add_flag("-k,--keep", raw.keep, "Keep input files (the default).");
@@ -244,7 +248,7 @@ void check_combination(options& opts, const raw_options& raw) {
   if (opts.op == operation::list) {
     refuse_with(raw.type || raw.extents, "-t/-n");
     refuse_with(opts.raw, "--raw");
-    refuse_with(opts.high_ratio, "--high-ratio");
+    refuse_with(raw.mode || raw.high_ratio, "--mode/--high-ratio");
     refuse_with(opts.to_stdout || raw.output, "-o/-c");
     refuse_with(opts.remove_input, "--rm");
     refuse_with(opts.strict, "--strict");
@@ -303,7 +307,7 @@ array_desc options::array(std::uint64_t values) const {
   a.shape = extents.empty() ? ndzip::array_shape(type.value(), {values})
                             : ndzip::array_shape(type.value(), static_cast<int>(extents.size()),
                                                  extents.data());
-  if (high_ratio) a.mode = ndzip::codec_mode::high_ratio;
+  a.mode = mode;
   return a;
 }
 
@@ -451,6 +455,16 @@ options parse_command_line(int argc, const char* const* argv) {
       throw usage_error("unknown element type '" + *raw.type + "' (use float or double)");
   }
   if (raw.extents) opts.extents = parse_extents(*raw.extents);
+  if (raw.mode) {
+    const std::optional<ndzip::codec_mode> mode = ndzip::parse_codec_mode(*raw.mode);
+    if (!mode)
+      throw usage_error("unknown codec mode '" + *raw.mode + "' (use " +
+                        ndzip::codec_mode_names() + ")");
+    if (raw.high_ratio && *mode != ndzip::codec_mode::high_ratio)
+      throw usage_error("--high-ratio and --mode " + *raw.mode + " contradict each other");
+    opts.mode = *mode;
+  }
+  if (raw.high_ratio) opts.mode = ndzip::codec_mode::high_ratio;
   opts.backend = raw.backend.value_or("");
   check_backend(opts, raw.backend.has_value());
   opts.files = files;

@@ -39,7 +39,7 @@ struct options {
   std::optional<element_type> type;    // -t
   std::vector<std::uint64_t> extents;  // -n, slowest first; empty if not given
   bool raw = false;                    // --raw
-  bool high_ratio = false;             // --high-ratio
+  ndzip::codec_mode mode = ndzip::codec_mode::ndzip;  // --mode, --high-ratio
   bool force = false;                  // -f/--force
   bool to_stdout = false;              // -c/--stdout
   bool remove_input = false;           // --rm (the input is kept by default, -k)

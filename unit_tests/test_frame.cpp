@@ -231,7 +231,7 @@ TEST_CASE("frame: damaged frames are refused, before decoding, saying what is wr
       {"unknown version", edited(4, {3}),
        "unsupported frame version 3 (this library reads versions 1 and 2)"},
       {"unknown codec mode", edited(4, {2, 1, 2, 2}),
-       "unknown codec mode 2 (0 = ndzip, 1 = high-ratio)"},
+       "unknown codec mode 2 (0 = ndzip, 1 = high_ratio)"},
       {"version 0", edited(4, {0}), "unsupported frame version 0"},
       {"type code 0", edited(5, {0}), "unknown element type code 0 (1 = float, 2 = double)"},
       {"type code 3", edited(5, {3}), "unknown element type code 3"},
@@ -351,7 +351,7 @@ TEST_CASE("frame: versions 1 and 2 and byte 7, as docs/FORMAT.md describes them"
                              std::to_string(byte7) + ", not 0");
       else if (version == 2 && byte7 > 1)
         CHECK(message == "ndzip: not a valid ndzip frame: unknown codec mode " +
-                             std::to_string(byte7) + " (0 = ndzip, 1 = high-ratio)");
+                             std::to_string(byte7) + " (0 = ndzip, 1 = high_ratio)");
       else
         CHECK(message == "");
     }

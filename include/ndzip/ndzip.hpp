@@ -2,6 +2,7 @@
 #pragma once
 // ndzip-kokkos: lossless compression of dense float/double grids in the ndzip stream format.
 
+#include "ndzip/array_shape.hpp"
 #include "ndzip/backends.hpp"
 #include "ndzip/batch_compressor.hpp"
 #include "ndzip/codec_mode.hpp"
@@ -13,6 +14,7 @@
 #include "ndzip/frame.hpp"
 #include "ndzip/frame_format.hpp"
 #include "ndzip/high_ratio.hpp"
+#include "ndzip/stream_size.hpp"
 #include "ndzip/version.hpp"
 #include "ndzip/view_api.hpp"
 #include "ndzip/view_checks.hpp"

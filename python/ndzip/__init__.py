@@ -43,6 +43,7 @@ from ._ndzip import (
     decompress_raw,
     default_backend,
     frame_info,
+    modes,
     size_bound,
 )
 
@@ -60,5 +61,6 @@ __all__ = [
     "decompress_raw",
     "default_backend",
     "frame_info",
+    "modes",
     "size_bound",
 ]

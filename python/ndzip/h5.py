@@ -12,7 +12,7 @@ create_dataset arguments; plugin_path() is the folder for HDF5_PLUGIN_PATH, for 
 
 import os
 
-from . import _build_config
+from . import _build_config, _ndzip
 
 
 def filter_id():
@@ -38,14 +38,20 @@ def register():
         h5py.h5pl.append(path.encode())
 
 
-def filter(checksum=True, high_ratio=False):
+def filter(checksum=True, high_ratio=False, mode=None):
     """The compression= and compression_opts= arguments of h5py.Group.create_dataset for the
     ndzip filter: each chunk checksummed (XXH3-64, checked on read) unless checksum is False, in
-    the high-ratio stream if high_ratio is True. Registers the plugin's folder first."""
+    the stream of `mode` (one of ndzip.modes; "ndzip" by default; high_ratio=True is the same as
+    mode="high_ratio"). Registers the plugin's folder first."""
+    if mode is None:
+        mode = "high_ratio" if high_ratio else "ndzip"
+    elif high_ratio and mode != "high_ratio":
+        raise ValueError(f"ndzip.h5.filter: high_ratio=True and mode={mode!r} contradict each other")
+    code = _ndzip._mode_code(mode)  # ValueError for a name that is not a mode
     register()
     return {
         "compression": filter_id(),
-        "compression_opts": (int(bool(checksum)), int(bool(high_ratio))),
+        "compression_opts": (int(bool(checksum)), code),
     }
 
 

@@ -34,9 +34,7 @@ import numpy as _np
 from numcodecs.abc import Codec
 from numcodecs.compat import ensure_contiguous_ndarray, ensure_ndarray
 
-from . import _ndzip, backends, compress, decompress, default_backend, frame_info
-
-_MODES = ("ndzip", "high_ratio")
+from . import _ndzip, backends, compress, decompress, default_backend, frame_info, modes
 
 
 def _checked_backend(backend):
@@ -62,8 +60,8 @@ class Ndzip(Codec):
     codec_id = "ndzip"
 
     def __init__(self, backend=None, mode="ndzip"):
-        if mode not in _MODES:
-            raise ValueError(f"ndzip: unknown mode {mode!r} (use 'ndzip' or 'high_ratio')")
+        if mode not in modes:
+            raise ValueError(f"ndzip: unknown mode {mode!r} (use one of: {', '.join(modes)})")
         self.backend = backend
         self.mode = mode
 

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,14 +23,11 @@ namespace ndzip_python {
 
 namespace py = pybind11;
 
+// The codec mode of this name (ndzip/codec_mode.hpp); anything else is a ValueError.
 inline ndzip::codec_mode mode_named(const std::string& name) {
-  if (name == "ndzip") return ndzip::codec_mode::ndzip;
-  if (name == "high_ratio") return ndzip::codec_mode::high_ratio;
-  throw py::value_error("ndzip: unknown mode '" + name + "' (use 'ndzip' or 'high_ratio')");
-}
-
-inline const char* mode_name(ndzip::codec_mode mode) {
-  return mode == ndzip::codec_mode::high_ratio ? "high_ratio" : "ndzip";
+  if (const std::optional<ndzip::codec_mode> mode = ndzip::parse_codec_mode(name)) return *mode;
+  throw py::value_error("ndzip: unknown mode '" + name + "' (use one of: " +
+                        ndzip::codec_mode_names() + ")");
 }
 
 // float32 or float64 in this machine's byte order; anything else is a TypeError.

@@ -29,7 +29,7 @@ py::dict frame_info(const py::object& buffer) {
   py::dict d;
   d["dtype"] = dtype_of(shape.type());
   d["shape"] = py::tuple(py::cast(py_shape(shape)));
-  d["mode"] = mode_name(info.mode);
+  d["mode"] = ndzip::codec_mode_name(info.mode);
   d["stream_bytes"] = info.stream_bytes;
   return d;
 }

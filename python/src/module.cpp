@@ -31,6 +31,17 @@ PYBIND11_MODULE(_ndzip, m) {
   m.doc() = "ndzip-kokkos: lossless compression of float32/float64 arrays (the extension)";
   m.attr("__version__") = ndzip::version_string;
   m.attr("frame_header_bytes") = ndzip::frame_header_bytes;
+  // The codec modes' names, the default first (ndzip/codec_mode.hpp), and a mode's code as the
+  // HDF5 filter stores it.
+  py::list modes;
+#define NDZIP_PYTHON_MODE_NAME(mode, code, name) modes.append(name);
+  NDZIP_FOR_EACH_CODEC_MODE(NDZIP_PYTHON_MODE_NAME)
+#undef NDZIP_PYTHON_MODE_NAME
+  m.attr("modes") = py::tuple(modes);
+  m.def(
+      "_mode_code",
+      [](const std::string& name) { return static_cast<unsigned>(mode_named(name)); },
+      py::arg("mode"));
   // Whether the library runs one call at a time, whatever the threads (Kokkos before 4.4).
   m.attr("_serialises_calls") = KOKKOS_VERSION < 40400;
   // Whether OpenMP runs only on the thread that initialised Kokkos (Kokkos 3 with OpenMP).
@@ -123,7 +134,7 @@ PYBIND11_MODULE(_ndzip, m) {
       .def_property_readonly("backend",
                              [](const py_compressor& c) { return c.backend(); })
       .def_property_readonly("mode",
-                             [](const py_compressor& c) { return mode_name(c.mode()); })
+                             [](const py_compressor& c) { return ndzip::codec_mode_name(c.mode()); })
       .def_property_readonly("size_bound",
                              [](const py_compressor& c) { return c.size_bound(); })
       .def_property_readonly("frame_size_bound",
@@ -154,7 +165,7 @@ PYBIND11_MODULE(_ndzip, m) {
           py::arg("buffer"), py::kw_only(), py::arg("out") = py::none())
       .def("__repr__", [](const py_compressor& c) {
         return "ndzip.Compressor(" + c.shape().to_string() + ", backend='" + c.backend() +
-               "', mode='" + mode_name(c.mode()) + "')";
+               "', mode='" + ndzip::codec_mode_name(c.mode()) + "')";
       });
   m.def("frame_info", &frame_info, py::arg("buffer"));
   m.def("_finalize", &finalize_owned_kokkos);

@@ -46,6 +46,24 @@ def test_dataset_round_trip(tmp_path, dtype, checksum, high_ratio):
         assert d.id.get_storage_size() < data.nbytes
 
 
+def test_filter_names_the_mode_as_the_rest_of_the_package():
+    for mode in ndzip.modes:
+        high_ratio = mode == "high_ratio"
+        assert ndzip.h5.filter(mode=mode) == ndzip.h5.filter(high_ratio=high_ratio)
+    assert ndzip.h5.filter(mode="high_ratio")["compression_opts"] == (1, 1)
+    with pytest.raises(ValueError, match="unknown mode 'high-ratio'"):
+        ndzip.h5.filter(mode="high-ratio")
+    with pytest.raises(ValueError, match="contradict"):
+        ndzip.h5.filter(high_ratio=True, mode="ndzip")
+
+
+def test_the_plugin_refuses_a_mode_code_it_does_not_know(tmp_path):
+    with h5py.File(tmp_path / "d.h5", "w") as f:
+        with pytest.raises(ValueError, match="the codec mode's code: 0 = ndzip, 1 = high_ratio"):
+            f.create_dataset("t", data=field(np.float32, (16, 16, 16)), chunks=(8, 8, 8),
+                             compression=FILTER_ID, compression_opts=(1, 2))
+
+
 def test_h5dump_shows_the_filter(tmp_path):
     h5dump = os.environ.get("NDZIP_H5DUMP")
     if not h5dump:

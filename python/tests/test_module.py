@@ -470,3 +470,16 @@ def test_a_backend_that_cannot_run_on_the_calling_thread():
             on_thread(call)
     # The Compressor is unharmed, and still works on its own thread.
     assert kept.compress(array) == frame
+
+
+def test_modes_are_named_once_for_the_whole_package():
+    # The library's one list (ndzip/codec_mode.hpp), the default first; the CLI, the frame and
+    # numcodecs spell them the same.
+    assert ndzip.modes == ("ndzip", "high_ratio")
+    data = np.arange(4096, dtype=np.float32).reshape(64, 64)
+    for mode in ndzip.modes:
+        frame = ndzip.compress(data, mode=mode)
+        assert ndzip.frame_info(frame)["mode"] == mode
+        assert ndzip.Compressor(np.float32, data.shape, mode=mode).mode == mode
+    with pytest.raises(ValueError, match=r"unknown mode 'high-ratio' \(use one of: ndzip, high_ratio\)"):
+        ndzip.compress(data, mode="high-ratio")

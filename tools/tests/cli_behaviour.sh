@@ -212,7 +212,7 @@ frame=hr.${backends[0]}.nz
 [ "$(u8 "$frame" 7)" = 1 ] || fail "$frame: mode $(u8 "$frame" 7)"
 [ "$(size_of "$frame")" -lt "$(size_of hr.default.nz)" ] || fail "high-ratio frame not smaller"
 expect 0 info "$frame"
-stdout_has "mode:        high-ratio"
+stdout_has "mode:        high_ratio"
 stdout_has "version 2"
 check "--high-ratio --raw: the bare stream, which decompressing --raw needs --high-ratio for"
 expect 0 compress --high-ratio --raw -t float -n 33x34x35 hr.f32 hr.stream
@@ -221,6 +221,19 @@ tail -c +49 "$frame" | cmp - hr.stream || fail "the frame's stream differs from 
 expect 0 decompress --raw --high-ratio -t float -n 33x34x35 hr.stream hr.raw.back
 same hr.raw.back hr.f32
 expect_error 1 "cannot decompress 'hr.stream'" decompress --raw -t float -n 33x34x35 hr.stream x
+no_output x
+check "--mode names the mode as the library, Python and numcodecs do; --high-ratio is its shorthand"
+expect 0 compress --mode high_ratio -t float -n 33x34x35 hr.f32 hr.mode.nz
+same hr.mode.nz "$frame"
+expect 0 compress --mode ndzip -t float -n 33x34x35 hr.f32 hr.mode.default.nz
+same hr.mode.default.nz hr.default.nz
+expect 0 decompress --raw --mode high_ratio -t float -n 33x34x35 hr.stream hr.mode.back
+same hr.mode.back hr.f32
+expect_error 2 "unknown codec mode 'high-ratio' (use ndzip, high_ratio)" \
+  compress --mode high-ratio -t float -n 33x34x35 hr.f32 x
+no_output x
+expect_error 2 "--high-ratio and --mode ndzip contradict each other" \
+  compress --high-ratio --mode ndzip -t float -n 33x34x35 hr.f32 x
 no_output x
 random_file hr.random 20000
 expect 0 compress --high-ratio -t float -n 5000 hr.random hr.random.nz

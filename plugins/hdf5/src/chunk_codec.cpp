@@ -17,10 +17,6 @@
 namespace ndzip::hdf5_plugin {
 namespace {
 
-codec_mode mode_of(const chunk_parameters& chunk) {
-  return chunk.high_ratio ? codec_mode::high_ratio : codec_mode::ndzip;
-}
-
 filtered_chunk allocate(std::size_t capacity) {
   filtered_chunk out;
   out.bytes.reset(static_cast<std::byte*>(std::malloc(capacity)));
@@ -50,7 +46,7 @@ filtered_chunk compress_chunk(const chunk_parameters& chunk, const void* chunk_d
                              std::to_string(chunk.shape.byte_size()) + " (" +
                              chunk.shape.to_string() + ")");
   const std::size_t head = checksum_head_bytes(chunk);
-  dynamic_compressor codec(host_backend(), chunk.shape, mode_of(chunk));
+  dynamic_compressor codec(host_backend(), chunk.shape, chunk.mode);
   filtered_chunk out = allocate(head + codec.size_bound());
   out.size = head + codec.compress(chunk_data, out.bytes.get() + head, out.capacity - head);
   if (head != 0)
@@ -78,7 +74,7 @@ filtered_chunk decompress_chunk(const chunk_parameters& chunk, const void* store
   filtered_chunk out = allocate(chunk.shape.byte_size());
   out.size = out.capacity;
   const std::size_t stream_size = size - head;
-  dynamic_compressor codec(host_backend(), chunk.shape, mode_of(chunk));
+  dynamic_compressor codec(host_backend(), chunk.shape, chunk.mode);
   std::size_t consumed = 0;
   try {
     consumed = codec.decompress(stored_bytes + head, stream_size, out.bytes.get());

@@ -2,9 +2,9 @@
 #include "chunk_parameters.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
-
 
 namespace ndzip::hdf5_plugin {
 
@@ -12,7 +12,7 @@ std::vector<unsigned> to_cd_values(const chunk_parameters& chunk) {
   std::vector<unsigned> values{chunk.layout};
   if (chunk.layout >= 2)
     values.push_back((chunk.checksum ? checksum_flag : 0) |
-                     (chunk.high_ratio ? high_ratio_flag : 0));
+                     static_cast<unsigned>(chunk.mode) << mode_shift);
   values.push_back(static_cast<unsigned>(chunk.shape.type()));
   values.push_back(static_cast<unsigned>(chunk.shape.rank()));
   for (int a = 0; a < chunk.shape.rank(); ++a)
@@ -42,11 +42,13 @@ chunk_parameters from_cd_values(std::size_t count, const unsigned* values) {
   if (chunk.layout == 1) {
     chunk.checksum = false;
   } else {
-    if (values[1] & ~(checksum_flag | high_ratio_flag))
-      fail("flags " + std::to_string(values[1]) +
-           " set bits this filter does not know (written by a newer ndzip filter?)");
+    const std::optional<codec_mode> mode = codec_mode_of_code(values[1] >> mode_shift);
+    if (!mode)
+      fail("flags " + std::to_string(values[1]) + " name codec mode " +
+           std::to_string(values[1] >> mode_shift) + ", which this filter does not know (" +
+           codec_mode_codes() + "; written by a newer ndzip filter?)");
     chunk.checksum = (values[1] & checksum_flag) != 0;
-    chunk.high_ratio = (values[1] & high_ratio_flag) != 0;
+    chunk.mode = *mode;
   }
   const unsigned type = values[first];
   if (type != static_cast<unsigned>(element_type::float32) &&
@@ -71,25 +73,28 @@ chunk_parameters with_requested_layout(chunk_parameters chunk, std::size_t count
                                        const unsigned* values) {
   chunk.layout = cd_values_layout;
   chunk.checksum = true;
-  chunk.high_ratio = false;
+  chunk.mode = codec_mode::ndzip;
   if (count == 0) return chunk;
   if (count >= min_stored_cd_values) {
     // A copied dataset's parameters: its layout and flags carry over to the copy.
     const chunk_parameters copied = from_cd_values(count, values);
     chunk.layout = copied.layout;
     chunk.checksum = copied.checksum;
-    chunk.high_ratio = copied.high_ratio;
+    chunk.mode = copied.mode;
     return chunk;
   }
-  if (count > max_user_options || values[0] > 1 || (count == 2 && values[1] > 1))
+  const std::optional<codec_mode> mode =
+      count == 2 ? codec_mode_of_code(values[1]) : codec_mode::ndzip;
+  if (count > max_user_options || values[0] > 1 || !mode)
     throw std::runtime_error(
         "ndzip HDF5 filter: the filter was added with " + std::to_string(count) + " value(s) (" +
         std::to_string(values[0]) + (count > 1 ? ", ...)" : ")") +
-        "; it takes none, one (checksum: 1 on, the default, or 0 off), two (checksum, then "
-        "high ratio: 1 for the high-ratio stream, 0 for the ndzip stream, the default), or the " +
+        "; it takes none, one (checksum: 1 on, the default, or 0 off), two (checksum, then the "
+        "codec mode's code: " +
+        codec_mode_codes() + "; ndzip the default), or the " +
         std::to_string(min_stored_cd_values) + " or more parameters of an ndzip dataset");
   chunk.checksum = values[0] == 1;
-  chunk.high_ratio = count == 2 && values[1] == 1;
+  chunk.mode = *mode;
   return chunk;
 }
 

@@ -25,13 +25,15 @@
 // What a user passes when adding the filter (h5py's compression_opts, h5repack's UD=):
 //   nothing                    layout 2, checksummed, ndzip streams
 //   (checksum,)                layout 2, checksummed if checksum is 1, bare streams if it is 0
-//   (checksum, high_ratio)     and high-ratio streams if high_ratio is 1, ndzip streams if 0
+//   (checksum, mode)           and the streams of the codec mode of that code (0 ndzip, the
+//                              default; 1 high_ratio)
 // A list of 4 or more values is the parameters of an existing dataset (h5repack and H5Pcopy
 // hand those to the new dataset): its layout and flags are kept, the extents recomputed.
 
 #include <cstddef>
 #include <vector>
 
+#include "ndzip/codec_mode.hpp"
 #include "ndzip/dynamic.hpp"
 
 namespace ndzip::hdf5_plugin {
@@ -39,14 +41,14 @@ namespace ndzip::hdf5_plugin {
 struct chunk_parameters {
   unsigned layout = 2;      // cd_values layout version: 1 or 2
   bool checksum = true;     // layout 2 only: each chunk carries the XXH3-64 of its stream
-  bool high_ratio = false;  // layout 2 only: the chunks hold high-ratio streams
+  codec_mode mode = codec_mode::ndzip;  // layout 2 only: the mode of the chunks' streams
   // Element type (its codes are cd_values' [2]) and chunk extents; to_string() for messages.
   array_shape shape;
 };
 
 inline constexpr unsigned cd_values_layout = 2;  // what new datasets get
 inline constexpr unsigned checksum_flag = 1;
-inline constexpr unsigned high_ratio_flag = 2;
+inline constexpr unsigned mode_shift = 1;  // the flags' bits from this one hold the mode's code
 inline constexpr std::size_t max_cd_values = 7;
 inline constexpr std::size_t max_user_options = 2;
 inline constexpr std::size_t min_stored_cd_values = 4;  // layout 1 of a 1-D chunk

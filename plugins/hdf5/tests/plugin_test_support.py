@@ -15,7 +15,7 @@ import numpy as np
 ELEMENT_TYPE_CODES = {np.dtype("float32"): 1, np.dtype("float64"): 2}  # cd_values[2]
 CD_VALUES_LAYOUT = 2  # cd_values[0]
 CHECKSUM_FLAG = 1  # cd_values[1]
-HIGH_RATIO_FLAG = 2  # cd_values[1] bit 1: the chunks hold high-ratio streams
+HIGH_RATIO_FLAG = 2  # cd_values[1] from bit 1: the codec mode's code (1, high_ratio) << 1
 CHECKSUM_BYTES = 8  # in front of the stream in a checksummed chunk
 
 
