@@ -1,23 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // The high-ratio mode's engine (core/engine.hpp): the high-ratio stream's encoder and decoder
-// (docs/FORMAT.md, "The high-ratio stream") for a list of grids: one for a compressor in that
-// mode, many for a batch_compressor. Every step is one kernel for all grids, queued on the instance, so that both
-// directions run without waiting for the host (the synchronous calls are the asynchronous ones,
-// a fence and a read of the result); the grids' plans and the call's items are in the execution
-// space's memory (core/high_ratio/grids.hpp).
-// Compression: the grids' ndzip streams and their borders' 1-D ndzip streams are made by two
-// batch engines of the default mode (core/ndzip_engine.hpp); a kernel writes every block's gray form into a slot of its own and
-// counts its bytes per grid and code table, a team per table builds the codes, a kernel sizes
-// every code stream, a scan places the blocks, a thread per grid decides its layout (coded, or
-// the ndzip stream stored), and kernels write the headers, the blocks and the borders' tails
-// (core/high_ratio/encode_kernels.hpp, code_kernels.hpp, stream_kernels.hpp).
-// Decompression: a thread per grid reads its header, a team per table checks the code tables
-// and fills the decoder's, a kernel decodes every code stream into the gray blocks (on the host
-// a thread per block, on a device a thread per stream), one turns them back into ndzip blocks,
-// a scan places those into the ndzip streams, and the two batch engines decode them (the
-// border streams into the main streams' borders); a thread per grid gathers what every step
-// found into its outcome (core/high_ratio/decode_kernels.hpp).
+// (docs/FORMAT.md, "The high-ratio stream") for a list of grids: one for a compressor in that mode,
+// many for a batch_compressor. Every step is one kernel for all grids, queued on the instance, so
+// that both directions run without waiting for the host (the synchronous calls are the asynchronous
+// ones, a fence and a read of the result); the grids' plans and the call's items are in the
+// execution space's memory (core/high_ratio/grids.hpp).
+// Compression: the grids' ndzip streams and their borders' 1-D ndzip streams are made by two batch
+// engines of the default mode (core/ndzip_engine.hpp); a kernel writes every block's gray form into
+// a slot of its own and counts its bytes per grid and code table, a team per table builds the
+// codes, a kernel sizes every code stream, a scan places the blocks, a thread per grid decides its
+// layout (coded, or the ndzip stream stored), and kernels write the headers, the blocks and the
+// borders' tails (core/high_ratio/encode_kernels.hpp, code_kernels.hpp, stream_kernels.hpp).
+// Decompression: a thread per grid reads its header, a team per table checks the code tables and
+// fills the decoder's, a kernel decodes every code stream into the gray blocks (on the host a
+// thread per block, on a device a thread per stream), one turns them back into ndzip blocks, a scan
+// places those into the ndzip streams, and the two batch engines decode them (the border streams
+// into the main streams' borders); a thread per grid gathers what every step found into its outcome
+// (core/high_ratio/decode_kernels.hpp).
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
@@ -219,6 +219,10 @@ struct engine final : public core::engine<T, Dims, ExecSpace> {
     // The host copies of the plans and the block grids must outlive the queued copies.
     m_exec.fence();
   }
+
+  // The steps below are public: nvcc refuses an extended lambda in a private member function.
+  // Callers use the interface's calls (core/engine.hpp), which check before a step runs.
+ public:
 
   // What every kernel of a call sees.
   pipeline<T, Dims> pipeline_for(item_type* items, std::uint64_t* result_sizes,

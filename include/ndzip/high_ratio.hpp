@@ -3,11 +3,11 @@
 // ndzip::high_ratio_compressor: the codec's high-ratio mode for one grid shape on one
 // execution-space instance, on raw pointers: an ndzip::compressor made with
 // ndzip::codec_mode::high_ratio, which runs the mode's engine behind its View calls too, as the
-// frame does (a batch_compressor in that mode runs the same engine over all its grids at once). It writes
-// and reads the high-ratio stream (docs/FORMAT.md): the ndzip transform with a gray step, the
-// border compressed as a 1-D array, and every block's bytes Huffman-coded with code tables built
-// for the stream, each block decodable on its own. It stores fewer bytes than the default mode on
-// most data (docs/PERFORMANCE.md) and never more than 16 bytes beyond the ndzip size bound
+// frame does (a batch_compressor in that mode runs the same engine over all its grids at once). It
+// writes and reads the high-ratio stream (docs/FORMAT.md): the ndzip transform with a gray step,
+// the border compressed as a 1-D array, and every block's bytes Huffman-coded with code tables
+// built for the stream, each block decodable on its own. It stores fewer bytes than the default
+// mode on most data (docs/PERFORMANCE.md) and never more than 16 bytes beyond the ndzip size bound
 // (size_bound()). Like the raw ndzip stream it records no type or extents and carries no checksum:
 // keep it in a frame where bytes are stored or sent.
 //

@@ -46,7 +46,8 @@ def filter(checksum=True, high_ratio=False, mode=None):
     if mode is None:
         mode = "high_ratio" if high_ratio else "ndzip"
     elif high_ratio and mode != "high_ratio":
-        raise ValueError(f"ndzip.h5.filter: high_ratio=True and mode={mode!r} contradict each other")
+        raise ValueError(
+            f"ndzip.h5.filter: high_ratio=True and mode={mode!r} contradict each other")
     code = _ndzip._mode_code(mode)  # ValueError for a name that is not a mode
     register()
     return {

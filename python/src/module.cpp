@@ -133,8 +133,8 @@ PYBIND11_MODULE(_ndzip, m) {
           "shape", [](const py_compressor& c) { return py::tuple(py::cast(py_shape(c.shape()))); })
       .def_property_readonly("backend",
                              [](const py_compressor& c) { return c.backend(); })
-      .def_property_readonly("mode",
-                             [](const py_compressor& c) { return ndzip::codec_mode_name(c.mode()); })
+      .def_property_readonly(
+          "mode", [](const py_compressor& c) { return ndzip::codec_mode_name(c.mode()); })
       .def_property_readonly("size_bound",
                              [](const py_compressor& c) { return c.size_bound(); })
       .def_property_readonly("frame_size_bound",

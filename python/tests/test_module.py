@@ -481,5 +481,6 @@ def test_modes_are_named_once_for_the_whole_package():
         frame = ndzip.compress(data, mode=mode)
         assert ndzip.frame_info(frame)["mode"] == mode
         assert ndzip.Compressor(np.float32, data.shape, mode=mode).mode == mode
-    with pytest.raises(ValueError, match=r"unknown mode 'high-ratio' \(use one of: ndzip, high_ratio\)"):
+    with pytest.raises(ValueError,
+                       match=r"unknown mode 'high-ratio' \(use one of: ndzip, high_ratio\)"):
         ndzip.compress(data, mode="high-ratio")
