@@ -48,8 +48,6 @@ class engine {
   engine(const engine&) = delete;
   engine& operator=(const engine&) = delete;
 
-  codec_mode mode() const { return m_mode; }
-  std::size_t grid_count() const { return m_grids.size(); }
   const extent<Dims>& grid(std::size_t g) const { return m_grids[g]; }
   std::size_t size_bound(std::size_t grid) const {
     return compressed_size_bound<T>(m_grids[grid], m_mode);
