@@ -24,6 +24,10 @@
 # the same Kokkos with CUDA (arch AMPERE80, lambdas enabled) into .deps/kokkos-cuda, for the CUDA
 # compile check of scripts/build-cuda.sh (no GPU needed).
 #
+# With --cuda-mpi it also installs the CUDA toolkit as --cuda does (not the CUDA Kokkos) and runs
+# scripts/install-cuda-mpi.sh: a CUDA-aware Open MPI 4.1.4 over UCX 1.13.1, built from Debian's
+# source packages into .deps/cuda-mpi, relocatable, for the GPU test of ndzip::mpi.
+#
 # With --hip it also installs Debian's hipcc (ROCm 5.2.3) and builds the same Kokkos with HIP
 # (arch VEGA908, the newest Kokkos 3.4 knows) into .deps/kokkos-hip, for the HIP compile check
 # of scripts/build-hip.sh (no GPU needed).
@@ -38,16 +42,18 @@
 set -euo pipefail
 
 with_cuda=0
+with_cuda_mpi=0
 with_hip=0
 with_fuzz=0
 with_threads=0
 for arg in "$@"; do
   case "$arg" in
     --cuda) with_cuda=1 ;;
+    --cuda-mpi) with_cuda_mpi=1 ;;
     --hip) with_hip=1 ;;
     --fuzz) with_fuzz=1 ;;
     --threads) with_threads=1 ;;
-    *) echo "install-deps: unknown argument '$arg' (--cuda, --hip, --fuzz, --threads)" >&2; exit 2 ;;
+    *) echo "install-deps: unknown argument '$arg' (--cuda, --cuda-mpi, --hip, --fuzz, --threads)" >&2; exit 2 ;;
   esac
 done
 
@@ -75,7 +81,7 @@ packages=(build-essential cmake ninja-build doctest-dev libxxhash-dev xxhash lib
   hdf5-filter-plugin hdf5-filter-plugin-blosc-serial hdf5-filter-plugin-zfp-serial
   openmpi-bin libopenmpi-dev
   pybind11-dev python3-dev python3-pytest python3-zarr python3-numcodecs)
-if [ "$with_cuda" = 1 ]; then
+if [ "$with_cuda" = 1 ] || [ "$with_cuda_mpi" = 1 ]; then
   packages+=(nvidia-cuda-toolkit g++-11)
   # The toolkit is in non-free: enable it (with contrib) for the configured Debian sources.
   if ! grep -rqsE '^Components:.*non-free( |$)|^deb .*debian.* non-free( |$)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
@@ -85,6 +91,11 @@ if [ "$with_cuda" = 1 ]; then
       "${sudo_cmd[@]}" sed -i -E '/^deb(-src)? .*debian/ s/ main$/ main contrib non-free/' /etc/apt/sources.list
     fi
   fi
+fi
+
+if [ "$with_cuda_mpi" = 1 ]; then
+  # UCX's Debian source has no configure script: autogen.sh needs the autotools.
+  packages+=(autoconf automake libtool pkg-config)
 fi
 
 if [ "$with_hip" = 1 ]; then
@@ -112,6 +123,10 @@ if ((${#missing[@]})); then
   echo "install-deps: installing Debian packages: ${missing[*]}"
   apt_update
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ "$with_cuda_mpi" = 1 ]; then
+  "$root/scripts/install-cuda-mpi.sh"
 fi
 
 # Debian has no standalone Kokkos, but its trilinos source package ships Kokkos and Kokkos Kernels
