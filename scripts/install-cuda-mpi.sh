@@ -32,28 +32,10 @@ cuda_dir=/usr
 source "$root/scripts/debian-cuda-env.sh"
 unset OPAL_PREFIX CPATH C_INCLUDE_PATH
 
-sudo_cmd=()
-if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+source "$root/scripts/debian-apt.sh"
 
 say() { echo "install-cuda-mpi: $*"; }
 die() { echo "install-cuda-mpi: $*" >&2; exit 1; }
-
-# As in install-deps.sh: a sed expression applied to every deb822 source file of Debian's archive,
-# and one `apt-get update` at most.
-edit_debian_sources() {
-  local f
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] && grep -q 'debian' "$f" || continue
-    "${sudo_cmd[@]}" sed -i -E "$1" "$f"
-  done
-}
-apt_updated=0
-apt_update() {
-  if [ "$apt_updated" = 0 ]; then
-    "${sudo_cmd[@]}" apt-get update -qq
-    apt_updated=1
-  fi
-}
 
 # The CUDA toolkit comes from install-deps.sh --cuda (non-free); here only check for it.
 for f in "$cuda_dir/include/cuda.h" "$cuda_dir/include/cuda_runtime.h" "$cuda_dir/include/nvml.h"; do
@@ -61,36 +43,16 @@ for f in "$cuda_dir/include/cuda.h" "$cuda_dir/include/cuda_runtime.h" "$cuda_di
 done
 
 # UCX's Debian source has no configure script: autogen.sh needs the autotools.
-tools=(build-essential dpkg-dev autoconf automake libtool pkg-config)
-missing=()
-for p in "${tools[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  say "installing Debian packages: ${missing[*]}"
-  apt_update
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+install_missing_packages install-cuda-mpi build-essential dpkg-dev autoconf automake libtool \
+  pkg-config
 
 # download_source NAME: Debian's source package NAME (.dsc, orig and debian tarballs) into
 # .deps/src, once.
 download_source() {
   local name=$1
   ls "$src/${name}"_*.dsc >/dev/null 2>&1 && return 0
-  # apt-get source needs deb-src entries; add them beside the configured deb sources.
-  if ! grep -rqsE '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-    say "enabling deb-src for the configured Debian sources"
-    edit_debian_sources 's/^Types: deb$/Types: deb deb-src/'
-    if [ -f /etc/apt/sources.list ] && grep -qE '^deb .*debian' /etc/apt/sources.list; then
-      grep -E '^deb .*debian' /etc/apt/sources.list | sed 's/^deb /deb-src /' |
-        "${sudo_cmd[@]}" tee /etc/apt/sources.list.d/ndzip-deb-src.list >/dev/null
-    fi
-    apt_updated=0
-  fi
-  apt_update
-  mkdir -p "$src"
   say "downloading Debian's $name source package into $src"
-  (cd "$src" && apt-get source --download-only -qq "$name" >/dev/null)
+  download_debian_source "$name" "$src"
 }
 
 # dsc_version NAME: the Debian version of the downloaded source package (e.g. 1.13.1-1).

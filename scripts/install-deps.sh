@@ -62,17 +62,7 @@ deps="$root/.deps"
 kokkos_prefix="${NDZIP_KOKKOS_PREFIX:-$deps/kokkos-host}"
 jobs=$(nproc 2>/dev/null || echo 2)
 
-sudo_cmd=()
-if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
-
-# Applies a sed expression to every deb822 source file (*.sources) of Debian's archive.
-edit_debian_sources() {
-  local f
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] && grep -q 'debian' "$f" || continue
-    "${sudo_cmd[@]}" sed -i -E "$1" "$f"
-  done
-}
+source "$root/scripts/debian-apt.sh"
 
 packages=(build-essential cmake ninja-build doctest-dev libxxhash-dev xxhash libssl-dev dpkg-dev python3 strace
   libcli11-dev
@@ -106,24 +96,7 @@ if [ "$with_fuzz" = 1 ]; then
   packages+=(clang-14 libclang-rt-14-dev)
 fi
 
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-done
-
-apt_updated=0
-apt_update() {
-  if [ "$apt_updated" = 0 ]; then
-    "${sudo_cmd[@]}" apt-get update -qq
-    apt_updated=1
-  fi
-}
-
-if ((${#missing[@]})); then
-  echo "install-deps: installing Debian packages: ${missing[*]}"
-  apt_update
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-fi
+install_missing_packages install-deps "${packages[@]}"
 
 if [ "$with_cuda_mpi" = 1 ]; then
   "$root/scripts/install-cuda-mpi.sh"
@@ -133,20 +106,8 @@ fi
 # 3.4.01 as packages/kokkos and packages/kokkos-kernels.
 download_trilinos_source() {
   ls "$deps"/trilinos/trilinos_*.orig.tar.* >/dev/null 2>&1 && return 0
-  # apt-get source needs deb-src entries; add them beside the configured deb sources.
-  if ! grep -rqsE '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/; then
-    echo "install-deps: enabling deb-src for the configured Debian sources"
-    edit_debian_sources 's/^Types: deb$/Types: deb deb-src/'
-    if [ -f /etc/apt/sources.list ] && grep -qE '^deb .*debian' /etc/apt/sources.list; then
-      grep -E '^deb .*debian' /etc/apt/sources.list | sed 's/^deb /deb-src /' |
-        "${sudo_cmd[@]}" tee /etc/apt/sources.list.d/ndzip-deb-src.list >/dev/null
-    fi
-    apt_updated=0
-  fi
-  apt_update
-  mkdir -p "$deps/trilinos"
   echo "install-deps: downloading the trilinos source package (contains Kokkos 3.4.01)"
-  (cd "$deps/trilinos" && apt-get source --download-only -qq trilinos >/dev/null)
+  download_debian_source trilinos "$deps/trilinos"
 }
 
 # extract_trilinos_package NAME DEST: packages/NAME of the trilinos source into DEST, once.
