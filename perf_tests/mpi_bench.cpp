@@ -47,7 +47,7 @@ struct config {
   bool checksum = false;
   int repetitions = 0;  // 0: by size
   double segment_mib = 16;
-  ndzip::mpi::options::device_path path = ndzip::mpi::options::device_path::automatic;
+  ndzip::mpi::transport_kind transport = ndzip::mpi::transport_kind::automatic;
   std::size_t scale = 1;  // the synthetic fields' slowest extent divided by this
 };
 
@@ -377,14 +377,14 @@ int main(int argc, char** argv) {
   app.add_option("--segment-mib", cfg.segment_mib, "ndzip::mpi segment size");
   app.add_flag("--checksum", cfg.checksum,
                "segments with their XXH3-64 (ndzip::mpi::options::checksum = true)");
-  const std::map<std::string, ndzip::mpi::options::device_path> paths = {
-      {"automatic", ndzip::mpi::options::device_path::automatic},
-      {"staged", ndzip::mpi::options::device_path::staged},
-      {"direct", ndzip::mpi::options::device_path::direct}};
-  app.add_option("--path", cfg.path,
-                 "how device buffers meet MPI (ndzip::mpi::options::path): automatic, staged, or "
-                 "direct (only with a GPU-aware MPI)")
-      ->transform(CLI::CheckedTransformer(paths, CLI::ignore_case));
+  const std::map<std::string, ndzip::mpi::transport_kind> transports = {
+      {"automatic", ndzip::mpi::transport_kind::automatic},
+      {"staged", ndzip::mpi::transport_kind::staged},
+      {"mpi-device", ndzip::mpi::transport_kind::mpi_device}};
+  app.add_option("--transport", cfg.transport,
+                 "how device buffers meet MPI (ndzip::mpi::options::transport): automatic, "
+                 "staged, or mpi-device (only with a GPU-aware MPI)")
+      ->transform(CLI::CheckedTransformer(transports, CLI::ignore_case));
   app.add_option("--scale", cfg.scale, "divide the synthetic fields' slowest extent by K")
       ->check(CLI::PositiveNumber);
   app.add_flag("--csv", cfg.csv, "CSV output");
@@ -408,11 +408,12 @@ int main(int argc, char** argv) {
     ndzip::mpi::options opts;
     opts.segment_bytes = static_cast<std::size_t>(cfg.segment_mib * 1048576.0);
     opts.checksum = cfg.checksum;
-    opts.path = cfg.path;
+    opts.transport = cfg.transport;
     const ndzip::mpi::communicator<exec_space> channel(exec, MPI_COMM_WORLD, opts);
     const char* path = ndzip::mpi::detail::staging<exec_space>::in_place
                            ? "host memory, handed to MPI in place"
-                       : channel.direct_path(true) ? "device memory, handed to MPI directly"
+                       : channel.transport(true) == ndzip::mpi::transport_kind::mpi_device
+                           ? "device memory, handed to MPI directly"
                                                    : "device memory, staged through host-pinned";
     if (rank() == 0 && !cfg.csv)
       std::printf(

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "ndzip/mpi/wire_format.hpp"
+#include "ndzip/mpi/detail/wire_format.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -19,7 +19,6 @@ namespace {
 constexpr std::byte transfer_magic[6] = {std::byte{'n'}, std::byte{'d'}, std::byte{'z'},
                                          std::byte{'m'}, std::byte{'p'}, std::byte{'i'}};
 constexpr std::uint16_t wire_version = 1;
-constexpr std::uint32_t segment_magic = 0x6773'7a6e;  // "nzsg"
 constexpr std::uint32_t flag_checksummed = 1;
 
 void put(std::byte* out, std::uint64_t value, int bytes) {
@@ -33,6 +32,8 @@ std::uint64_t get(const std::byte* in, int bytes) {
 }
 
 std::uint64_t xxh3(const std::byte* data, std::size_t bytes) { return XXH3_64bits(data, bytes); }
+
+}  // namespace
 
 // The checksum of a segment: XXH3-64 of its head's first 24 bytes followed by the XXH3-64 (8
 // bytes, little-endian) of each 1 MiB piece of its payload, so that the pieces are hashed in
@@ -53,8 +54,6 @@ std::uint64_t segment_checksum(const std::byte* segment, std::uint64_t payload_b
   }
   return XXH3_64bits(digest.data(), digest.size());
 }
-
-}  // namespace
 
 std::uint64_t transfer_head::segments() const {
   if (extents[0] == 0 || extents[1] == 0 || extents[2] == 0) return 0;
@@ -140,12 +139,8 @@ transfer_head read_transfer_head(const std::byte* message, std::size_t message_b
 // Layout: magic (4), kind (4), index (8), payload bytes (8), XXH3-64 of the 24 bytes before it
 // and the payload, or 0 (8).
 void write_segment_head(const segment_head& head, bool checksum, std::byte* out) {
-  put(out, segment_magic, 4);
-  put(out + 4, static_cast<std::uint32_t>(head.kind), 4);
-  put(out + 8, head.index, 8);
-  put(out + 16, head.payload_bytes, 8);
-  const std::uint64_t sum = checksum ? segment_checksum(out, head.payload_bytes) : 0;
-  put(out + 24, sum, 8);
+  put_segment_head(out, head.kind, head.index, head.payload_bytes, 0);
+  if (checksum) put(out + 24, segment_checksum(out, head.payload_bytes), 8);
 }
 
 segment_head read_segment_head(const std::byte* segment, std::size_t bytes, std::uint64_t index,

@@ -17,10 +17,11 @@ inline int rank() {
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
   return r;
 }
-// Whether options::device_path::direct can run here with an MPI that is not GPU-aware: host
-// backends hand MPI their memory on every path; on a device, the test binary keeps direct-path
-// buffers in Kokkos::SharedSpace (NDZIP_MPI_TEST_DIRECT_IN_SHARED_SPACE), which Kokkos 3 lacks.
-inline bool direct_path_testable() {
+// Whether transport_kind::mpi_device can run here with an MPI that is not GPU-aware: host
+// backends hand MPI their memory with every transport; on a device, the test binary keeps that
+// transport's buffers in Kokkos::SharedSpace (NDZIP_MPI_TEST_DIRECT_IN_SHARED_SPACE), which
+// Kokkos 3 lacks.
+inline bool mpi_device_testable() {
   using space = Kokkos::DefaultExecutionSpace;
   return ndzip::mpi::detail::staging<space>::in_place || KOKKOS_VERSION >= 40000;
 }

@@ -102,9 +102,9 @@ TEST_CASE("ndzip::mpi::neighbor_exchange equals a plain-MPI halo exchange bit fo
   CHECK(stats.sent.raw_segments == 24);
   CHECK(stats.received.raw_segments == 24);
 
-  // The same exchange with its messages handed to MPI in device memory (options::path), and
+  // The same exchange with its messages handed to MPI in device memory (options::transport), and
   // checksummed: the same bytes on the wire, the same ghosts.
-  if (direct_path_testable()) {
+  if (mpi_device_testable()) {
     block_view direct("direct", interior[0] + 2, interior[1] + 2, interior[2] + 2);
     Kokkos::deep_copy(direct, -1.0);
     fill(Kokkos::subview(direct, range{1, interior[0] + 1}, range{1, interior[1] + 1},
@@ -117,7 +117,7 @@ TEST_CASE("ndzip::mpi::neighbor_exchange equals a plain-MPI halo exchange bit fo
       direct_receives.push_back({region(direct, back, true), neighbour(back), tag_of(d)});
     }
     ndzip::mpi::options opts;
-    opts.path = ndzip::mpi::options::device_path::direct;
+    opts.transport = ndzip::mpi::transport_kind::mpi_device;
     opts.checksum = true;
     ndzip::mpi::neighbor_exchange<exec_space, piece_view> direct_halo(exec, cart, direct_sends,
                                                                       direct_receives, opts);

@@ -81,12 +81,12 @@ TEST_CASE(
 }
 
 TEST_CASE("ndzip::mpi: device buffers handed to MPI directly carry the bytes staged ones do") {
-  if (!direct_path_testable()) return;
-  using path = ndzip::mpi::options::device_path;
+  if (!mpi_device_testable()) return;
+  using path = ndzip::mpi::transport_kind;
   const exec_space exec;
   int tag = 600;
   const std::pair<path, path> paths[] = {
-      {path::staged, path::direct}, {path::direct, path::staged}, {path::direct, path::direct}};
+      {path::staged, path::mpi_device}, {path::mpi_device, path::staged}, {path::mpi_device, path::mpi_device}};
   for (const bool checksum : {false, true}) {
     for (const bool random : {false, true}) {
       for (const auto& pair : paths) {
@@ -105,15 +105,15 @@ TEST_CASE("ndzip::mpi: device buffers handed to MPI directly carry the bytes sta
         const std::uint64_t seed = static_cast<std::uint64_t>(tag);
         if (is_sender()) {
           fill(values, seed, random);
-          opts.path = path::staged;
+          opts.transport = path::staged;
           const auto staged = ndzip::mpi::send(exec, values, peer(), tag, MPI_COMM_WORLD, opts);
-          opts.path = send_path;
+          opts.transport = send_path;
           const auto sent = ndzip::mpi::send(exec, values, peer(), tag, MPI_COMM_WORLD, opts);
           CHECK(sent.wire_bytes == staged.wire_bytes);
           CHECK(sent.segments == 3);
           CHECK(sent.raw_segments == (random ? 3 : 1));
         } else {
-          opts.path = recv_path;
+          opts.transport = recv_path;
           for (int pass = 0; pass < 2; ++pass) {
             CAPTURE(pass);
             Kokkos::deep_copy(values, 0.0f);
@@ -350,19 +350,21 @@ TEST_CASE("ndzip::mpi::communicator: repeated transfers of changing sizes reuse 
 }
 
 TEST_CASE("ndzip::mpi: a send that fails part way leaves the receiver an error, not a hang") {
-  // Segment 2 of 4 fails on the sender after segments 0 and 1 are on the wire: the receiver,
-  // which waits for all four, must get ndzip::stream_error saying the sender gave up, and a
-  // later transfer on the same tag must arrive intact (nothing left over on either side).
+  // One segment compressed ahead (pipeline_depth 1): segment 3 of 4 fails on the sender after
+  // segments 0 and 1 are on the wire. The receiver, which waits for all four, must get
+  // ndzip::stream_error saying the sender gave up at segment 2, and a later transfer on the same
+  // tag must arrive intact (nothing left over on either side).
   const exec_space exec;
   ndzip::mpi::options opts;
   opts.segment_bytes = 100 * 100 * sizeof(double);
+  opts.pipeline_depth = 1;
   Kokkos::View<double**> values("values", 400, 100);
   constexpr int tag = 120;
   if (is_sender()) {
     fill(values, tag);
-    ndzip::mpi::detail::send_fault_at() = 2;
+    ndzip::mpi::detail::send_fault_at() = 3;
     CHECK_THROWS_WITH_AS(ndzip::mpi::send(exec, values, peer(), tag, MPI_COMM_WORLD, opts),
-                         doctest::Contains("fault injected before segment 2"), std::runtime_error);
+                         doctest::Contains("fault injected before segment 3"), std::runtime_error);
     CHECK(ndzip::mpi::detail::send_fault_at() == -1);
     ndzip::mpi::send(exec, values, peer(), tag, MPI_COMM_WORLD, opts);
   } else {
@@ -371,6 +373,29 @@ TEST_CASE("ndzip::mpi: a send that fails part way leaves the receiver an error, 
                          ndzip::stream_error);
     Kokkos::deep_copy(values, 0.0);
     ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD);
+    CHECK(differences(values, tag) == 0);
+  }
+}
+
+TEST_CASE("ndzip::mpi: a send that fails before its first message is posted sends nothing") {
+  // Three segments compressed ahead (the default depth): segment 2 fails while segments 0 and 1
+  // are still being compressed, so nothing is on the wire; the receiver gets the next transfer
+  // on the tag, intact.
+  const exec_space exec;
+  ndzip::mpi::options opts;
+  opts.segment_bytes = 100 * 100 * sizeof(double);
+  REQUIRE(opts.pipeline_depth >= 3);
+  Kokkos::View<double**> values("values", 400, 100);
+  constexpr int tag = 121;
+  if (is_sender()) {
+    fill(values, tag);
+    ndzip::mpi::detail::send_fault_at() = 2;
+    CHECK_THROWS_WITH_AS(ndzip::mpi::send(exec, values, peer(), tag, MPI_COMM_WORLD, opts),
+                         doctest::Contains("fault injected before segment 2"), std::runtime_error);
+    ndzip::mpi::send(exec, values, peer(), tag, MPI_COMM_WORLD, opts);
+  } else {
+    const auto stats = ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD);
+    CHECK(stats.segments == 4);
     CHECK(differences(values, tag) == 0);
   }
 }

@@ -134,13 +134,13 @@ TEST_CASE("ndzip::mpi: damaged or truncated messages throw ndzip::stream_error")
   Kokkos::View<float*> values("values", elements);
   const auto transfers = damaged_transfers();
   // Received through host staging and, where it can run here, into device buffers directly.
-  using path = ndzip::mpi::options::device_path;
+  using path = ndzip::mpi::transport_kind;
   std::vector<path> paths = {path::staged};
-  if (direct_path_testable()) paths.push_back(path::direct);
+  if (mpi_device_testable()) paths.push_back(path::mpi_device);
   for (const path receive_path : paths) {
     CAPTURE(static_cast<int>(receive_path));
     ndzip::mpi::options opts;
-    opts.path = receive_path;
+    opts.transport = receive_path;
     if (is_sender()) {
       for (const auto& transfer : transfers) {
         for (const auto& message : transfer) send_bytes(message);

@@ -66,4 +66,5 @@
 #include "ndzip/mpi/neighbor_exchange.hpp"
 #include "ndzip/mpi/point_to_point.hpp"
 #include "ndzip/mpi/request.hpp"
-#include "ndzip/mpi/wire_format.hpp"
+#include "ndzip/mpi/error.hpp"
+#include "ndzip/mpi/options.hpp"

@@ -20,12 +20,14 @@
 #include <vector>
 
 #include "ndzip/batch_compressor.hpp"
+#include "ndzip/mpi/detail/segment_pipeline.hpp"
+#include "ndzip/mpi/detail/slab_codec.hpp"
+#include "ndzip/mpi/detail/transport.hpp"
+#include "ndzip/mpi/detail/view_support.hpp"
+#include "ndzip/mpi/detail/wire_format.hpp"
+#include "ndzip/mpi/options.hpp"
 #include "ndzip/mpi/point_to_point.hpp"
 #include "ndzip/mpi/request.hpp"
-#include "ndzip/mpi/slab_codec.hpp"
-#include "ndzip/mpi/transfer.hpp"
-#include "ndzip/mpi/view_support.hpp"
-#include "ndzip/mpi/wire_format.hpp"
 
 namespace ndzip::mpi {
 
@@ -55,6 +57,8 @@ struct exchange_stats {
 // one cell thick as a 2-D grid); the pieces whose grids hold a whole ndzip hypercube are
 // compressed in one batch_compressor launch per rank of those grids, the others (edges and
 // corners of a thin halo, too small to shrink) travel raw. Pieces without elements are allowed.
+// Each message is assembled in the execution space's memory and handed to MPI through the
+// communicator's transport, as ndzip::mpi::isend does (detail/segment_pipeline.hpp).
 template <class ExecSpace, class View>
 class neighbor_exchange {
  public:
@@ -76,7 +80,7 @@ class neighbor_exchange {
     // Sizes first, checked before anything is allocated: each piece is one message.
     std::vector<detail::slab_shape> shapes;
     std::vector<std::size_t> bounds;  // 0: the piece travels raw
-    std::size_t packed = 0, streams = 0;
+    std::size_t packed = 0;
     for (std::size_t i = 0; i < m_sends.size(); ++i) {
       const auto& values = m_sends[i].values;
       shapes.push_back(detail::squeeze(dims, detail::extents_of(values)));
@@ -92,23 +96,21 @@ class neighbor_exchange {
             std::to_string(detail::largest_message) + "); send it with ndzip::mpi::isend");
       m_packed_offsets.push_back(packed);
       packed += values.size();
-      m_stream_offsets.push_back(streams);
-      streams += (bounds.back() + 7) / 8 * 8;
     }
     m_packed = Kokkos::View<value_type*, memory_space>(
         Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi exchange values"), packed);
-    m_streams = Kokkos::View<std::byte*, memory_space>(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi exchange streams"), streams);
-    for_each_batch([&](auto& batch) { make_batch(batch, shapes, bounds); });
+    // Each message is assembled where it stays between exchanges, its transfer head written
+    // once (a piece's extents do not change).
+    const auto heads = m_engine->memory().staging_buffer(m_sends.size() * payload_offset);
     for (std::size_t i = 0; i < m_sends.size(); ++i) {
-      const auto label = Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi send");
-      const std::size_t bytes = detail::one_segment_message_bytes(
-          m_sends[i].values.size() * sizeof(value_type), bounds[i]);
-      if (m_direct)
-        m_wire_messages.emplace_back(label, bytes);
-      else
-        m_messages.emplace_back(label, bytes);
+      m_messages.push_back(m_engine->assembly(detail::one_segment_message_bytes(
+          m_sends[i].values.size() * sizeof(value_type), bounds[i])));
+      detail::write_transfer_head(head_of(i), heads.data() + i * payload_offset);
+      m_engine->copy_from_host(m_messages[i].data(), heads.data() + i * payload_offset,
+                               detail::transfer_head_bytes);
     }
+    for_each_batch([&](auto& batch) { make_batch(batch, shapes, bounds); });
+    m_exec.fence();
   }
 
   std::size_t send_count() const { return m_sends.size(); }
@@ -126,10 +128,16 @@ class neighbor_exchange {
     std::exception_ptr failure;
     try {
       const auto started = std::chrono::steady_clock::now();
-      compress_sends(stats.sent);
+      detail::segment_slots<ExecSpace> slots(m_engine->memory(), m_sends.size());
+      try {
+        compress_sends(slots);
+        post_sends(slots, sends, stats.sent);
+      } catch (...) {
+        m_exec.fence();  // no queued work may still use the slots
+        throw;
+      }
       stats.sent.codec_seconds =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      post_sends(sends, stats.sent);
     } catch (...) {
       failure = std::current_exception();
     }
@@ -147,6 +155,7 @@ class neighbor_exchange {
       stats.received.codec_seconds += s.codec_seconds;
     }
     const int rc = MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
+    m_staged.clear();
     if (failure) std::rethrow_exception(failure);
     detail::check(rc, "MPI_Waitall");
     return stats;
@@ -187,104 +196,95 @@ class neighbor_exchange {
     auto items = Kokkos::create_mirror_view(b.items);
     for (std::size_t j = 0; j < b.pieces.size(); ++j) {
       const std::size_t i = b.pieces[j];
-      items(j) = {m_packed.data() + m_packed_offsets[i], m_streams.data() + m_stream_offsets[i], 0};
+      items(j) = {m_packed.data() + m_packed_offsets[i], m_messages[i].data() + payload_offset,
+                  0};
     }
     Kokkos::deep_copy(b.items, items);
   }
 
+  // The transfer head of send piece i: one segment of all its rows.
+  detail::transfer_head head_of(std::size_t i) const {
+    detail::transfer_head head;
+    head.type = detail::element_code_of<value_type>();
+    head.dims = dims;
+    head.checksummed = m_opts.checksum;
+    head.extents = detail::extents_of(m_sends[i].values);
+    head.segment_rows = std::max<std::uint64_t>(head.extents[0], 1);
+    return head;
+  }
+
   // Packs every send piece in C order, compresses those that can shrink (one launch per
-  // batch), and stages each stream (or, where it would not be smaller, the values) after its
-  // message's heads.
-  void compress_sends(transfer_stats& stats) {
-    m_segments.clear();  // an exchange that failed part way may have left some
-    if (m_sends.empty()) return;
+  // batch, into their messages) and finishes every message (segment_pipeline.hpp), all queued.
+  void compress_sends(detail::segment_slots<ExecSpace>& slots) {
     for (std::size_t i = 0; i < m_sends.size(); ++i) {
       const View& v = m_sends[i].values;
       Kokkos::deep_copy(m_exec, detail::c_order_over(m_packed.data() + m_packed_offsets[i], v), v);
     }
+    std::vector<const std::uint64_t*> stream_sizes(m_sends.size(), nullptr);
     for_each_batch([&](auto& b) {
       if (b.pieces.empty()) return;
       b.codec->compress_async(b.items, b.sizes);
-      Kokkos::deep_copy(m_exec, b.sizes_host, b.sizes);
-    });
-    m_exec.fence();
-    // Raw values unless a stream was made and is smaller.
-    std::vector<std::uint64_t> stream_bytes(m_sends.size(), ~std::uint64_t{0});
-    for_each_batch([&](auto& b) {
-      for (std::size_t j = 0; j < b.pieces.size(); ++j) stream_bytes[b.pieces[j]] = b.sizes_host(j);
+      for (std::size_t j = 0; j < b.pieces.size(); ++j) stream_sizes[b.pieces[j]] = b.sizes.data() + j;
     });
     for (std::size_t i = 0; i < m_sends.size(); ++i) {
+      if (m_sends[i].values.size() == 0) continue;
       const std::uint64_t raw = m_sends[i].values.size() * sizeof(value_type);
-      detail::segment_head segment{detail::segment_kind::stream, 0, stream_bytes[i]};
-      const std::byte* from = m_streams.data() + m_stream_offsets[i];
-      if (segment.payload_bytes >= raw) {
-        segment = {detail::segment_kind::raw, 0, raw};
-        from = reinterpret_cast<const std::byte*>(m_packed.data() + m_packed_offsets[i]);
-        ++stats.raw_segments;
-      }
-      m_segments.push_back(segment);
-      if (m_direct)
-        detail::copy_to_wire(m_exec, m_wire_messages[i].data() + payload_offset, from,
-                             segment.payload_bytes);
-      else
-        detail::copy_to_staging<ExecSpace>(m_exec, m_messages[i].data() + payload_offset, from,
-                                           segment.payload_bytes, false);
+      if (!stream_sizes[i]) slots.set_stream_bytes(i, raw);
+      slots.template finish<value_type>(i, 0, m_packed.data() + m_packed_offsets[i], raw,
+                                        m_messages[i].data() + detail::transfer_head_bytes,
+                                        stream_sizes[i]);
     }
-    m_exec.fence();
   }
 
-  // Writes each message's heads and posts it. On the direct path the messages are in device
-  // memory: the heads are written on the host (after the payload, where the checksum needs it)
-  // and copied in front of the payload.
-  void post_sends(std::vector<MPI_Request>& sends, transfer_stats& stats) {
+  // Waits for each message (calling MPI for those already posted), stages the messages where
+  // the engine does, with one wait for all, and posts them.
+  void post_sends(detail::segment_slots<ExecSpace>& slots, std::vector<MPI_Request>& sends,
+                  transfer_stats& stats) {
     std::lock_guard<std::mutex> lock(detail::matching_mutex());
-    std::vector<std::vector<std::byte>> heads(m_direct ? m_sends.size() : 0);
-    if (m_direct && m_opts.checksum) {
-      for (std::size_t i = 0; i < m_sends.size(); ++i) {
-        const std::size_t payload = m_sends[i].values.size() > 0 ? m_segments[i].payload_bytes : 0;
-        heads[i].resize(payload_offset + payload);
-        detail::copy_bytes<Kokkos::HostSpace, wire_space>(
-            m_exec, heads[i].data() + payload_offset, m_wire_messages[i].data() + payload_offset,
-            payload);
-      }
-      m_exec.fence();
-    }
-    std::vector<std::size_t> message_bytes(m_sends.size());
+    std::vector<MPI_Request> posted;
+    std::vector<std::size_t> message_bytes(m_sends.size(), detail::transfer_head_bytes);
+    std::vector<std::byte*> out(m_sends.size());
+    std::vector<detail::buffer> staged(m_sends.size());
+    const auto no_wait = [] {};
     for (std::size_t i = 0; i < m_sends.size(); ++i) {
-      const detail::segment_head& segment = m_segments[i];
-      if (m_direct && heads[i].empty()) heads[i].resize(payload_offset);
-      std::byte* message = m_direct ? heads[i].data() : m_messages[i].data();
-      detail::transfer_head head;
-      head.type = detail::element_code_of<value_type>();
-      head.dims = dims;
-      head.checksummed = m_opts.checksum;
-      head.extents = detail::extents_of(m_sends[i].values);
-      head.segment_rows = std::max<std::uint64_t>(head.extents[0], 1);
-      detail::write_transfer_head(head, message);
-      std::size_t bytes = detail::transfer_head_bytes;
-      if (head.segments() > 0) {
-        detail::write_segment_head(segment, m_opts.checksum, message + detail::transfer_head_bytes);
-        bytes = payload_offset + segment.payload_bytes;
+      const std::uint64_t raw = m_sends[i].values.size() * sizeof(value_type);
+      stats.raw_bytes += raw;
+      if (raw > 0) {
+        const std::uint64_t payload = slots.wait(i, posted);
+        message_bytes[i] = payload_offset + payload;
         ++stats.segments;
+        if (payload == raw) ++stats.raw_segments;
+        if (m_opts.checksum && !m_engine->host_reads_outgoing()) {
+          // Hashed on the host, the head with its checksum copied back in front of the payload.
+          detail::buffer host(m_engine->memory().staging_buffer(payload_offset + payload));
+          m_engine->copy_to_host(host.data(), m_messages[i].data(), payload_offset + payload);
+          m_exec.fence();
+          detail::write_segment_head(
+              {payload == raw ? detail::segment_kind::raw : detail::segment_kind::stream, 0,
+               payload},
+              true, host.data() + detail::transfer_head_bytes);
+          m_engine->copy_from_host(m_messages[i].data(), host.data(), payload_offset);
+        }
       }
-      stats.raw_bytes += m_sends[i].values.size() * sizeof(value_type);
-      stats.wire_bytes += bytes;
-      message_bytes[i] = bytes;
-      if (m_direct)
-        detail::copy_bytes<wire_space, Kokkos::HostSpace>(
-            m_exec, m_wire_messages[i].data(), heads[i].data(), std::min(bytes, payload_offset));
+      stats.wire_bytes += message_bytes[i];
+      out[i] = m_engine->outgoing(m_messages[i], message_bytes[i], staged[i], no_wait);
     }
-    if (m_direct) m_exec.fence();
+    m_exec.fence();
     for (std::size_t i = 0; i < m_sends.size(); ++i) {
-      std::byte* message = m_direct ? m_wire_messages[i].data() : m_messages[i].data();
-      detail::check(MPI_Isend(message, static_cast<int>(message_bytes[i]), MPI_BYTE,
+      const std::uint64_t payload = message_bytes[i] - payload_offset;
+      if (m_opts.checksum && m_engine->host_reads_outgoing() && m_sends[i].values.size() > 0)
+        detail::write_segment_head(
+            {payload == m_sends[i].values.size() * sizeof(value_type) ? detail::segment_kind::raw
+                                                                       : detail::segment_kind::stream,
+             0, payload},
+            true, out[i] + detail::transfer_head_bytes);
+      detail::check(MPI_Isend(out[i], static_cast<int>(message_bytes[i]), MPI_BYTE,
                               m_sends[i].peer, m_sends[i].tag, m_comm, &sends[i]),
                     "MPI_Isend");
     }
-    m_segments.clear();
+    m_staged = std::move(staged);
   }
 
-  using wire_space = typename detail::wire<ExecSpace>::space;
   static constexpr std::size_t payload_offset =
       detail::transfer_head_bytes + detail::segment_head_bytes;
 
@@ -292,15 +292,15 @@ class neighbor_exchange {
   MPI_Comm m_comm;
   options m_opts;
   communicator<ExecSpace> m_channel;  // the receives, with their memory kept between exchanges
-  bool m_direct = m_channel.direct_path(true);  // sends from device memory (options::path)
+  // The sends' engine (options::transport) and the memory their messages are assembled in.
+  std::unique_ptr<detail::transport<ExecSpace>> m_engine = detail::make_transport(
+      std::make_shared<detail::scratch<ExecSpace>>(m_exec), m_channel.transport(true));
   std::vector<piece<View>> m_sends, m_receives;
-  std::vector<std::size_t> m_packed_offsets, m_stream_offsets;
+  std::vector<std::size_t> m_packed_offsets;
   Kokkos::View<value_type*, memory_space> m_packed;
-  Kokkos::View<std::byte*, memory_space> m_streams;
   std::tuple<batch<1>, batch<2>, batch<3>> m_batches;
-  std::vector<typename detail::staging<ExecSpace>::bytes> m_messages;
-  std::vector<typename detail::wire<ExecSpace>::bytes> m_wire_messages;  // on the direct path
-  std::vector<detail::segment_head> m_segments;
+  std::vector<detail::buffer> m_messages;  // assembled, one per send piece
+  std::vector<detail::buffer> m_staged;    // where the engine staged them, until they are sent
 };
 
 }  // namespace ndzip::mpi

@@ -9,11 +9,14 @@
 #include <memory>
 #include <type_traits>
 
+#include "ndzip/mpi/detail/recv_transfer.hpp"
+#include "ndzip/mpi/detail/scratch.hpp"
+#include "ndzip/mpi/detail/send_transfer.hpp"
+#include "ndzip/mpi/detail/transport.hpp"
+#include "ndzip/mpi/detail/view_support.hpp"
+#include "ndzip/mpi/detail/wire_format.hpp"
+#include "ndzip/mpi/options.hpp"
 #include "ndzip/mpi/request.hpp"
-#include "ndzip/mpi/scratch.hpp"
-#include "ndzip/mpi/transfer.hpp"
-#include "ndzip/mpi/view_support.hpp"
-#include "ndzip/mpi/wire_format.hpp"
 
 namespace ndzip::mpi {
 
@@ -55,8 +58,8 @@ class communicator {
     }
     return request(
         std::make_unique<detail::send_transfer<T, static_cast<int>(View::rank), ExecSpace>>(
-            m_memory, data, detail::extents_of(values), std::move(packed), dest, tag, m_comm,
-            m_opts.segment_bytes, m_opts.checksum, direct_path(true)));
+            detail::make_transport(m_memory, transport(true)), data, detail::extents_of(values),
+            std::move(packed), dest, tag, m_comm, m_opts));
   }
 
   // Starts receiving into `values` from rank `source` (or MPI_ANY_SOURCE) with `tag` (or
@@ -84,9 +87,9 @@ class communicator {
     }
     return request(
         std::make_unique<detail::recv_transfer<T, static_cast<int>(View::rank), ExecSpace>>(
-            m_memory, target, detail::extents_of(values), std::move(finish),
-            ndzip::detail::view_label(values), source, tag, m_comm, direct_path(false),
-            m_opts.checksum));
+            detail::make_transport(m_memory, transport(false)), target,
+            detail::extents_of(values), std::move(finish), ndzip::detail::view_label(values),
+            source, tag, m_comm, m_opts.checksum));
   }
 
   // Blocking forms: isend(...).wait() and irecv(...).wait().
@@ -103,23 +106,12 @@ class communicator {
     return r.stats();
   }
 
-  // Whether this communicator's sends (`sending`) or receives hand device buffers to MPI
-  // directly (options::path): false for host Views; in automatic mode, true where the MPI
-  // library reports GPU support, except for sends with the checksum on (they hash on the host).
-  bool direct_path(bool sending) const {
-    if constexpr (detail::staging<ExecSpace>::in_place) {
-      (void)sending;
-      return false;
-    } else {
-      switch (m_opts.path) {
-        case options::device_path::staged:
-          return false;
-        case options::device_path::direct:
-          return true;
-        default:
-          return !(sending && m_opts.checksum) && detail::mpi_reports_gpu_support<ExecSpace>();
-      }
-    }
+  // The transport this communicator's sends (`sending`) or receives take (options::transport):
+  // staged for host Views (their memory is handed to MPI in place); in automatic mode,
+  // mpi_device where the MPI library reports GPU support, except for sends with the checksum on
+  // (they hash on the host).
+  transport_kind transport(bool sending) const {
+    return detail::chosen_transport<ExecSpace>(m_opts, sending);
   }
 
  private:

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "ndzip/compressor.hpp"
-#include "ndzip/mpi/wire_format.hpp"
+#include "ndzip/mpi/detail/wire_format.hpp"
 
 namespace ndzip::mpi::detail {
 

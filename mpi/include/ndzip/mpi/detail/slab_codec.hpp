@@ -17,7 +17,7 @@
 
 #include "ndzip/extent.hpp"
 #include "ndzip/format.hpp"
-#include "ndzip/mpi/scratch.hpp"
+#include "ndzip/mpi/detail/scratch.hpp"
 
 namespace ndzip::mpi::detail {
 

@@ -20,27 +20,12 @@
 
 #include "ndzip/error.hpp"
 #include "ndzip/export.hpp"
+#include "ndzip/mpi/detail/segment_head.hpp"
+#include "ndzip/mpi/error.hpp"
 
-namespace ndzip::mpi {
-
-// An MPI call failed with an error code (possible only where the communicator's error handler
-// returns errors rather than aborting, as MPI_ERRORS_RETURN does).
-class NDZIP_EXPORT error : public ndzip::error {
- public:
-  using ndzip::error::error;
-};
-
-// A received message holds another element type or other extents than the View it was received
-// into. The message has been consumed (every segment of it), and nothing was written.
-class NDZIP_EXPORT mismatch_error : public error {
- public:
-  using error::error;
-};
-
-namespace detail {
+namespace ndzip::mpi::detail {
 
 inline constexpr std::size_t transfer_head_bytes = 64;
-inline constexpr std::size_t segment_head_bytes = 32;
 // The largest message this library sends: MPI counts are int.
 inline constexpr std::uint64_t largest_message = std::uint64_t{1} << 30;
 // The fewest bytes of values a segment holds (whole rows; all rows where the View has fewer):
@@ -91,8 +76,6 @@ NDZIP_EXPORT void write_transfer_head(const transfer_head& head, std::byte* out)
 // version, checksum) or inconsistent (type, rank, rows).
 NDZIP_EXPORT transfer_head read_transfer_head(const std::byte* message, std::size_t message_bytes);
 
-enum class segment_kind : std::uint32_t { stream = 0, raw = 1 };
-
 struct segment_head {
   segment_kind kind = segment_kind::stream;
   std::uint64_t index = 0;
@@ -102,6 +85,9 @@ struct segment_head {
 // Writes the head of a segment whose payload is already in place after it (at out + 32); with
 // `checksum`, the XXH3-64 of the head's first 24 bytes and the payload (host memory).
 NDZIP_EXPORT void write_segment_head(const segment_head& head, bool checksum, std::byte* out);
+// The checksum write_segment_head writes, of a segment in host memory whose head's first 24
+// bytes are written.
+NDZIP_EXPORT std::uint64_t segment_checksum(const std::byte* segment, std::uint64_t payload_bytes);
 // Checks a received segment of `bytes` bytes (head and payload, host memory): magic, kind,
 // index `index`, a payload of exactly the bytes that arrived, at most `raw_bytes` (exactly that
 // for raw values), and the checksum where the transfer has one. Throws ndzip::stream_error
@@ -124,5 +110,4 @@ NDZIP_EXPORT void check(int rc, const char* what);
 // tag) could otherwise take one of them, or interleave its messages with them.
 NDZIP_EXPORT std::mutex& matching_mutex();
 
-}  // namespace detail
-}  // namespace ndzip::mpi
+}  // namespace ndzip::mpi::detail

@@ -1,0 +1,483 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+// The receiving side of ndzip::mpi::irecv (ndzip/mpi.hpp): the messages of a transfer taken as
+// they arrive (matching.hpp), checked, and decoded on the instance while the next ones arrive;
+// the instance is fenced once, after the last. Not part of the API.
+
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "ndzip/compressor.hpp"
+#include "ndzip/error.hpp"
+#include "ndzip/mpi/detail/matching.hpp"
+#include "ndzip/mpi/detail/slab_codec.hpp"
+#include "ndzip/mpi/detail/transfer.hpp"
+#include "ndzip/mpi/detail/transport.hpp"
+#include "ndzip/mpi/detail/wire_format.hpp"
+
+namespace ndzip::mpi::detail {
+
+template <class T, int Dims, class ExecSpace>
+class recv_transfer final : public transfer, private message_sink {
+ public:
+  using memory_space = typename ExecSpace::memory_space;
+
+  // Receives into `values` (C order, `extents`, in memory_space) through `engine`; `finish` runs
+  // once every segment is decoded (copies a packed result into a strided View, say). `label`
+  // names the View in errors. `require_checksum`: a message without segment checksums is
+  // refused (options::checksum). The receive is entered in the process's receive queue now, so
+  // that it matches before any receive posted after it (matching.hpp).
+  recv_transfer(std::unique_ptr<transport<ExecSpace>> engine, T* values,
+                const std::array<std::uint64_t, 3>& extents, std::function<void()> finish,
+                std::string label, int source, int tag, MPI_Comm comm, bool require_checksum)
+      : m_engine(std::move(engine)),
+        m_memory(&m_engine->memory()),
+        m_require_checksum(require_checksum),
+        m_exec(m_engine->exec()),
+        m_values(values),
+        m_finish(std::move(finish)),
+        m_label(std::move(label)),
+        m_source(source),
+        m_tag(tag) {
+    m_expected.type = element_code_of<T>();
+    m_expected.dims = Dims;
+    m_expected.extents = extents;
+    std::lock_guard<std::mutex> lock(matching_mutex());
+    m_ticket = receives().post(comm, source, tag, this);
+  }
+
+  ~recv_transfer() override { abandon(); }
+
+  bool progress(bool block) override {
+    for (;;) {
+      bool moved = false;
+      {
+        std::lock_guard<std::mutex> lock(matching_mutex());
+        if (m_queued) moved = step();
+      }
+      if (!m_queued) return complete();
+      if (!block) return false;
+      // Nothing has arrived: MPI is called again (it moves bytes only while called), other
+      // threads meanwhile may take the lock.
+      if (!moved) std::this_thread::yield();
+    }
+  }
+
+  // A receive that has not taken its first message is withdrawn: nothing was consumed, no MPI
+  // call waits. One that has is completed (the sender sends every message of a transfer, also
+  // after an error of its own), so that none of its messages is left to match a later receive.
+  void abandon() noexcept override {
+    {
+      std::lock_guard<std::mutex> lock(matching_mutex());
+      if (!m_queued) return;
+      if (!receive_queue::matched(m_ticket) || mpi_finalized()) {
+        receives().withdraw(m_ticket);
+        m_queued = false;
+        m_arrivals.clear();  // after MPI_Finalize nothing writes into them any more
+        m_failure = nullptr;
+        return;
+      }
+      m_discarding = true;  // nothing more is written into the View
+      m_finished = true;
+    }
+    transfer::abandon();
+    // Had completing failed before the receive left the queue (an allocation), the queue must
+    // still forget it: it is about to be destroyed.
+    std::lock_guard<std::mutex> lock(matching_mutex());
+    if (m_queued) {
+      drain();
+      receives().withdraw(m_ticket);
+      m_queued = false;
+    }
+  }
+
+ private:
+  using staging_lease = typename scratch<ExecSpace>::staging_lease;
+  using device_lease = typename scratch<ExecSpace>::device_lease;
+
+  // A segment handed over by the queue: in the engine's inbox, at `offset` (message 0 holds the
+  // transfer head before segment 0), received or still arriving.
+  struct arrival {
+    std::uint64_t index = 0;
+    buffer inbox;
+    std::size_t offset = 0, bytes = 0;
+    MPI_Request request = MPI_REQUEST_NULL;
+  };
+
+  // Decodes the segments that have arrived, in order; once the transfer has handed over every
+  // message and all are decoded, checks the device's outcomes and leaves the queue. Returns
+  // whether anything moved. Called with matching_mutex() held.
+  bool step() {
+    bool moved = false;
+    try {
+      if (!receive_queue::matched(m_ticket) || receive_queue::owed(m_ticket) > 0)
+        moved = receives().poll(m_ticket);
+    } catch (...) {
+      // MPI failed to probe: what the transfer is still owed cannot be taken.
+      fail(std::current_exception());
+      finish_queued();
+      return true;
+    }
+    while (!m_arrivals.empty()) {
+      arrival& a = m_arrivals.front();
+      if (a.request != MPI_REQUEST_NULL) {
+        int arrived = 0;
+        if (MPI_Test(&a.request, &arrived, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+          fail(std::make_exception_ptr(error("ndzip::mpi: MPI_Test failed on segment " +
+                                             std::to_string(a.index))));
+          a.request = MPI_REQUEST_NULL;
+        } else if (!arrived) {
+          break;
+        }
+      }
+      moved = true;
+      if (!m_discarding) {
+        try {
+          decode(a.index, a.inbox.data() + a.offset, a.bytes);
+        } catch (...) {
+          fail(std::current_exception());
+        }
+      }
+      // A queued copy or decoder may still read the buffer: kept until settled.
+      m_read_by_device.push_back(std::move(a));
+      m_arrivals.pop_front();
+    }
+    if (receive_queue::matched(m_ticket) && receive_queue::owed(m_ticket) == 0 &&
+        m_arrivals.empty()) {
+      finish_queued();
+      moved = true;
+    }
+    return moved;
+  }
+
+  // Every message taken and handled: the device's outcomes are checked (unless the transfer
+  // failed already), the buffers go back and the receive leaves the queue.
+  void finish_queued() {
+    if (!m_failure) {
+      try {
+        settle();
+      } catch (...) {
+        fail(std::current_exception());
+      }
+    }
+    drain();
+    receives().withdraw(m_ticket);
+    m_queued = false;
+  }
+
+  // After the queue: the error, named with the peer and the View, or the View completed.
+  bool complete() {
+    if (m_failure) {
+      const std::exception_ptr failure = std::exchange(m_failure, nullptr);
+      const std::string where = "ndzip::mpi: receiving from rank " + std::to_string(m_source) +
+                                " (tag " + std::to_string(m_tag) + ") into " + m_label + ": ";
+      try {
+        std::rethrow_exception(failure);
+      } catch (const mismatch_error&) {
+        throw;  // names rank, tag and View already
+      } catch (const stream_error& e) {
+        throw stream_error(where + e.what());
+      } catch (const error& e) {
+        throw error(where + e.what());
+      }
+    }
+    if (m_finish && !m_finished) {
+      m_finished = true;
+      m_finish();
+    }
+    return true;
+  }
+
+  void fail(std::exception_ptr e) {
+    if (!m_failure) m_failure = std::move(e);
+    m_discarding = true;
+  }
+
+  // The queue's calls (message_sink): message 0 is received whole (its head says how many
+  // messages follow), the others as they arrive.
+  std::uint64_t take_first(MPI_Message& message, const MPI_Status& status) noexcept override {
+    m_source = status.MPI_SOURCE;
+    m_tag = status.MPI_TAG;
+    try {
+      arrival a;
+      const std::size_t count = message_bytes(status);
+      a.inbox = m_engine->inbox(count);
+      check(MPI_Mrecv(a.inbox.data(), static_cast<int>(count), MPI_BYTE, &message,
+                      MPI_STATUS_IGNORE),
+            "MPI_Mrecv");
+      const std::byte* head_bytes = a.inbox.data();  // the transfer head in host memory
+      staging_lease head_copy;
+      if (!m_engine->host_reads_inbox()) {
+        head_copy = m_memory->staging_buffer(std::min(count, transfer_head_bytes));
+        m_engine->copy_to_host(head_copy.data(), a.inbox.data(), head_copy.size());
+        m_exec.fence();
+        head_bytes = head_copy.data();
+      }
+      m_stats.wire_bytes = count;
+      const transfer_head head = read_transfer_head(head_bytes, count);
+      const std::uint64_t further = head.segments() > 1 ? head.segments() - 1 : 0;
+      m_taken = 1;
+      if (head.type != m_expected.type || head.dims != m_expected.dims ||
+          head.extents != m_expected.extents) {
+        fail(std::make_exception_ptr(mismatch_error(
+            "ndzip::mpi: the message from rank " + std::to_string(m_source) + " (tag " +
+            std::to_string(m_tag) + ") holds " + head.describe() + ", but the " + m_label +
+            " it is received into is " + m_expected.describe() +
+            "; the message was consumed and the View was not written")));
+        return further;
+      }
+      if (m_require_checksum && !head.checksummed && head.segments() > 0) {
+        fail(std::make_exception_ptr(mismatch_error(
+            "ndzip::mpi: the message from rank " + std::to_string(m_source) + " (tag " +
+            std::to_string(m_tag) + ") for the " + m_label +
+            " carries no segment checksums, and this receive requires them "
+            "(options::checksum); the message was consumed and the View was not written")));
+        return further;
+      }
+      m_head = head;
+      m_stats.raw_bytes = head.extents[0] * head.row_bytes();
+      m_stats.segments = head.segments();
+      if (head.segments() == 0) {
+        if (count != transfer_head_bytes)
+          fail(std::make_exception_ptr(
+              stream_error("the message for the empty View holds " +
+                           std::to_string(count - transfer_head_bytes) +
+                           " bytes after its head")));
+        return 0;
+      }
+      a.offset = transfer_head_bytes;
+      a.bytes = count - transfer_head_bytes;
+      m_arrivals.push_back(std::move(a));
+      return further;
+    } catch (...) {
+      // Its head unread (damaged, or MPI failed): the messages that follow it cannot be told
+      // apart from other transfers' and are left to MPI.
+      fail(std::current_exception());
+      return 0;
+    }
+  }
+
+  void take_next(MPI_Message& message, const MPI_Status& status) noexcept override {
+    const std::uint64_t k = m_taken++;
+    try {
+      const std::size_t count = message_bytes(status);
+      if (m_discarding) {
+        discard(message, count);
+        return;
+      }
+      const transfer_head& head = *m_head;
+      const std::uint64_t room = segment_head_bytes + head.rows_of(k) * head.row_bytes();
+      if (count > room) {
+        discard(message, count);
+        fail(std::make_exception_ptr(stream_error(
+            "segment " + std::to_string(k) + " of the received message is damaged: " +
+            std::to_string(count) + " bytes, more than the " + std::to_string(room) +
+            " that its head and the values of its slab take")));
+        return;
+      }
+      m_stats.wire_bytes += count;
+      arrival a;
+      a.index = k;
+      a.bytes = count;
+      a.inbox = m_engine->inbox(count);
+      check(MPI_Imrecv(a.inbox.data(), static_cast<int>(count), MPI_BYTE, &message, &a.request),
+            "MPI_Imrecv");
+      m_arrivals.push_back(std::move(a));
+    } catch (...) {
+      fail(std::current_exception());
+    }
+  }
+
+  static std::size_t message_bytes(const MPI_Status& status) {
+    int count = 0;
+    check(MPI_Get_count(&status, MPI_BYTE, &count), "MPI_Get_count");
+    return count == MPI_UNDEFINED || count < 0 ? 0 : static_cast<std::size_t>(count);
+  }
+
+  // Receives a message nobody reads (a refused transfer's): MPI needs room for all of it.
+  static void discard(MPI_Message& message, std::size_t count) {
+    std::vector<std::byte> sink(count);
+    check(MPI_Mrecv(sink.data(), static_cast<int>(count), MPI_BYTE, &message, MPI_STATUS_IGNORE),
+          "MPI_Mrecv");
+  }
+
+  // Checks segment k's head (where the host reads the inbox) and queues its decoding, or the
+  // copy of its raw values, into the View; settle() checks the outcomes. Where the segment is in
+  // device memory (mpi_device) its kind follows from its size (a stream is always smaller than
+  // its slab's values, raw values are exactly as large), and its head is copied to the host and
+  // checked by settle(), so that no segment waits for the device; a checksummed segment is
+  // copied to the host whole and hashed first.
+  void decode(std::uint64_t k, const std::byte* segment, std::size_t bytes) {
+    const auto started = std::chrono::steady_clock::now();
+    struct timed {
+      std::chrono::steady_clock::time_point started;
+      double& seconds;
+      ~timed() {
+        seconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      }
+    } timing{started, m_stats.codec_seconds};
+    const transfer_head& head = *m_head;
+    const std::uint64_t raw = head.rows_of(k) * head.row_bytes();
+    segment_head seg;
+    if (m_engine->host_reads_inbox() || head.checksummed || bytes < segment_head_bytes) {
+      staging_lease host_copy;
+      const std::byte* host_segment = segment;
+      if (!m_engine->host_reads_inbox() && bytes >= segment_head_bytes) {
+        host_copy = m_memory->staging_buffer(bytes);
+        m_engine->copy_to_host(host_copy.data(), segment, bytes);
+        m_exec.fence();
+        host_segment = host_copy.data();
+      }
+      seg = read_segment_head(host_segment, bytes, k, raw, head.checksummed);
+    } else {
+      seg = {bytes - segment_head_bytes == raw ? segment_kind::raw : segment_kind::stream, k,
+             bytes - segment_head_bytes};
+      if (m_heads.size() == 0) m_heads = m_memory->staging_buffer(head.segments() * segment_head_bytes);
+      m_engine->copy_to_host(m_heads.data() + k * segment_head_bytes, segment, segment_head_bytes);
+      m_head_checks.push_back({k, bytes});
+    }
+    const std::byte* payload = segment + segment_head_bytes;
+    T* slab = m_values + k * head.segment_rows * head.extents[1] * head.extents[2];
+    if (seg.kind == segment_kind::raw) {
+      ++m_stats.raw_segments;
+      m_engine->unpack(reinterpret_cast<std::byte*>(slab), payload, raw);
+      return;
+    }
+    // Queued, not waited for: the host goes back to MPI for the next segment while the
+    // instance copies and decodes this one.
+    buffer stream;
+    const std::byte* codec_payload = m_engine->to_codec(payload, seg.payload_bytes, stream);
+    if (m_outcomes.size() == 0)
+      m_outcomes = m_memory->device_buffer(head.segments() * sizeof(decompress_outcome));
+    auto* outcome = reinterpret_cast<decompress_outcome*>(m_outcomes.data()) + k;
+    with_grid(slab_of(head, k), [&](const auto& grid) {
+      constexpr int dims = std::decay_t<decltype(grid)>::dimensions;
+      auto codec = m_memory->template codec<T, dims>(grid);
+      try {
+        // Refuses a stream shorter than its grid's smallest before anything is queued.
+        codec->decompress_raw_async(codec_payload, seg.payload_bytes, slab, outcome);
+      } catch (const stream_error& e) {
+        throw in_segment(k, e);
+      }
+      m_checks.push_back({k, seg.payload_bytes, [codec](const decompress_outcome& o) {
+                            return codec->check_outcome(o);
+                          }});
+    });
+    m_streams.push_back(std::move(stream));
+  }
+
+  // A decoder's error, with the segment it was found in.
+  static stream_error in_segment(std::uint64_t k, const stream_error& e) {
+    return stream_error("segment " + std::to_string(k) + " of the received message: " + e.what());
+  }
+
+  static void check_consumed(std::uint64_t k, std::size_t consumed, std::size_t payload_bytes) {
+    if (consumed != payload_bytes)
+      throw stream_error("ndzip::mpi: segment " + std::to_string(k) +
+                         " of the received message is damaged: its stream ends after " +
+                         std::to_string(consumed) + " of its " + std::to_string(payload_bytes) +
+                         " bytes");
+  }
+
+  // Waits for the copies and decoders queued by decode() and checks the heads copied from
+  // device memory, then what the decoders found.
+  void settle() {
+    const auto started = std::chrono::steady_clock::now();
+    // The outcomes' copy is queued after the decoders: one fence waits for both.
+    std::vector<decompress_outcome> outcomes(m_checks.empty() ? 0 : m_head->segments());
+    if (!outcomes.empty())
+      copy_bytes<Kokkos::HostSpace, memory_space>(
+          m_exec, reinterpret_cast<std::byte*>(outcomes.data()), m_outcomes.data(),
+          outcomes.size() * sizeof(decompress_outcome));
+    m_exec.fence();
+    for (const auto& [k, bytes] : m_head_checks)
+      read_segment_head(m_heads.data() + k * segment_head_bytes, bytes, k,
+                        m_head->rows_of(k) * m_head->row_bytes(), false);
+    for (const auto& c : m_checks) {
+      std::size_t consumed = 0;
+      try {
+        consumed = c.check(outcomes[c.segment]);
+      } catch (const stream_error& e) {
+        throw in_segment(c.segment, e);
+      }
+      check_consumed(c.segment, consumed, c.payload_bytes);
+    }
+    m_stats.codec_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  }
+
+  // Waits for what may still read or write the transfer's buffers (MPI's receives, the
+  // device's queued copies and decoders), then gives the buffers back.
+  void drain() noexcept {
+    for (auto& a : m_arrivals)
+      if (a.request != MPI_REQUEST_NULL) MPI_Wait(&a.request, MPI_STATUS_IGNORE);
+    if (!m_checks.empty() || !m_read_by_device.empty()) {
+      try {
+        m_exec.fence();
+      } catch (...) {
+        // drain() runs in destructors and while another error is reported: a failing fence (a
+        // device fault) has no caller to report to here; such faults are sticky, so the
+        // caller's next call on the device reports it.
+      }
+    }
+    m_arrivals.clear();
+    m_read_by_device.clear();
+    m_checks.clear();
+    m_head_checks.clear();
+    m_streams.clear();
+    m_outcomes = {};
+    m_heads = {};
+  }
+
+  std::unique_ptr<transport<ExecSpace>> m_engine;
+  scratch<ExecSpace>* m_memory;  // the engine's
+  bool m_require_checksum;
+  ExecSpace m_exec;
+  T* m_values;
+  std::function<void()> m_finish;
+  std::string m_label;
+  int m_source, m_tag;  // as posted, then the sender's
+  transfer_head m_expected;
+  std::optional<transfer_head> m_head;
+  receive_queue::ticket m_ticket;
+  bool m_queued = true;        // in the receive queue: not yet complete
+  bool m_discarding = false;   // refused or failed: further messages are consumed unread
+  bool m_finished = false;     // `finish` ran
+  std::exception_ptr m_failure;
+  std::uint64_t m_taken = 0;   // messages handed over so far
+  std::deque<arrival> m_arrivals;
+  std::vector<arrival> m_read_by_device;
+  // What decode() queued and settle() waits for: the stream buffers the decoders read, where
+  // they write their outcomes (one per segment), and how to check each outcome; the heads
+  // copied from device memory (index, bytes that arrived) and where they were copied to.
+  struct pending_check {
+    std::uint64_t segment;
+    std::size_t payload_bytes;
+    std::function<std::size_t(const decompress_outcome&)> check;
+  };
+  std::vector<buffer> m_streams;
+  device_lease m_outcomes;
+  std::vector<pending_check> m_checks;
+  staging_lease m_heads;
+  std::vector<std::pair<std::uint64_t, std::size_t>> m_head_checks;
+};
+
+}  // namespace ndzip::mpi::detail

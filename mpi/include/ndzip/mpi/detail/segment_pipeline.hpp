@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+// How a sender keeps several segments in flight (send_transfer.hpp, the neighbor_exchange): the
+// instance compresses a segment and finishes its message in the execution space's memory (the
+// segment head, and the raw values where the stream would not be smaller), then publishes the
+// payload's size to the host; the host waits for that segment alone, calling MPI meanwhile for
+// the messages already posted, and posts it while the instance compresses the next ones. Not
+// part of the API.
+
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+#include <cstddef>
+#include <cstdint>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "ndzip/mpi/detail/scratch.hpp"
+#include "ndzip/mpi/detail/segment_head.hpp"
+#include "ndzip/mpi/detail/transport.hpp"
+#include "ndzip/mpi/detail/wire_format.hpp"
+
+namespace ndzip::mpi::detail {
+
+// Calls MPI for `requests` (the messages already posted) without blocking: a transport that
+// copies through shared memory moves bytes only inside MPI calls, so waiting for the device
+// without calling MPI would stop the wire. Returns whether all are complete.
+inline bool progress_requests(std::vector<MPI_Request>& requests) {
+  if (requests.empty()) return true;
+  int done = 0;
+  check(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE),
+        "MPI_Testall");
+  return done != 0;
+}
+
+// Writes segment `index`'s head into `head` (its payload follows it) once the encoder has
+// written its stream size into `*stream_bytes` (device memory; `raw_bytes` or more for a slab
+// sent raw without compression), copying the slab's values over the payload where the stream
+// is not smaller than them. The payload's size goes to `*payload_bytes` (device memory).
+template <class T>
+struct finish_segment {
+  using bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  const std::uint64_t* stream_bytes;
+  std::uint64_t* payload_bytes;
+  const bits* slab;
+  std::byte* head;
+  std::uint64_t raw_bytes;
+  std::uint64_t index;
+
+  KOKKOS_FUNCTION void operator()(std::size_t i) const {
+    const bool raw = *stream_bytes >= raw_bytes;
+    // Values as bits: no float load or store may touch a NaN's payload.
+    if (raw && i < raw_bytes / sizeof(bits))
+      reinterpret_cast<bits*>(head + segment_head_bytes)[i] = slab[i];
+    if (i == 0) {
+      const std::uint64_t payload = raw ? raw_bytes : *stream_bytes;
+      put_segment_head(head, raw ? segment_kind::raw : segment_kind::stream, index, payload, 0);
+      *payload_bytes = payload;
+    }
+  }
+};
+
+// Raises a mark in host memory, after the work queued before it.
+struct raise_mark {
+  volatile std::uint64_t* mark;
+  KOKKOS_FUNCTION void operator()(int) const { *mark = 1; }
+};
+
+// Copies a payload size from device memory to the host and raises the segment's mark there,
+// after the work queued before it.
+struct publish_segment {
+  const std::uint64_t* payload_bytes;
+  volatile std::uint64_t* published;  // {payload bytes, mark}
+  KOKKOS_FUNCTION void operator()(int) const {
+    published[0] = *payload_bytes;
+    published[1] = 1;
+  }
+};
+
+// The per-segment sizes and marks of one transfer.
+template <class ExecSpace>
+class segment_slots {
+  using memory_space = typename ExecSpace::memory_space;
+  using staging_space = typename staging<ExecSpace>::space;
+  // Where the device cannot write host memory (Kokkos 3 with a device), the host fences and
+  // copies the sizes instead of reading marks.
+  static constexpr bool device_writes_host =
+      Kokkos::SpaceAccessibility<ExecSpace, staging_space>::accessible;
+
+ public:
+  segment_slots(scratch<ExecSpace>& memory, std::size_t count)
+      : m_exec(memory.exec()),
+        m_device(memory.device_buffer(2 * sizeof(std::uint64_t) * count)),
+        m_host(memory.staging_buffer(2 * sizeof(std::uint64_t) * count)),
+        m_count(count) {
+    for (std::size_t k = 0; k < 2 * count; ++k) host_slots()[k] = 0;
+  }
+
+  // Where the encoder of segment k writes its stream size.
+  std::uint64_t* stream_bytes(std::size_t k) const { return device_slots() + 2 * k; }
+  std::uint64_t* payload_bytes_on_device(std::size_t k) const { return device_slots() + 2 * k + 1; }
+
+  // Sets segment k's stream size on the host's behalf (a slab sent raw without compression).
+  void set_stream_bytes(std::size_t k, std::uint64_t bytes) {
+    Kokkos::View<std::uint64_t, memory_space, Kokkos::MemoryUnmanaged> slot(stream_bytes(k));
+    Kokkos::deep_copy(m_exec, slot, bytes);
+  }
+
+  // Queues the finishing of the message in slot k, holding segment `index` of its transfer
+  // (finish_segment), the encoder having written the stream size to `stream_size` (device
+  // memory; stream_bytes(k) by default), and its publication.
+  template <class T>
+  void finish(std::size_t k, std::uint64_t index, const T* slab, std::uint64_t raw_bytes,
+              std::byte* head, const std::uint64_t* stream_size = nullptr) {
+    using bits = typename finish_segment<T>::bits;
+    const std::size_t words = raw_bytes / sizeof(bits);
+    Kokkos::parallel_for("ndzip::mpi finish segment",
+                         Kokkos::RangePolicy<ExecSpace>(m_exec, 0, words > 0 ? words : 1),
+                         finish_segment<T>{stream_size ? stream_size : stream_bytes(k),
+                                           payload_bytes_on_device(k),
+                                           reinterpret_cast<const bits*>(slab), head, raw_bytes,
+                                           index});
+    if constexpr (device_writes_host)
+      Kokkos::parallel_for("ndzip::mpi publish segment", Kokkos::RangePolicy<ExecSpace>(m_exec, 0, 1),
+                           publish_segment{payload_bytes_on_device(k), host_slots() + 2 * k});
+  }
+
+  // Waits until segment k is finished, calling MPI for `requests` meanwhile; returns its
+  // payload size.
+  std::uint64_t wait(std::size_t k, std::vector<MPI_Request>& requests) {
+    if constexpr (device_writes_host) {
+      const volatile std::uint64_t* slot = host_slots() + 2 * k;
+      bool settled = false;
+      while (slot[1] == 0) {
+        if (!settled) settled = progress_requests(requests);
+        else std::this_thread::yield();
+      }
+      return slot[0];
+    } else {
+      progress_requests(requests);
+      m_exec.fence();
+      std::uint64_t sizes[2];
+      copy_bytes<Kokkos::HostSpace, memory_space>(m_exec, reinterpret_cast<std::byte*>(sizes),
+                                                  reinterpret_cast<const std::byte*>(stream_bytes(k)),
+                                                  sizeof sizes);
+      m_exec.fence();
+      return sizes[1];
+    }
+  }
+
+  std::size_t count() const { return m_count; }
+
+ private:
+  std::uint64_t* device_slots() const { return reinterpret_cast<std::uint64_t*>(m_device.data()); }
+  std::uint64_t* host_slots() const { return reinterpret_cast<std::uint64_t*>(m_host.data()); }
+
+  ExecSpace m_exec;
+  typename scratch<ExecSpace>::device_lease m_device;
+  typename scratch<ExecSpace>::staging_lease m_host;
+  std::size_t m_count;
+};
+
+// Waits for the work queued on the instance so far while calling MPI for `requests`: a mark
+// raised after that work (as segment_slots does), or a fence where the device cannot write the
+// host's memory.
+template <class ExecSpace>
+void fence_progressing(scratch<ExecSpace>& memory, std::vector<MPI_Request>& requests) {
+  using staging_space = typename staging<ExecSpace>::space;
+  const ExecSpace& exec = memory.exec();
+  if constexpr (Kokkos::SpaceAccessibility<ExecSpace, staging_space>::accessible &&
+                !staging<ExecSpace>::in_place) {
+    if (!progress_requests(requests)) {
+      const auto mark_memory = memory.staging_buffer(sizeof(std::uint64_t));
+      auto* mark = reinterpret_cast<volatile std::uint64_t*>(mark_memory.data());
+      *mark = 0;
+      Kokkos::parallel_for("ndzip::mpi mark", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
+                           raise_mark{mark});
+      while (mark[0] == 0 && !progress_requests(requests)) {
+      }
+    }
+  }
+  exec.fence();
+}
+
+}  // namespace ndzip::mpi::detail

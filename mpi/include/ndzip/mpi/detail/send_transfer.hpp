@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+// The sending side of ndzip::mpi::isend (ndzip/mpi.hpp): a View cut into segments, each
+// compressed and finished on the instance and posted as soon as it is ready, with
+// options::pipeline_depth segments compressing while the earlier ones are on the wire. Not part
+// of the API.
+
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ndzip/mpi/detail/segment_pipeline.hpp"
+#include "ndzip/mpi/detail/slab_codec.hpp"
+#include "ndzip/mpi/detail/transfer.hpp"
+#include "ndzip/mpi/detail/transport.hpp"
+#include "ndzip/mpi/detail/wire_format.hpp"
+
+namespace ndzip::mpi::detail {
+
+// The transfer head of a View of `extents` cut into segments of about `segment_bytes` of values:
+// whole rows, smallest_segment_bytes at least (receivers refuse fewer), one message at most.
+template <class T, int Dims>
+transfer_head plan_transfer(const std::array<std::uint64_t, 3>& extents, std::size_t segment_bytes,
+                            bool checksum) {
+  transfer_head head;
+  head.type = element_code_of<T>();
+  head.dims = Dims;
+  head.checksummed = checksum;
+  head.extents = extents;
+  const std::uint64_t row_bytes = std::max<std::uint64_t>(head.row_bytes(), 1);
+  const std::uint64_t fitting = std::max<std::uint64_t>(
+      1, std::min<std::uint64_t>(std::max<std::uint64_t>(segment_bytes, smallest_segment_bytes),
+                                 largest_message) /
+             row_bytes);
+  head.segment_rows = std::max<std::uint64_t>(
+      1, std::min(std::max(fitting, head.fewest_segment_rows()), extents[0]));
+  if (head.segments() > 0 && row_bytes > largest_message)
+    throw std::invalid_argument("ndzip::mpi: a row of the slowest dimension of " +
+                                head.describe() + " holds " + std::to_string(row_bytes) +
+                                " bytes, more than one message carries (" +
+                                std::to_string(largest_message) + ")");
+  return head;
+}
+
+template <class T, int Dims, class ExecSpace>
+class send_transfer final : public transfer {
+ public:
+  using memory_space = typename ExecSpace::memory_space;
+
+  // Compresses and posts every message before it returns (so that the messages of two
+  // transfers to one peer on one tag never interleave); `values` (C order, `extents`) must stay
+  // valid until then only: `keep` holds a packed copy where there is one.
+  send_transfer(std::unique_ptr<transport<ExecSpace>> engine, const T* values,
+                const std::array<std::uint64_t, 3>& extents, Kokkos::View<T*, memory_space> keep,
+                int dest, int tag, MPI_Comm comm, const options& opts)
+      : m_engine(std::move(engine)), m_keep(std::move(keep)) {
+    const transfer_head head = plan_transfer<T, Dims>(extents, opts.segment_bytes, opts.checksum);
+    const std::uint64_t segments = head.segments();
+    m_stats.raw_bytes = head.extents[0] * head.row_bytes();
+    m_stats.segments = segments;
+    std::lock_guard<std::mutex> lock(matching_mutex());
+    try {
+      if (segments == 0) {
+        // The head alone, from host memory.
+        m_messages.push_back({});
+        m_messages.back().staged = buffer(m_engine->memory().staging_buffer(transfer_head_bytes));
+        write_transfer_head(head, m_messages.back().staged.data());
+        post(m_messages.back().staged.data(), transfer_head_bytes, dest, tag, comm);
+        return;
+      }
+      segment_slots<ExecSpace> slots(m_engine->memory(), segments);
+      std::deque<message> queued;
+      try {
+        const std::size_t depth = std::max<std::size_t>(opts.pipeline_depth, 1);
+        for (std::uint64_t k = 0; k < segments; ++k) {
+          queued.push_back(queue_segment(head, k, values, slots));
+          if (queued.size() > depth) {
+            send_segment(head, queued.front(), slots, dest, tag, comm);
+            queued.pop_front();
+          }
+        }
+        for (; !queued.empty(); queued.pop_front())
+          send_segment(head, queued.front(), slots, dest, tag, comm);
+      } catch (...) {
+        // No queued work may still use a buffer that goes back to the scratch now.
+        m_engine->exec().fence();
+        throw;
+      }
+    } catch (...) {
+      give_up(segments, dest, tag, comm);
+      throw;
+    }
+  }
+
+  ~send_transfer() override {
+    // A destroyed request still completes: MPI must not read freed buffers. After MPI_Finalize
+    // nothing reads them any more, and no MPI call may be made.
+    if (!m_requests.empty() && !mpi_finalized())
+      MPI_Waitall(static_cast<int>(m_requests.size()), m_requests.data(), MPI_STATUSES_IGNORE);
+  }
+
+  bool progress(bool block) override {
+    if (m_requests.empty()) return true;
+    int done = 0;
+    if (block) {
+      check(
+          MPI_Waitall(static_cast<int>(m_requests.size()), m_requests.data(), MPI_STATUSES_IGNORE),
+          "MPI_Waitall");
+      done = 1;
+    } else {
+      check(MPI_Testall(static_cast<int>(m_requests.size()), m_requests.data(), &done,
+                        MPI_STATUSES_IGNORE),
+            "MPI_Testall");
+    }
+    if (done) {
+      m_requests.clear();
+      m_messages.clear();
+      m_keep = {};
+    }
+    return done != 0;
+  }
+
+ private:
+  // A segment's message: assembled in the execution space's memory, and where the engine
+  // stages it; kept until MPI has sent it.
+  struct message {
+    std::uint64_t index = 0;
+    buffer assembled, staged, head;  // `head`: the transfer head on its way into message 0
+  };
+
+  // Queues the compression of segment k into its message's payload and the finishing of its
+  // message (segment_pipeline.hpp); returns at once.
+  message queue_segment(const transfer_head& head, std::uint64_t k, const T* values,
+                        segment_slots<ExecSpace>& slots) {
+#ifdef NDZIP_MPI_FAULT_INJECTION
+    if (send_fault_at().load() == static_cast<long long>(k)) {
+      send_fault_at() = -1;
+      throw std::runtime_error("ndzip::mpi: fault injected before segment " + std::to_string(k));
+    }
+#endif
+    const auto started = std::chrono::steady_clock::now();
+    const std::size_t offset = k == 0 ? transfer_head_bytes : 0;
+    const std::uint64_t raw = head.rows_of(k) * head.row_bytes();
+    const T* slab = values + k * head.segment_rows * head.extents[1] * head.extents[2];
+    const slab_shape shape = slab_of(head, k);
+    const bool compressible = holds_hypercube<T>(shape);
+    const std::size_t bound = compressible ? stream_bound<T>(shape) : 0;
+    message m;
+    m.index = k;
+    m.assembled = m_engine->assembly(offset + segment_head_bytes + std::max<std::size_t>(bound, raw));
+    if (k == 0) {
+      m.head = buffer(m_engine->memory().staging_buffer(transfer_head_bytes));
+      write_transfer_head(head, m.head.data());
+      m_engine->copy_from_host(m.assembled.data(), m.head.data(), transfer_head_bytes);
+    }
+    std::byte* segment = m.assembled.data() + offset;
+    if (compressible)
+      with_slab_codec<T>(m_engine->memory(), shape, [&](auto& codec) {
+        codec.compress_raw_async(slab, segment + segment_head_bytes, bound, slots.stream_bytes(k));
+      });
+    else
+      slots.set_stream_bytes(k, raw);
+    slots.template finish<T>(k, k, slab, raw, segment);
+    m_stats.codec_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return m;
+  }
+
+  // Waits for segment m's message (calling MPI for the earlier ones meanwhile), stages it where
+  // the engine does, and posts it.
+  void send_segment(const transfer_head& head, message& m, segment_slots<ExecSpace>& slots,
+                    int dest, int tag, MPI_Comm comm) {
+    const auto started = std::chrono::steady_clock::now();
+    const std::uint64_t payload = slots.wait(m.index, m_requests);
+    const std::uint64_t raw = head.rows_of(m.index) * head.row_bytes();
+    const std::size_t offset = m.index == 0 ? transfer_head_bytes : 0;
+    const std::size_t bytes = offset + segment_head_bytes + payload;
+    if (payload == raw) ++m_stats.raw_segments;  // a stream is always smaller than its values
+    const auto wait = [&] { fence_progressing(m_engine->memory(), m_requests); };
+    const segment_head segment{payload == raw ? segment_kind::raw : segment_kind::stream, m.index,
+                               payload};
+    std::byte* out = nullptr;
+    if (!head.checksummed) {
+      out = m_engine->outgoing(m.assembled, bytes, m.staged, wait);
+    } else if (m_engine->host_reads_outgoing()) {
+      out = m_engine->outgoing(m.assembled, bytes, m.staged, wait);
+      write_segment_head(segment, true, out + offset);
+    } else {
+      // Hashed on the host, the head with its checksum copied back in front of the payload.
+      buffer host(m_engine->memory().staging_buffer(bytes - offset));
+      m_engine->copy_to_host(host.data(), m.assembled.data() + offset, bytes - offset);
+      wait();
+      write_segment_head(segment, true, host.data());
+      m_engine->copy_from_host(m.assembled.data() + offset, host.data(), segment_head_bytes);
+      out = m_engine->outgoing(m.assembled, bytes, m.staged, wait);
+    }
+    m_stats.codec_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    post(out, bytes, dest, tag, comm);
+    m_messages.push_back(std::move(m));
+  }
+
+  void post(const std::byte* out, std::size_t bytes, int dest, int tag, MPI_Comm comm) {
+    MPI_Request request;
+    check(MPI_Isend(out, static_cast<int>(bytes), MPI_BYTE, dest, tag, comm, &request),
+          "MPI_Isend");
+    m_requests.push_back(request);
+    m_stats.wire_bytes += bytes;
+  }
+
+  // After a failure (an allocation, the codec, MPI) part way through the constructor: once
+  // message 0 is posted, the receiver waits for every segment it announces, so each one not
+  // yet posted goes out empty (the receiver reports it as given up by the sender: no segment is
+  // shorter than its head) instead of leaving the receiver hanging; then every posted message
+  // completes before its buffer is freed.
+  void give_up(std::uint64_t segments, int dest, int tag, MPI_Comm comm) noexcept {
+    static const std::byte nothing{};
+    for (std::uint64_t k = m_requests.size(); k > 0 && k < segments; ++k) {
+      MPI_Request request;
+      if (MPI_Isend(&nothing, 0, MPI_BYTE, dest, tag, comm, &request) != MPI_SUCCESS) break;
+      m_requests.push_back(request);
+    }
+    if (!m_requests.empty())
+      MPI_Waitall(static_cast<int>(m_requests.size()), m_requests.data(), MPI_STATUSES_IGNORE);
+    m_requests.clear();
+  }
+
+  std::unique_ptr<transport<ExecSpace>> m_engine;
+  Kokkos::View<T*, memory_space> m_keep;
+  std::vector<message> m_messages;  // posted, until MPI has sent them
+  std::vector<MPI_Request> m_requests;
+};
+
+}  // namespace ndzip::mpi::detail

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+// ndzip::mpi::options, the transports, and what a transfer reports (ndzip/mpi.hpp).
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ndzip::mpi {
+
+// How the bytes of device Views meet MPI (host Views are always handed to MPI in place). The
+// bytes on the wire are the same with every transport, so the two ranks may choose differently.
+enum class transport_kind {
+  // mpi_device where the MPI library says at run time that it takes device pointers (Open MPI
+  // built with CUDA or ROCm support: MPIX_Query_cuda_support, MPIX_Query_rocm_support), except
+  // for sends with the checksum on (hashed on the host); otherwise staged.
+  automatic,
+  // The messages are copied through host-pinned memory, for MPIs without GPU support.
+  staged,
+  // Device buffers go to MPI without asking, for GPU-aware MPI libraries (CUDA-aware,
+  // ROCm-aware) with or without that query; an MPI that is not GPU-aware then fails or crashes
+  // inside MPI. A rank still copies each message's heads (96 bytes at most) to the host to check
+  // them, and with the checksum on, the whole segment, to hash it.
+  mpi_device,
+};
+
+// "automatic", "staged", "mpi-device".
+constexpr const char* transport_name(transport_kind kind) {
+  switch (kind) {
+    case transport_kind::staged:
+      return "staged";
+    case transport_kind::mpi_device:
+      return "mpi-device";
+    default:
+      return "automatic";
+  }
+}
+
+struct options {
+  // Values per segment, in bytes (rounded down to whole rows of the slowest dimension; one row
+  // and 4096 bytes at least, or all rows where the View is smaller). Smaller segments overlap
+  // compression and transfer more finely; each costs a message and a kernel launch.
+  std::size_t segment_bytes = std::size_t{16} << 20;
+  // Sending: an XXH3-64 checksum of every segment, which every receiver checks. Receiving: a
+  // message without checksums is refused (ndzip::mpi::mismatch_error, after it is consumed),
+  // so that a receiver can demand the check whatever the sender was told. Off by default: MPI's
+  // transports check their own frames (InfiniBand and Ethernet CRCs, TCP), and every message
+  // is validated on arrival either way (heads, sizes, extents, streams that must decode
+  // exactly). Turn it on, on both sides, for an end-to-end check across layers you do not
+  // trust; it costs two hashing passes over the compressed bytes (on an H200 node, 2 ranks:
+  // 1.58x raw instead of 2.18x for 64 MiB floats, 0.69x instead of 1.02x for incompressible
+  // data; docs/PERFORMANCE-HISTORY.md).
+  bool checksum = false;
+  // How device buffers meet MPI (transport_kind above).
+  transport_kind transport = transport_kind::automatic;
+  // Segments a sender compresses ahead of the one it hands to MPI: segment k + 1 .. k + depth
+  // are being compressed while segment k is on the wire (1 or more; each holds a buffer of its
+  // segment's size).
+  std::size_t pipeline_depth = 3;
+};
+
+// What a transfer put on the wire, or took from it.
+struct transfer_stats {
+  std::uint64_t raw_bytes = 0;     // the View's values
+  std::uint64_t wire_bytes = 0;    // all messages, heads included
+  std::uint64_t segments = 0;      // segments of the transfer
+  std::uint64_t raw_segments = 0;  // of which sent as raw values (their stream would not shrink)
+  // Host wall time spent compressing and staging (sender), or checking, copying and decoding
+  // (receiver): the rest of a transfer's time is spent on the wire or waiting for it. With a
+  // device, the time the host waited for the device's queued work.
+  double codec_seconds = 0;
+};
+
+}  // namespace ndzip::mpi
