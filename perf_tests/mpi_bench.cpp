@@ -5,9 +5,10 @@
 //   ping-pong  rank 0 sends a message, rank 1 sends it back; one-way time = round trip / 2
 //   exchange   both ranks send a message to each other at once (the two faces of a halo)
 //
-// Plain MPI moves the raw values (through a host-pinned staging buffer for device memory: copy
-// to the host, MPI, copy to the device); ndzip::mpi compresses segments and stages the compressed
-// bytes. A message is the first rows of a field (synthetic, or a dataset of a manifest) of about
+// Raw and compressed go through the same transport (--transport): plain MPI moves the raw
+// values through a host-pinned staging buffer for device memory (copy to the host, MPI, copy to
+// the device) with the staged transport, or hands MPI the device memory with mpi-device;
+// ndzip::mpi compresses segments and hands their messages to MPI the same way. A message is the first rows of a field (synthetic, or a dataset of a manifest) of about
 // the requested size. Effective GB/s = uncompressed bytes / one-way time (median of the
 // repetitions). Every received message is compared bit for bit with what was sent.
 // --link-gbps adds, from the measured codec times and ratio, the bandwidth a pipeline of
@@ -47,6 +48,7 @@ struct config {
   bool checksum = false;
   int repetitions = 0;  // 0: by size
   double segment_mib = 16;
+  std::size_t pipeline_depth = ndzip::mpi::options{}.pipeline_depth;
   ndzip::mpi::transport_kind transport = ndzip::mpi::transport_kind::automatic;
   std::size_t scale = 1;  // the synthetic fields' slowest extent divided by this
 };
@@ -77,7 +79,7 @@ double agreed(double v) {
 }
 
 // Plain MPI of a contiguous View: raw bytes, staged through host memory where the View is not
-// host-accessible; host-pinned memory where Kokkos offers it (4.x), as ndzip::mpi stages, so
+// host-accessible and the transport is staged; host-pinned memory where Kokkos offers it (4.x), as ndzip::mpi stages, so
 // that the baseline copies at the link's full speed (pageable copies reach only 4-9 GB/s on an
 // H200's PCIe 5 link).
 #if KOKKOS_VERSION >= 40000
@@ -91,10 +93,15 @@ struct raw_channel {
   using T = typename View::value_type;
   View values;
   Kokkos::View<T*, raw_staging_space> staging;
-  static constexpr bool in_place =
-      Kokkos::SpaceAccessibility<Kokkos::HostSpace, typename View::memory_space>::accessible;
+  bool in_place;  // MPI reads and writes the View itself
 
-  explicit raw_channel(const View& v) : values(v) {
+  // `device_pointers`: the values go to MPI in device memory (the mpi-device transport's raw
+  // baseline); else they are staged where the host cannot read them.
+  raw_channel(const View& v, bool device_pointers)
+      : values(v),
+        in_place(device_pointers ||
+                 Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                            typename View::memory_space>::accessible) {
     if (!in_place) staging = Kokkos::View<T*, raw_staging_space>("staging", v.size());
   }
   T* wire() const { return in_place ? values.data() : staging.data(); }
@@ -104,7 +111,9 @@ struct raw_channel {
                                                                                   values.size());
   }
   void before_send(const exec_space& exec) {
-    if (!in_place) {
+    if (in_place) {
+      exec.fence();  // the values are complete before MPI reads them
+    } else {
       Kokkos::deep_copy(exec, staging, flat());
       exec.fence();
     }
@@ -160,8 +169,10 @@ std::pair<measurement, measurement> run_message(
 
   // Plain MPI.
   {
-    raw_channel<View> out(sent);
-    raw_channel<managed> in(received), back(spare);
+    const bool device_pointers =
+        channel.transport(true) == ndzip::mpi::transport_kind::mpi_device;
+    raw_channel<View> out(sent, device_pointers);
+    raw_channel<managed> in(received, device_pointers), back(spare, device_pointers);
     Kokkos::deep_copy(exec, received, 0);
     exec.fence();
     const double round = timed_rounds(reps, [&] {
@@ -375,6 +386,9 @@ int main(int argc, char** argv) {
   app.add_option("--repetitions", cfg.repetitions,
                  "timed rounds per measurement (default by size)");
   app.add_option("--segment-mib", cfg.segment_mib, "ndzip::mpi segment size");
+  app.add_option("--pipeline-depth", cfg.pipeline_depth,
+                 "segments compressed ahead of the one handed to MPI (options::pipeline_depth)")
+      ->check(CLI::PositiveNumber);
   app.add_flag("--checksum", cfg.checksum,
                "segments with their XXH3-64 (ndzip::mpi::options::checksum = true)");
   const std::map<std::string, ndzip::mpi::transport_kind> transports = {
@@ -407,6 +421,7 @@ int main(int argc, char** argv) {
     const exec_space exec;
     ndzip::mpi::options opts;
     opts.segment_bytes = static_cast<std::size_t>(cfg.segment_mib * 1048576.0);
+    opts.pipeline_depth = cfg.pipeline_depth;
     opts.checksum = cfg.checksum;
     opts.transport = cfg.transport;
     const ndzip::mpi::communicator<exec_space> channel(exec, MPI_COMM_WORLD, opts);

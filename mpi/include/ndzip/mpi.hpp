@@ -12,15 +12,16 @@
 //   halo.exchange();                                           // every step: batched sends
 //
 // On the wire (docs/FORMAT.md "MPI messages"). A View is cut into segments of whole rows of its
-// slowest dimension (options::segment_bytes); each is compressed on `exec` and sent as soon as it
-// is ready. A segment whose stream would not be smaller than its values is sent raw: the wire
-// never carries more than the values plus 96 bytes and 32 per further segment. Device data is
-// staged through host-pinned memory in compressed form, or handed to MPI in device memory where
-// the MPI library takes device pointers (options::path). The work overlaps the wire even where
-// MPI moves bytes only while it is called (shared memory): while a segment is copied to the
-// host, the sender calls MPI for the segments before it; the receiver queues each segment's copy
-// and decoding on `exec` and goes back to MPI for the next one, and fences `exec` once, when the
-// last has arrived.
+// slowest dimension (options::segment_bytes). The sender keeps several in flight
+// (options::pipeline_depth): while segment k is handed to MPI, the next ones are compressed on
+// `exec`, each message finished there (its head, or its raw values where the stream would not
+// be smaller: the wire never carries more than the values plus 96 bytes and 32 per further
+// segment), and the host waits for one segment at a time, calling MPI for the earlier ones
+// meanwhile. The receiver queues each segment's decoding on `exec` as it arrives and goes back
+// to MPI for the next one; it fences `exec` once, after the last. How device bytes meet MPI is
+// the transport (options::transport): staged through host-pinned memory, or handed to MPI in
+// device memory where the MPI library takes device pointers (mpi_device); the bytes on the wire
+// are the same.
 //
 // Matching. A transfer is one or more MPI messages on the caller's (comm, tag); a receive
 // matches a send as MPI_Recv matches MPI_Send (MPI_ANY_SOURCE and MPI_ANY_TAG work), and

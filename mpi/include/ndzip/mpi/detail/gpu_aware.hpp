@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Whether the MPI library takes device pointers, and so whether a device transfer hands MPI its
-// device buffers directly instead of staging them through host-pinned memory (options::path in
-// ndzip/mpi/request.hpp). Not part of the API.
+// device buffers directly instead of staging them through host-pinned memory
+// (options::transport, ndzip/mpi/options.hpp). Not part of the API.
 
 #include <mpi.h>
 
@@ -13,7 +13,7 @@
 
 // Open MPI says at run time whether it was built with CUDA or ROCm support (and the transport
 // in use can move device memory); other MPI libraries have no common query, so they count as
-// not GPU-aware unless the caller asks for the direct path.
+// not GPU-aware unless the caller asks for the mpi_device transport.
 #if defined(OPEN_MPI) && OPEN_MPI && defined(__has_include)
 #if __has_include(<mpi-ext.h>)
 #include <mpi-ext.h>

@@ -36,13 +36,13 @@ struct staging {
   using bytes = Kokkos::View<std::byte*, space>;
 };
 
-// Memory handed to MPI on the direct path (options::path): the execution
-// space's own. The MPI tests build with NDZIP_MPI_TEST_DIRECT_IN_SHARED_SPACE to run that path
-// with an MPI that is not GPU-aware: the buffers are then in memory the host can read too
+// Memory handed to MPI by the mpi_device transport (transport.hpp): the execution space's own.
+// The MPI tests build with NDZIP_MPI_TEST_WIRE_IN_SHARED_SPACE to run that transport with an
+// MPI that is not GPU-aware: the buffers are then in memory the host can read too
 // (Kokkos::SharedSpace, Kokkos 4), which MPI's host copies can handle.
 template <class ExecSpace>
 struct wire {
-#if defined(NDZIP_MPI_TEST_DIRECT_IN_SHARED_SPACE) && KOKKOS_VERSION >= 40000
+#if defined(NDZIP_MPI_TEST_WIRE_IN_SHARED_SPACE) && KOKKOS_VERSION >= 40000
   using space = std::conditional_t<staging<ExecSpace>::in_place, typename ExecSpace::memory_space,
                                    Kokkos::SharedSpace>;
 #else
@@ -120,7 +120,7 @@ class scratch : public std::enable_shared_from_this<scratch<ExecSpace>> {
     return {take(m_free_device, bytes, "ndzip::mpi stream"), this->shared_from_this(),
             &m_free_device};
   }
-  // A message buffer of the direct path, which MPI reads or writes in device memory.
+  // A message buffer of the mpi_device transport, which MPI reads or writes in device memory.
   wire_lease wire_buffer(std::size_t bytes) {
     return {take(m_free_wire, bytes, "ndzip::mpi message"), this->shared_from_this(), &m_free_wire};
   }
