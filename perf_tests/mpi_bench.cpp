@@ -8,9 +8,10 @@
 // Raw and compressed go through the same transport (--transport): plain MPI moves the raw
 // values through a host-pinned staging buffer for device memory (copy to the host, MPI, copy to
 // the device) with the staged transport, or hands MPI the device memory with mpi-device;
-// ndzip::mpi compresses segments and hands their messages to MPI the same way. A message is the first rows of a field (synthetic, or a dataset of a manifest) of about
-// the requested size. Effective GB/s = uncompressed bytes / one-way time (median of the
-// repetitions). Every received message is compared bit for bit with what was sent.
+// ndzip::mpi compresses segments and hands their messages to MPI the same way. A message is the
+// first rows of a field (synthetic, or a dataset of a manifest) of about the requested size.
+// Effective GB/s = uncompressed bytes / one-way time (median of the repetitions). Every
+// received message is compared bit for bit with what was sent.
 // --link-gbps adds, from the measured codec times and ratio, the bandwidth a pipeline of
 // compression, a link of that speed and decompression would reach (a model, labelled so).
 
@@ -79,9 +80,9 @@ double agreed(double v) {
 }
 
 // Plain MPI of a contiguous View: raw bytes, staged through host memory where the View is not
-// host-accessible and the transport is staged; host-pinned memory where Kokkos offers it (4.x), as ndzip::mpi stages, so
-// that the baseline copies at the link's full speed (pageable copies reach only 4-9 GB/s on an
-// H200's PCIe 5 link).
+// host-accessible and the transport is staged; host-pinned memory where Kokkos offers it (4.x),
+// as ndzip::mpi stages, so that the baseline copies at the link's full speed (pageable copies
+// reach only 4-9 GB/s on an H200's PCIe 5 link).
 #if KOKKOS_VERSION >= 40000
 using raw_staging_space = Kokkos::SharedHostPinnedSpace;
 #else

@@ -13,6 +13,7 @@
 // the bytes the compressed halos saved on the wire per step, and exits with 1 otherwise.
 //
 //   mpiexec -n 4 ndzip-mpi-halo-example [--n CELLS] [--steps STEPS]
+//                                       [--transport automatic|staged|mpi-device]
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
@@ -39,6 +40,7 @@ using direction = std::array<int, 3>;  // -1, 0 or 1 per axis
 struct settings {
   std::size_t n = 128;  // interior cells per axis and rank
   int steps = 20;
+  ndzip::mpi::options options;  // --transport
 };
 
 // The 26 directions to a neighbour.
@@ -221,9 +223,23 @@ bool parse(int argc, char** argv, settings& s, std::string& error) {
         s.n = static_cast<std::size_t>(value);
       else
         s.steps = static_cast<int>(value);
+    } else if (arg == "--transport" && i + 1 < argc) {
+      const std::string name = argv[++i];
+      using kind = ndzip::mpi::transport_kind;
+      bool known = false;
+      for (const kind k : {kind::automatic, kind::staged, kind::mpi_device})
+        if (name == ndzip::mpi::transport_name(k)) {
+          s.options.transport = k;
+          known = true;
+        }
+      if (!known) {
+        error = "--transport takes automatic, staged or mpi-device, not '" + name + "'";
+        return false;
+      }
     } else {
       error = "unknown or incomplete argument '" + arg +
-              "' (usage: ndzip-mpi-halo-example [--n CELLS] [--steps STEPS])";
+              "' (usage: ndzip-mpi-halo-example [--n CELLS] [--steps STEPS] "
+              "[--transport automatic|staged|mpi-device])";
       return false;
     }
   }
@@ -245,7 +261,7 @@ int run(const settings& s) {
   for (int b = 0; b < 2; ++b) {
     auto [sends, receives] = halo_pieces(u[b], n, grid);
     compressed.push_back(std::make_unique<ndzip::mpi::neighbor_exchange<exec_space, piece_view>>(
-        exec, grid.comm, std::move(sends), std::move(receives)));
+        exec, grid.comm, std::move(sends), std::move(receives), s.options));
     plain.emplace_back(v[b], n, grid);
   }
   initialise(u[0], n, grid);

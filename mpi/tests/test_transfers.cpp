@@ -86,7 +86,9 @@ TEST_CASE("ndzip::mpi: device buffers handed to MPI directly carry the bytes sta
   const exec_space exec;
   int tag = 600;
   const std::pair<path, path> paths[] = {
-      {path::staged, path::mpi_device}, {path::mpi_device, path::staged}, {path::mpi_device, path::mpi_device}};
+      {path::staged, path::mpi_device},
+      {path::mpi_device, path::staged},
+      {path::mpi_device, path::mpi_device}};
   for (const bool checksum : {false, true}) {
     for (const bool random : {false, true}) {
       for (const auto& pair : paths) {

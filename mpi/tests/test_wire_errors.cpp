@@ -107,6 +107,24 @@ std::vector<std::vector<std::vector<std::byte>>> damaged_transfers() {
     auto second = raw_segment(5, fewest, fewest, false);
     all.push_back({first, second});
   }
+  // The second of two segments has the right size but a damaged magic; received into device
+  // memory (mpi_device), its head is checked only once both are decoded.
+  {
+    auto first = with_head(head_for(fewest, false), raw_segment(0, 0, fewest, false));
+    auto second = raw_segment(1, fewest, fewest, false);
+    second[0] ^= std::byte{0x10};
+    all.push_back({first, second});
+  }
+  // The second of two segments says it holds raw values in fewer bytes than its slab's: into
+  // device memory its kind is taken from its size (a stream), which its head contradicts.
+  {
+    auto first = with_head(head_for(fewest, false), raw_segment(0, 0, fewest, false));
+    auto second = raw_segment(1, fewest, fewest, false);
+    second.resize(second.size() - 8);
+    wire::write_segment_head({wire::segment_kind::raw, 1, second.size() - wire::segment_head_bytes},
+                             false, second.data());
+    all.push_back({first, second});
+  }
   // A segment that says it holds an ndzip stream, but holds bytes no stream of 100 floats is
   // made of (no checksum, so the decoder itself must refuse them).
   {

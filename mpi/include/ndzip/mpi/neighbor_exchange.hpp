@@ -196,8 +196,7 @@ class neighbor_exchange {
     auto items = Kokkos::create_mirror_view(b.items);
     for (std::size_t j = 0; j < b.pieces.size(); ++j) {
       const std::size_t i = b.pieces[j];
-      items(j) = {m_packed.data() + m_packed_offsets[i], m_messages[i].data() + payload_offset,
-                  0};
+      items(j) = {m_packed.data() + m_packed_offsets[i], m_messages[i].data() + payload_offset, 0};
     }
     Kokkos::deep_copy(b.items, items);
   }
@@ -224,7 +223,8 @@ class neighbor_exchange {
     for_each_batch([&](auto& b) {
       if (b.pieces.empty()) return;
       b.codec->compress_async(b.items, b.sizes);
-      for (std::size_t j = 0; j < b.pieces.size(); ++j) stream_sizes[b.pieces[j]] = b.sizes.data() + j;
+      for (std::size_t j = 0; j < b.pieces.size(); ++j)
+        stream_sizes[b.pieces[j]] = b.sizes.data() + j;
     });
     for (std::size_t i = 0; i < m_sends.size(); ++i) {
       if (m_sends[i].values.size() == 0) continue;
@@ -241,45 +241,39 @@ class neighbor_exchange {
   void post_sends(detail::segment_slots<ExecSpace>& slots, std::vector<MPI_Request>& sends,
                   transfer_stats& stats) {
     std::lock_guard<std::mutex> lock(detail::matching_mutex());
-    std::vector<MPI_Request> posted;
-    std::vector<std::size_t> message_bytes(m_sends.size(), detail::transfer_head_bytes);
+    std::vector<MPI_Request> posted;  // none yet: the exchange posts its sends together
+    std::vector<detail::segment_head> segments(m_sends.size());
     std::vector<std::byte*> out(m_sends.size());
     std::vector<detail::buffer> staged(m_sends.size());
-    const auto no_wait = [] {};
+    const auto fence = [this] { m_exec.fence(); };
     for (std::size_t i = 0; i < m_sends.size(); ++i) {
       const std::uint64_t raw = m_sends[i].values.size() * sizeof(value_type);
       stats.raw_bytes += raw;
+      std::size_t bytes = detail::transfer_head_bytes;
       if (raw > 0) {
         const std::uint64_t payload = slots.wait(i, posted);
-        message_bytes[i] = payload_offset + payload;
+        // A stream is always smaller than its values.
+        segments[i] = {payload == raw ? detail::segment_kind::raw : detail::segment_kind::stream, 0,
+                       payload};
+        bytes = payload_offset + payload;
         ++stats.segments;
         if (payload == raw) ++stats.raw_segments;
-        if (m_opts.checksum && !m_engine->host_reads_outgoing()) {
-          // Hashed on the host, the head with its checksum copied back in front of the payload.
-          detail::buffer host(m_engine->memory().staging_buffer(payload_offset + payload));
-          m_engine->copy_to_host(host.data(), m_messages[i].data(), payload_offset + payload);
-          m_exec.fence();
-          detail::write_segment_head(
-              {payload == raw ? detail::segment_kind::raw : detail::segment_kind::stream, 0,
-               payload},
-              true, host.data() + detail::transfer_head_bytes);
-          m_engine->copy_from_host(m_messages[i].data(), host.data(), payload_offset);
-        }
+        if (m_opts.checksum && !m_engine->host_reads_outgoing())
+          detail::write_checksum_on_device(
+              *m_engine, m_messages[i].data() + detail::transfer_head_bytes, segments[i], fence);
       }
-      stats.wire_bytes += message_bytes[i];
-      out[i] = m_engine->outgoing(m_messages[i], message_bytes[i], staged[i], no_wait);
+      stats.wire_bytes += bytes;
+      out[i] = m_engine->outgoing(m_messages[i], bytes, staged[i], [] {});
     }
-    m_exec.fence();
+    fence();  // one wait for every message's staging
     for (std::size_t i = 0; i < m_sends.size(); ++i) {
-      const std::uint64_t payload = message_bytes[i] - payload_offset;
-      if (m_opts.checksum && m_engine->host_reads_outgoing() && m_sends[i].values.size() > 0)
-        detail::write_segment_head(
-            {payload == m_sends[i].values.size() * sizeof(value_type) ? detail::segment_kind::raw
-                                                                       : detail::segment_kind::stream,
-             0, payload},
-            true, out[i] + detail::transfer_head_bytes);
-      detail::check(MPI_Isend(out[i], static_cast<int>(message_bytes[i]), MPI_BYTE,
-                              m_sends[i].peer, m_sends[i].tag, m_comm, &sends[i]),
+      const bool empty = m_sends[i].values.size() == 0;
+      if (m_opts.checksum && m_engine->host_reads_outgoing() && !empty)
+        detail::write_segment_head(segments[i], true, out[i] + detail::transfer_head_bytes);
+      const std::size_t bytes =
+          empty ? detail::transfer_head_bytes : payload_offset + segments[i].payload_bytes;
+      detail::check(MPI_Isend(out[i], static_cast<int>(bytes), MPI_BYTE, m_sends[i].peer,
+                              m_sends[i].tag, m_comm, &sends[i]),
                     "MPI_Isend");
     }
     m_staged = std::move(staged);

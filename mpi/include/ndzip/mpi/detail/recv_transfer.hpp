@@ -140,8 +140,8 @@ class recv_transfer final : public transfer, private message_sink {
       if (a.request != MPI_REQUEST_NULL) {
         int arrived = 0;
         if (MPI_Test(&a.request, &arrived, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
-          fail(std::make_exception_ptr(error("ndzip::mpi: MPI_Test failed on segment " +
-                                             std::to_string(a.index))));
+          fail(std::make_exception_ptr(
+              error("ndzip::mpi: MPI_Test failed on segment " + std::to_string(a.index))));
           a.request = MPI_REQUEST_NULL;
         } else if (!arrived) {
           break;
@@ -219,9 +219,9 @@ class recv_transfer final : public transfer, private message_sink {
       arrival a;
       const std::size_t count = message_bytes(status);
       a.inbox = m_engine->inbox(count);
-      check(MPI_Mrecv(a.inbox.data(), static_cast<int>(count), MPI_BYTE, &message,
-                      MPI_STATUS_IGNORE),
-            "MPI_Mrecv");
+      check(
+          MPI_Mrecv(a.inbox.data(), static_cast<int>(count), MPI_BYTE, &message, MPI_STATUS_IGNORE),
+          "MPI_Mrecv");
       const std::byte* head_bytes = a.inbox.data();  // the transfer head in host memory
       staging_lease head_copy;
       if (!m_engine->host_reads_inbox()) {
@@ -256,10 +256,9 @@ class recv_transfer final : public transfer, private message_sink {
       m_stats.segments = head.segments();
       if (head.segments() == 0) {
         if (count != transfer_head_bytes)
-          fail(std::make_exception_ptr(
-              stream_error("the message for the empty View holds " +
-                           std::to_string(count - transfer_head_bytes) +
-                           " bytes after its head")));
+          fail(std::make_exception_ptr(stream_error("the message for the empty View holds " +
+                                                    std::to_string(count - transfer_head_bytes) +
+                                                    " bytes after its head")));
         return 0;
       }
       a.offset = transfer_head_bytes;
@@ -286,10 +285,10 @@ class recv_transfer final : public transfer, private message_sink {
       const std::uint64_t room = segment_head_bytes + head.rows_of(k) * head.row_bytes();
       if (count > room) {
         discard(message, count);
-        fail(std::make_exception_ptr(stream_error(
-            "segment " + std::to_string(k) + " of the received message is damaged: " +
-            std::to_string(count) + " bytes, more than the " + std::to_string(room) +
-            " that its head and the values of its slab take")));
+        fail(std::make_exception_ptr(
+            stream_error("segment " + std::to_string(k) + " of the received message is damaged: " +
+                         std::to_string(count) + " bytes, more than the " + std::to_string(room) +
+                         " that its head and the values of its slab take")));
         return;
       }
       m_stats.wire_bytes += count;
@@ -350,7 +349,8 @@ class recv_transfer final : public transfer, private message_sink {
     } else {
       seg = {bytes - segment_head_bytes == raw ? segment_kind::raw : segment_kind::stream, k,
              bytes - segment_head_bytes};
-      if (m_heads.size() == 0) m_heads = m_memory->staging_buffer(head.segments() * segment_head_bytes);
+      if (m_heads.size() == 0)
+        m_heads = m_memory->staging_buffer(head.segments() * segment_head_bytes);
       m_engine->copy_to_host(m_heads.data() + k * segment_head_bytes, segment, segment_head_bytes);
       m_head_checks.push_back({k, bytes});
     }
@@ -458,11 +458,11 @@ class recv_transfer final : public transfer, private message_sink {
   transfer_head m_expected;
   std::optional<transfer_head> m_head;
   receive_queue::ticket m_ticket;
-  bool m_queued = true;        // in the receive queue: not yet complete
-  bool m_discarding = false;   // refused or failed: further messages are consumed unread
-  bool m_finished = false;     // `finish` ran
+  bool m_queued = true;       // in the receive queue: not yet complete
+  bool m_discarding = false;  // refused or failed: further messages are consumed unread
+  bool m_finished = false;    // `finish` ran
   std::exception_ptr m_failure;
-  std::uint64_t m_taken = 0;   // messages handed over so far
+  std::uint64_t m_taken = 0;  // messages handed over so far
   std::deque<arrival> m_arrivals;
   std::vector<arrival> m_read_by_device;
   // What decode() queued and settle() waits for: the stream buffers the decoders read, where

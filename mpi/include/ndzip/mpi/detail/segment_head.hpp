@@ -21,9 +21,8 @@ KOKKOS_INLINE_FUNCTION void put_le(std::byte* out, std::uint64_t value, int byte
 }
 
 // Layout: magic (4), kind (4), index (8), payload bytes (8), checksum or 0 (8).
-KOKKOS_INLINE_FUNCTION void put_segment_head(std::byte* out, segment_kind kind,
-                                             std::uint64_t index, std::uint64_t payload_bytes,
-                                             std::uint64_t checksum) {
+KOKKOS_INLINE_FUNCTION void put_segment_head(std::byte* out, segment_kind kind, std::uint64_t index,
+                                             std::uint64_t payload_bytes, std::uint64_t checksum) {
   put_le(out, segment_magic, 4);
   put_le(out + 4, static_cast<std::uint32_t>(kind), 4);
   put_le(out + 8, index, 8);

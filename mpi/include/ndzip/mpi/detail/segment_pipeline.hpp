@@ -115,14 +115,14 @@ class segment_slots {
               std::byte* head, const std::uint64_t* stream_size = nullptr) {
     using bits = typename finish_segment<T>::bits;
     const std::size_t words = raw_bytes / sizeof(bits);
-    Kokkos::parallel_for("ndzip::mpi finish segment",
-                         Kokkos::RangePolicy<ExecSpace>(m_exec, 0, words > 0 ? words : 1),
-                         finish_segment<T>{stream_size ? stream_size : stream_bytes(k),
-                                           payload_bytes_on_device(k),
-                                           reinterpret_cast<const bits*>(slab), head, raw_bytes,
-                                           index});
+    Kokkos::parallel_for(
+        "ndzip::mpi finish segment",
+        Kokkos::RangePolicy<ExecSpace>(m_exec, 0, words > 0 ? words : 1),
+        finish_segment<T>{stream_size ? stream_size : stream_bytes(k), payload_bytes_on_device(k),
+                          reinterpret_cast<const bits*>(slab), head, raw_bytes, index});
     if constexpr (device_writes_host)
-      Kokkos::parallel_for("ndzip::mpi publish segment", Kokkos::RangePolicy<ExecSpace>(m_exec, 0, 1),
+      Kokkos::parallel_for("ndzip::mpi publish segment",
+                           Kokkos::RangePolicy<ExecSpace>(m_exec, 0, 1),
                            publish_segment{payload_bytes_on_device(k), host_slots() + 2 * k});
   }
 
@@ -133,17 +133,19 @@ class segment_slots {
       const volatile std::uint64_t* slot = host_slots() + 2 * k;
       bool settled = false;
       while (slot[1] == 0) {
-        if (!settled) settled = progress_requests(requests);
-        else std::this_thread::yield();
+        if (!settled)
+          settled = progress_requests(requests);
+        else
+          std::this_thread::yield();
       }
       return slot[0];
     } else {
       progress_requests(requests);
       m_exec.fence();
       std::uint64_t sizes[2];
-      copy_bytes<Kokkos::HostSpace, memory_space>(m_exec, reinterpret_cast<std::byte*>(sizes),
-                                                  reinterpret_cast<const std::byte*>(stream_bytes(k)),
-                                                  sizeof sizes);
+      copy_bytes<Kokkos::HostSpace, memory_space>(
+          m_exec, reinterpret_cast<std::byte*>(sizes),
+          reinterpret_cast<const std::byte*>(stream_bytes(k)), sizeof sizes);
       m_exec.fence();
       return sizes[1];
     }
@@ -160,6 +162,21 @@ class segment_slots {
   typename scratch<ExecSpace>::staging_lease m_host;
   std::size_t m_count;
 };
+
+// Writes the checksum into the head of a segment finished in `engine`'s device memory (its
+// payload complete once `wait` returns): the segment is hashed in a host copy and its head,
+// with the checksum, copied back in front of the payload; returns once it is there.
+template <class ExecSpace>
+void write_checksum_on_device(transport<ExecSpace>& engine, std::byte* segment,
+                              const segment_head& head,
+                              const typename transport<ExecSpace>::wait_function& wait) {
+  const auto host = engine.memory().staging_buffer(segment_head_bytes + head.payload_bytes);
+  engine.copy_to_host(host.data(), segment, segment_head_bytes + head.payload_bytes);
+  wait();
+  write_segment_head(head, true, host.data());
+  engine.copy_from_host(segment, host.data(), segment_head_bytes);
+  wait();  // before the host copy goes back to the scratch
+}
 
 // Waits for the work queued on the instance so far while calling MPI for `requests`: a mark
 // raised after that work (as segment_slots does), or a fence where the device cannot write the

@@ -47,8 +47,8 @@ transfer_head plan_transfer(const std::array<std::uint64_t, 3>& extents, std::si
   head.segment_rows = std::max<std::uint64_t>(
       1, std::min(std::max(fitting, head.fewest_segment_rows()), extents[0]));
   if (head.segments() > 0 && row_bytes > largest_message)
-    throw std::invalid_argument("ndzip::mpi: a row of the slowest dimension of " +
-                                head.describe() + " holds " + std::to_string(row_bytes) +
+    throw std::invalid_argument("ndzip::mpi: a row of the slowest dimension of " + head.describe() +
+                                " holds " + std::to_string(row_bytes) +
                                 " bytes, more than one message carries (" +
                                 std::to_string(largest_message) + ")");
   return head;
@@ -159,7 +159,8 @@ class send_transfer final : public transfer {
     const std::size_t bound = compressible ? stream_bound<T>(shape) : 0;
     message m;
     m.index = k;
-    m.assembled = m_engine->assembly(offset + segment_head_bytes + std::max<std::size_t>(bound, raw));
+    m.assembled =
+        m_engine->assembly(offset + segment_head_bytes + std::max<std::size_t>(bound, raw));
     if (k == 0) {
       m.head = buffer(m_engine->memory().staging_buffer(transfer_head_bytes));
       write_transfer_head(head, m.head.data());
@@ -198,12 +199,7 @@ class send_transfer final : public transfer {
       out = m_engine->outgoing(m.assembled, bytes, m.staged, wait);
       write_segment_head(segment, true, out + offset);
     } else {
-      // Hashed on the host, the head with its checksum copied back in front of the payload.
-      buffer host(m_engine->memory().staging_buffer(bytes - offset));
-      m_engine->copy_to_host(host.data(), m.assembled.data() + offset, bytes - offset);
-      wait();
-      write_segment_head(segment, true, host.data());
-      m_engine->copy_from_host(m.assembled.data() + offset, host.data(), segment_head_bytes);
+      write_checksum_on_device(*m_engine, m.assembled.data() + offset, segment, wait);
       out = m_engine->outgoing(m.assembled, bytes, m.staged, wait);
     }
     m_stats.codec_seconds +=
