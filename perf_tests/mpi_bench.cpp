@@ -48,7 +48,7 @@ struct config {
   bool incompressible = false;
   bool checksum = false;
   int repetitions = 0;  // 0: by size
-  double segment_mib = 16;
+  double segment_mib = 0;  // the transport's choice
   std::size_t pipeline_depth = ndzip::mpi::options{}.pipeline_depth;
   ndzip::mpi::transport_kind transport = ndzip::mpi::transport_kind::automatic;
   std::size_t scale = 1;  // the synthetic fields' slowest extent divided by this
@@ -386,7 +386,8 @@ int main(int argc, char** argv) {
       ->delimiter(',');
   app.add_option("--repetitions", cfg.repetitions,
                  "timed rounds per measurement (default by size)");
-  app.add_option("--segment-mib", cfg.segment_mib, "ndzip::mpi segment size");
+  app.add_option("--segment-mib", cfg.segment_mib,
+                 "ndzip::mpi segment size (default: the transport's, options::segment_bytes = 0)");
   app.add_option("--pipeline-depth", cfg.pipeline_depth,
                  "segments compressed ahead of the one handed to MPI (options::pipeline_depth)")
       ->check(CLI::PositiveNumber);

@@ -6,6 +6,7 @@
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <ndzip/mpi.hpp>
 #include <random>
 #include <stdexcept>
@@ -543,5 +544,41 @@ TEST_CASE("ndzip::mpi: segments hold 4096 bytes of values at least, whatever seg
     CHECK(ndzip::mpi::recv(exec, rows, peer(), tag, MPI_COMM_WORLD).segments == 2);
     CHECK(differences(values, tag) == 0);
     CHECK(differences(rows, tag + 1) == 0);
+  }
+}
+
+TEST_CASE("ndzip::mpi: a sender stops compressing a View whose segments do not shrink") {
+  // Eight segments of 16384 floats: the first two random bits, the rest a smooth field. With
+  // one segment compressed ahead, segment 0 comes out raw while segment 1 compresses, so
+  // segments 2-7 go uncompressed (options::raw_after_ratio); with the option at 1 they compress.
+  // Both arrive bit for bit.
+  const exec_space exec;
+  constexpr std::size_t segment = 16384, count = 8 * segment;
+  Kokkos::View<float*> values("values", count);
+  const auto expected = Kokkos::create_mirror_view(values);
+  for (std::size_t i = 0; i < count; ++i) expected(i) = value_at<float>(i, 130, i < 2 * segment);
+  int tag = 130;
+  for (const double ratio : {0.9, 1.0}) {
+    CAPTURE(ratio);
+    ++tag;
+    ndzip::mpi::options opts;
+    opts.segment_bytes = segment * sizeof(float);
+    opts.pipeline_depth = 1;
+    opts.raw_after_ratio = ratio;
+    if (is_sender()) {
+      Kokkos::deep_copy(values, expected);
+      const auto stats = ndzip::mpi::send(exec, values, peer(), tag, MPI_COMM_WORLD, opts);
+      CHECK(stats.segments == 8);
+      CHECK(stats.raw_segments == (ratio < 1 ? 8 : 2));
+      if (ratio < 1) CHECK(stats.wire_bytes == count * sizeof(float) + 64 + 8 * 32);
+    } else {
+      Kokkos::deep_copy(values, 0.0f);
+      ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD, opts);
+      const auto got = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), values);
+      std::size_t wrong = 0;
+      for (std::size_t i = 0; i < count; ++i)
+        wrong += std::memcmp(&got(i), &expected(i), sizeof(float)) != 0;
+      CHECK(wrong == 0);
+    }
   }
 }

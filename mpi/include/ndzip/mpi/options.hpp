@@ -38,8 +38,11 @@ constexpr const char* transport_name(transport_kind kind) {
 struct options {
   // Values per segment, in bytes (rounded down to whole rows of the slowest dimension; one row
   // and 4096 bytes at least, or all rows where the View is smaller). Smaller segments overlap
-  // compression and transfer more finely; each costs a message and a kernel launch.
-  std::size_t segment_bytes = std::size_t{16} << 20;
+  // compression and transfer more finely; each costs a message and a few kernel launches. 0
+  // (the default): the transport's choice, 16 MiB through host staging, and a quarter of the
+  // View (16 to 64 MiB) in device memory (mpi_device; measured on two H200s over NVLink,
+  // docs/MPI.md).
+  std::size_t segment_bytes = 0;
   // Sending: an XXH3-64 checksum of every segment, which every receiver checks. Receiving: a
   // message without checksums is refused (ndzip::mpi::mismatch_error, after it is consumed),
   // so that a receiver can demand the check whatever the sender was told. Off by default: MPI's
@@ -56,6 +59,10 @@ struct options {
   // are being compressed while segment k is on the wire (1 or more; each holds a buffer of its
   // segment's size).
   std::size_t pipeline_depth = 3;
+  // A sender stops compressing a View once a segment's stream has come out larger than this
+  // fraction of its values (the data does not shrink enough to pay for the codec): the segments
+  // not yet compressed go raw. 1 or more: never.
+  double raw_after_ratio = 0.9;
 };
 
 // What a transfer put on the wire, or took from it.

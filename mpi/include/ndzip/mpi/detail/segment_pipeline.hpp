@@ -10,6 +10,7 @@
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <thread>
@@ -47,13 +48,15 @@ struct finish_segment {
   std::byte* head;
   std::uint64_t raw_bytes;
   std::uint64_t index;
+  std::size_t threads;  // each copies every `threads`-th word: few threads where nothing is copied
 
-  KOKKOS_FUNCTION void operator()(std::size_t i) const {
+  KOKKOS_FUNCTION void operator()(std::size_t t) const {
     const bool raw = *stream_bytes >= raw_bytes;
     // Values as bits: no float load or store may touch a NaN's payload.
-    if (raw && i < raw_bytes / sizeof(bits))
-      reinterpret_cast<bits*>(head + segment_head_bytes)[i] = slab[i];
-    if (i == 0) {
+    if (raw)
+      for (std::size_t i = t; i < raw_bytes / sizeof(bits); i += threads)
+        reinterpret_cast<bits*>(head + segment_head_bytes)[i] = slab[i];
+    if (t == 0) {
       const std::uint64_t payload = raw ? raw_bytes : *stream_bytes;
       put_segment_head(head, raw ? segment_kind::raw : segment_kind::stream, index, payload, 0);
       *payload_bytes = payload;
@@ -114,12 +117,13 @@ class segment_slots {
   void finish(std::size_t k, std::uint64_t index, const T* slab, std::uint64_t raw_bytes,
               std::byte* head, const std::uint64_t* stream_size = nullptr) {
     using bits = typename finish_segment<T>::bits;
-    const std::size_t words = raw_bytes / sizeof(bits);
+    // Enough threads to copy at the memory's speed where the values go raw.
+    const std::size_t threads =
+        std::clamp<std::size_t>(raw_bytes / sizeof(bits), 1, std::size_t{1} << 18);
     Kokkos::parallel_for(
-        "ndzip::mpi finish segment",
-        Kokkos::RangePolicy<ExecSpace>(m_exec, 0, words > 0 ? words : 1),
+        "ndzip::mpi finish segment", Kokkos::RangePolicy<ExecSpace>(m_exec, 0, threads),
         finish_segment<T>{stream_size ? stream_size : stream_bytes(k), payload_bytes_on_device(k),
-                          reinterpret_cast<const bits*>(slab), head, raw_bytes, index});
+                          reinterpret_cast<const bits*>(slab), head, raw_bytes, index, threads});
     if constexpr (device_writes_host)
       Kokkos::parallel_for("ndzip::mpi publish segment",
                            Kokkos::RangePolicy<ExecSpace>(m_exec, 0, 1),

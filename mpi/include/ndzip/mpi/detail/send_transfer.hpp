@@ -66,7 +66,12 @@ class send_transfer final : public transfer {
                 const std::array<std::uint64_t, 3>& extents, Kokkos::View<T*, memory_space> keep,
                 int dest, int tag, MPI_Comm comm, const options& opts)
       : m_engine(std::move(engine)), m_keep(std::move(keep)) {
-    const transfer_head head = plan_transfer<T, Dims>(extents, opts.segment_bytes, opts.checksum);
+    const std::uint64_t values_bytes = extents[0] * extents[1] * extents[2] * sizeof(T);
+    const transfer_head head = plan_transfer<T, Dims>(
+        extents,
+        opts.segment_bytes > 0 ? opts.segment_bytes : m_engine->segment_bytes(values_bytes),
+        opts.checksum);
+    m_raw_after_ratio = opts.raw_after_ratio;
     const std::uint64_t segments = head.segments();
     m_stats.raw_bytes = head.extents[0] * head.row_bytes();
     m_stats.segments = segments;
@@ -137,6 +142,7 @@ class send_transfer final : public transfer {
   // stages it; kept until MPI has sent it.
   struct message {
     std::uint64_t index = 0;
+    bool compressed = false;         // else its values go raw without being compressed
     buffer assembled, staged, head;  // `head`: the transfer head on its way into message 0
   };
 
@@ -155,10 +161,11 @@ class send_transfer final : public transfer {
     const std::uint64_t raw = head.rows_of(k) * head.row_bytes();
     const T* slab = values + k * head.segment_rows * head.extents[1] * head.extents[2];
     const slab_shape shape = slab_of(head, k);
-    const bool compressible = holds_hypercube<T>(shape);
+    const bool compressible = !m_raw_from_now && holds_hypercube<T>(shape);
     const std::size_t bound = compressible ? stream_bound<T>(shape) : 0;
     message m;
     m.index = k;
+    m.compressed = compressible;
     m.assembled =
         m_engine->assembly(offset + segment_head_bytes + std::max<std::size_t>(bound, raw));
     if (k == 0) {
@@ -189,6 +196,9 @@ class send_transfer final : public transfer {
     const std::size_t offset = m.index == 0 ? transfer_head_bytes : 0;
     const std::size_t bytes = offset + segment_head_bytes + payload;
     if (payload == raw) ++m_stats.raw_segments;  // a stream is always smaller than its values
+    // The data does not shrink enough to pay for the codec: the segments not queued yet go raw.
+    if (m.compressed && static_cast<double>(payload) > m_raw_after_ratio * static_cast<double>(raw))
+      m_raw_from_now = true;
     const auto wait = [&] { fence_progressing(m_engine->memory(), m_requests); };
     const segment_head segment{payload == raw ? segment_kind::raw : segment_kind::stream, m.index,
                                payload};
@@ -234,6 +244,8 @@ class send_transfer final : public transfer {
   }
 
   std::unique_ptr<transport<ExecSpace>> m_engine;
+  double m_raw_after_ratio = 1;
+  bool m_raw_from_now = false;  // a segment did not shrink enough: the rest go uncompressed
   Kokkos::View<T*, memory_space> m_keep;
   std::vector<message> m_messages;  // posted, until MPI has sent them
   std::vector<MPI_Request> m_requests;
