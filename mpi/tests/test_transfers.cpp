@@ -381,20 +381,19 @@ TEST_CASE("ndzip::mpi: a send that fails part way leaves the receiver an error, 
 }
 
 TEST_CASE("ndzip::mpi: a send that fails before its first message is posted sends nothing") {
-  // Three segments compressed ahead (the default depth): segment 2 fails while segments 0 and 1
-  // are still being compressed, so nothing is on the wire; the receiver gets the next transfer
-  // on the tag, intact.
+  // Segment 0 is posted once segment 1 is queued: segment 1 fails while segment 0 is still
+  // being compressed, so nothing is on the wire; the receiver gets the next transfer on the
+  // tag, intact.
   const exec_space exec;
   ndzip::mpi::options opts;
   opts.segment_bytes = 100 * 100 * sizeof(double);
-  REQUIRE(opts.pipeline_depth >= 3);
   Kokkos::View<double**> values("values", 400, 100);
   constexpr int tag = 121;
   if (is_sender()) {
     fill(values, tag);
-    ndzip::mpi::detail::send_fault_at() = 2;
+    ndzip::mpi::detail::send_fault_at() = 1;
     CHECK_THROWS_WITH_AS(ndzip::mpi::send(exec, values, peer(), tag, MPI_COMM_WORLD, opts),
-                         doctest::Contains("fault injected before segment 2"), std::runtime_error);
+                         doctest::Contains("fault injected before segment 1"), std::runtime_error);
     ndzip::mpi::send(exec, values, peer(), tag, MPI_COMM_WORLD, opts);
   } else {
     const auto stats = ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD);
@@ -548,10 +547,11 @@ TEST_CASE("ndzip::mpi: segments hold 4096 bytes of values at least, whatever seg
 }
 
 TEST_CASE("ndzip::mpi: a sender stops compressing a View whose segments do not shrink") {
-  // Eight segments of 16384 floats: the first two random bits, the rest a smooth field. With
-  // one segment compressed ahead, segment 0 comes out raw while segment 1 compresses, so
-  // segments 2-7 go uncompressed (options::raw_after_ratio); with the option at 1 they compress.
-  // Both arrive bit for bit.
+  // Eight segments of 16384 floats: the first two random bits, the rest a smooth field. Segment
+  // 0 is posted once segment 1 is queued (the pipeline fills one segment per post, whatever
+  // its depth), so segment 0 comes out raw while segment 1 compresses, and segments 2-7 go
+  // uncompressed (options::raw_after_ratio); with the option at 1 they compress. Both arrive
+  // bit for bit.
   const exec_space exec;
   constexpr std::size_t segment = 16384, count = 8 * segment;
   Kokkos::View<float*> values("values", count);
@@ -563,7 +563,6 @@ TEST_CASE("ndzip::mpi: a sender stops compressing a View whose segments do not s
     ++tag;
     ndzip::mpi::options opts;
     opts.segment_bytes = segment * sizeof(float);
-    opts.pipeline_depth = 1;
     opts.raw_after_ratio = ratio;
     if (is_sender()) {
       Kokkos::deep_copy(values, expected);

@@ -31,6 +31,10 @@ class message_sink {
   virtual std::uint64_t take_first(MPI_Message& message, const MPI_Status& status) noexcept = 0;
   // The next further message of the transfer.
   virtual void take_next(MPI_Message& message, const MPI_Status& status) noexcept = 0;
+  // Takes what has arrived for the receive and handles it as far as that goes without waiting
+  // (decoding is queued), leaving its completion to its own wait() or test(): called while
+  // another transfer of the process waits (receive_queue::advance_all).
+  virtual void advance() noexcept = 0;
 
  protected:
   ~message_sink() = default;
@@ -64,6 +68,10 @@ class NDZIP_EXPORT receive_queue {
   // receive; stops when `t` wants none or none has arrived. Returns whether `t` got any.
   // Throws ndzip::mpi::error where MPI_Improbe fails.
   bool poll(ticket t);
+  // Advances every posted receive (message_sink::advance): a sender waiting for its device calls
+  // this, so that in an exchange the peer's messages are matched and decoded meanwhile (a large
+  // message waits for its matching receive before it moves) instead of after the send.
+  void advance_all();
 
  private:
   std::list<entry> m_entries;

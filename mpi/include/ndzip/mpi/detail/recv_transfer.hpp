@@ -122,9 +122,9 @@ class recv_transfer final : public transfer, private message_sink {
   };
 
   // Decodes the segments that have arrived, in order; once the transfer has handed over every
-  // message and all are decoded, checks the device's outcomes and leaves the queue. Returns
-  // whether anything moved. Called with matching_mutex() held.
-  bool step() {
+  // message and all are decoded, and `may_finish`, checks the device's outcomes and leaves the
+  // queue. Returns whether anything moved. Called with matching_mutex() held.
+  bool step(bool may_finish = true) {
     bool moved = false;
     try {
       if (!receive_queue::matched(m_ticket) || receive_queue::owed(m_ticket) > 0)
@@ -132,7 +132,7 @@ class recv_transfer final : public transfer, private message_sink {
     } catch (...) {
       // MPI failed to probe: what the transfer is still owed cannot be taken.
       fail(std::current_exception());
-      finish_queued();
+      if (may_finish) finish_queued();
       return true;
     }
     while (!m_arrivals.empty()) {
@@ -159,12 +159,16 @@ class recv_transfer final : public transfer, private message_sink {
       m_read_by_device.push_back(std::move(a));
       m_arrivals.pop_front();
     }
-    if (receive_queue::matched(m_ticket) && receive_queue::owed(m_ticket) == 0 &&
+    if (may_finish && receive_queue::matched(m_ticket) && receive_queue::owed(m_ticket) == 0 &&
         m_arrivals.empty()) {
       finish_queued();
       moved = true;
     }
     return moved;
+  }
+
+  void advance() noexcept override {
+    if (m_queued) step(false);
   }
 
   // Every message taken and handled: the device's outcomes are checked (unless the transfer

@@ -17,6 +17,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ndzip/mpi/detail/matching.hpp"
 #include "ndzip/mpi/detail/scratch.hpp"
 #include "ndzip/mpi/detail/segment_head.hpp"
 #include "ndzip/mpi/detail/transport.hpp"
@@ -24,10 +25,13 @@
 
 namespace ndzip::mpi::detail {
 
-// Calls MPI for `requests` (the messages already posted) without blocking: a transport that
-// copies through shared memory moves bytes only inside MPI calls, so waiting for the device
-// without calling MPI would stop the wire. Returns whether all are complete.
+// Calls MPI for `requests` (the messages already posted) without blocking, and advances the
+// process's posted receives (receive_queue::advance_all): a transport that copies through shared
+// memory moves bytes only inside MPI calls, and a large message moves only once its receive is
+// matched, so waiting for the device without either would stop the wire. Returns whether all
+// `requests` are complete. Called with matching_mutex() held.
 inline bool progress_requests(std::vector<MPI_Request>& requests) {
+  receives().advance_all();
   if (requests.empty()) return true;
   int done = 0;
   check(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE),
@@ -135,13 +139,9 @@ class segment_slots {
   std::uint64_t wait(std::size_t k, std::vector<MPI_Request>& requests) {
     if constexpr (device_writes_host) {
       const volatile std::uint64_t* slot = host_slots() + 2 * k;
-      bool settled = false;
-      while (slot[1] == 0) {
-        if (!settled)
-          settled = progress_requests(requests);
-        else
-          std::this_thread::yield();
-      }
+      do {
+        progress_requests(requests);  // once at least: every segment advances the receives
+      } while (slot[1] == 0);
       return slot[0];
     } else {
       progress_requests(requests);

@@ -91,7 +91,11 @@ class send_transfer final : public transfer {
         const std::size_t depth = std::max<std::size_t>(opts.pipeline_depth, 1);
         for (std::uint64_t k = 0; k < segments; ++k) {
           queued.push_back(queue_segment(head, k, values, slots));
-          if (queued.size() > depth) {
+          // The pipeline fills one segment per post: segment 0 leaves as soon as segment 1 is
+          // queued (the receiver starts early), and what segment 0 compressed to is known before
+          // the next ones are queued (options::raw_after_ratio).
+          const std::size_t ahead = std::min<std::size_t>(depth, m_requests.size() + 1);
+          if (queued.size() > ahead) {
             send_segment(head, queued.front(), slots, dest, tag, comm);
             queued.pop_front();
           }
