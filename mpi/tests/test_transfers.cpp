@@ -581,3 +581,20 @@ TEST_CASE("ndzip::mpi: a sender stops compressing a View whose segments do not s
     }
   }
 }
+
+TEST_CASE("ndzip::mpi: both ranks of a pair may wait for their send before their receive") {
+  // An exchange written send-first: MPI moves a large message only once a receive matches it,
+  // and an ndzip::mpi receive matches only while it is advanced; a send's wait() advances the
+  // process's receives, so neither rank waits for the other forever.
+  const exec_space exec;
+  constexpr int tag = 140;
+  Kokkos::View<double**> out("out", 512, 256), in("in", 512, 256);
+  fill(out, static_cast<std::uint64_t>(tag + rank()));
+  ndzip::mpi::options opts;
+  opts.segment_bytes = 64 * 256 * sizeof(double);  // eight segments of 128 KiB
+  auto r = ndzip::mpi::irecv(exec, in, peer(), tag, MPI_COMM_WORLD, opts);
+  auto s = ndzip::mpi::isend(exec, out, peer(), tag, MPI_COMM_WORLD, opts);
+  s.wait();
+  r.wait();
+  CHECK(differences(in, static_cast<std::uint64_t>(tag + peer())) == 0);
+}

@@ -99,8 +99,7 @@ class segment_slots {
   segment_slots(scratch<ExecSpace>& memory, std::size_t count)
       : m_exec(memory.exec()),
         m_device(memory.device_buffer(2 * sizeof(std::uint64_t) * count)),
-        m_host(memory.staging_buffer(2 * sizeof(std::uint64_t) * count)),
-        m_count(count) {
+        m_host(memory.staging_buffer(2 * sizeof(std::uint64_t) * count)) {
     for (std::size_t k = 0; k < 2 * count; ++k) host_slots()[k] = 0;
   }
 
@@ -155,8 +154,6 @@ class segment_slots {
     }
   }
 
-  std::size_t count() const { return m_count; }
-
  private:
   std::uint64_t* device_slots() const { return reinterpret_cast<std::uint64_t*>(m_device.data()); }
   std::uint64_t* host_slots() const { return reinterpret_cast<std::uint64_t*>(m_host.data()); }
@@ -164,7 +161,6 @@ class segment_slots {
   ExecSpace m_exec;
   typename scratch<ExecSpace>::device_lease m_device;
   typename scratch<ExecSpace>::staging_lease m_host;
-  std::size_t m_count;
 };
 
 // Writes the checksum into the head of a segment finished in `engine`'s device memory (its

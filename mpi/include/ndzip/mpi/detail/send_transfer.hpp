@@ -18,6 +18,7 @@
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -120,25 +121,25 @@ class send_transfer final : public transfer {
       MPI_Waitall(static_cast<int>(m_requests.size()), m_requests.data(), MPI_STATUSES_IGNORE);
   }
 
+  // Waiting advances the process's receives too (progress_requests): the peer's messages may
+  // need one of them to be matched before it takes this transfer's.
   bool progress(bool block) override {
     if (m_requests.empty()) return true;
-    int done = 0;
-    if (block) {
-      check(
-          MPI_Waitall(static_cast<int>(m_requests.size()), m_requests.data(), MPI_STATUSES_IGNORE),
-          "MPI_Waitall");
-      done = 1;
-    } else {
-      check(MPI_Testall(static_cast<int>(m_requests.size()), m_requests.data(), &done,
-                        MPI_STATUSES_IGNORE),
-            "MPI_Testall");
+    bool done = false;
+    for (;;) {
+      {
+        std::lock_guard<std::mutex> lock(matching_mutex());
+        done = progress_requests(m_requests);
+      }
+      if (done || !block) break;
+      std::this_thread::yield();  // other threads may take the lock
     }
     if (done) {
       m_requests.clear();
       m_messages.clear();
       m_keep = {};
     }
-    return done != 0;
+    return done;
   }
 
  private:
