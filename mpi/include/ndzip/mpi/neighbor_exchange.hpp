@@ -169,7 +169,6 @@ class neighbor_exchange {
     std::optional<batch_compressor<value_type, Rank, ExecSpace>> codec;
     Kokkos::View<batch_item<value_type>*, memory_space> items;
     Kokkos::View<std::uint64_t*, memory_space> sizes;
-    typename Kokkos::View<std::uint64_t*, memory_space>::HostMirror sizes_host;
   };
 
   template <class F>
@@ -192,7 +191,6 @@ class neighbor_exchange {
                                                                   b.pieces.size());
     b.sizes =
         Kokkos::View<std::uint64_t*, memory_space>("ndzip::mpi exchange sizes", b.pieces.size());
-    b.sizes_host = Kokkos::create_mirror_view(b.sizes);
     auto items = Kokkos::create_mirror_view(b.items);
     for (std::size_t j = 0; j < b.pieces.size(); ++j) {
       const std::size_t i = b.pieces[j];

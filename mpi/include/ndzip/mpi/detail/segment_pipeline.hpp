@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <thread>
 #include <type_traits>
 #include <vector>
 
