@@ -30,6 +30,10 @@
 
 #include "bench_inputs.hpp"
 
+#if defined(KOKKOS_ENABLE_CUDA)
+#include <cuda_runtime.h>
+#endif
+
 using namespace ndzip::perf::inputs;
 
 namespace {
@@ -106,7 +110,7 @@ struct raw_channel {
     if (!in_place) staging = Kokkos::View<T*, raw_staging_space>("staging", v.size());
   }
   T* wire() const { return in_place ? values.data() : staging.data(); }
-  int count() const { return static_cast<int>(values.size() * sizeof(T)); }
+  std::size_t bytes() const { return values.size() * sizeof(T); }
   Kokkos::View<T*, typename View::memory_space, Kokkos::MemoryUnmanaged> flat() const {
     return Kokkos::View<T*, typename View::memory_space, Kokkos::MemoryUnmanaged>(values.data(),
                                                                                   values.size());
@@ -157,6 +161,64 @@ bool same_bits(const exec_space& exec, const A& a, const B& b) {
   return all != 0;
 }
 
+// Posts the sending (`send`) or receiving of `bytes` at `data` with `peer` as messages of 1 GiB
+// at most (MPI counts are int).
+void post_raw(void* data, std::size_t bytes, int peer, bool send, std::vector<MPI_Request>& out) {
+  constexpr std::size_t largest = std::size_t{1} << 30;
+  auto* at = static_cast<std::byte*>(data);
+  std::size_t done = 0;
+  do {
+    const std::size_t count = std::min(largest, bytes - done);
+    out.emplace_back();
+    if (send)
+      MPI_Isend(at + done, static_cast<int>(count), MPI_BYTE, peer, 1, MPI_COMM_WORLD, &out.back());
+    else
+      MPI_Irecv(at + done, static_cast<int>(count), MPI_BYTE, peer, 1, MPI_COMM_WORLD, &out.back());
+    done += count;
+  } while (done < bytes);
+}
+
+void wait_all(std::vector<MPI_Request>& requests) {
+  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  requests.clear();
+}
+
+#if defined(KOKKOS_ENABLE_CUDA)
+// The physical reference of a device-to-device transfer: the copy engine's peer copy of `bytes`
+// from this rank's GPU to the next GPU of the node (cudaMemcpyPeerAsync), median GB/s of `reps`;
+// 0 where there is no second GPU this process can reach.
+double peer_copy_gbps(std::size_t bytes, int reps) {
+  int count = 0, here = 0, reachable = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count < 2) return 0;
+  cudaGetDevice(&here);
+  const int there = (here + 1) % count;
+  if (cudaDeviceCanAccessPeer(&reachable, here, there) != cudaSuccess || !reachable) return 0;
+  const cudaError_t enabled = cudaDeviceEnablePeerAccess(there, 0);
+  if (enabled != cudaSuccess && enabled != cudaErrorPeerAccessAlreadyEnabled) return 0;
+  cudaGetLastError();  // an already enabled peer access is not an error here
+  void *from = nullptr, *to = nullptr;
+  cudaMalloc(&from, bytes);
+  cudaSetDevice(there);
+  cudaMalloc(&to, bytes);
+  cudaSetDevice(here);
+  std::vector<double> seconds;
+  for (int r = 0; r <= reps; ++r) {
+    const auto start = clock_type::now();
+    cudaMemcpyPeerAsync(to, there, from, here, bytes, nullptr);
+    cudaDeviceSynchronize();
+    if (r > 0)  // the first copy warms up
+      seconds.push_back(std::chrono::duration<double>(clock_type::now() - start).count());
+  }
+  cudaFree(from);
+  cudaSetDevice(there);
+  cudaFree(to);
+  cudaSetDevice(here);
+  return bytes / median(seconds) / 1e9;
+}
+#else
+double peer_copy_gbps(std::size_t, int) { return 0; }
+#endif
+
 // One message (the View `sent`, identical on both ranks) in one mode, raw and compressed.
 template <class View>
 std::pair<measurement, measurement> run_message(
@@ -176,24 +238,28 @@ std::pair<measurement, measurement> run_message(
     raw_channel<managed> in(received, device_pointers), back(spare, device_pointers);
     Kokkos::deep_copy(exec, received, 0);
     exec.fence();
+    std::vector<MPI_Request> requests;
     const double round = timed_rounds(reps, [&] {
       if (exchange) {
-        MPI_Request requests[2];
         out.before_send(exec);
-        MPI_Irecv(in.wire(), in.count(), MPI_BYTE, peer, 1, MPI_COMM_WORLD, &requests[0]);
-        MPI_Isend(out.wire(), out.count(), MPI_BYTE, peer, 1, MPI_COMM_WORLD, &requests[1]);
-        MPI_Waitall(2, requests, MPI_STATUSES_IGNORE);
+        post_raw(in.wire(), in.bytes(), peer, false, requests);
+        post_raw(out.wire(), out.bytes(), peer, true, requests);
+        wait_all(requests);
         in.after_receive(exec);
       } else if (me == 0) {
         out.before_send(exec);
-        MPI_Send(out.wire(), out.count(), MPI_BYTE, peer, 1, MPI_COMM_WORLD);
-        MPI_Recv(back.wire(), back.count(), MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        post_raw(out.wire(), out.bytes(), peer, true, requests);
+        wait_all(requests);
+        post_raw(back.wire(), back.bytes(), peer, false, requests);
+        wait_all(requests);
         back.after_receive(exec);
       } else {
-        MPI_Recv(in.wire(), in.count(), MPI_BYTE, peer, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        post_raw(in.wire(), in.bytes(), peer, false, requests);
+        wait_all(requests);
         in.after_receive(exec);
         in.before_send(exec);
-        MPI_Send(in.wire(), in.count(), MPI_BYTE, peer, 1, MPI_COMM_WORLD);
+        post_raw(in.wire(), in.bytes(), peer, true, requests);
+        wait_all(requests);
       }
     });
     raw.seconds = exchange ? round : round / 2;
@@ -242,7 +308,7 @@ void print_header(const config& cfg) {
   if (cfg.csv) {
     std::printf(
         "mode,dataset,type,shape,bytes,raw_gbps,ndzip_gbps,speedup,wire_bytes,ratio,"
-        "codec_s,wire_s,verified");
+        "codec_s,wire_s,verified,peer_copy_gbps");
     for (const double l : cfg.link_gbps) std::printf(",model_gbps_at_%g", l);
     std::printf("\n");
   } else {
@@ -255,7 +321,7 @@ void print_header(const config& cfg) {
 template <class T>
 void report(const config& cfg, const char* mode, const std::string& dataset,
             const std::vector<std::size_t>& shape, std::size_t bytes, const measurement& raw,
-            const measurement& packed) {
+            const measurement& packed, double peer_copy) {
   if (rank() != 0) return;
   std::string dims;
   for (const auto e : shape) dims += (dims.empty() ? "" : "x") + std::to_string(e);
@@ -266,10 +332,10 @@ void report(const config& cfg, const char* mode, const std::string& dataset,
   const bool ok = raw.verified && packed.verified;
   const char* type = sizeof(T) == 4 ? "float" : "double";
   if (cfg.csv) {
-    std::printf("%s,%s,%s,%s,%zu,%.3f,%.3f,%.3f,%llu,%.3f,%.6f,%.6f,%s", mode, dataset.c_str(),
-                type, dims.c_str(), bytes, raw_gbps, ndzip_gbps, ndzip_gbps / raw_gbps,
-                static_cast<unsigned long long>(packed.wire_bytes), ratio, codec, wire,
-                ok ? "yes" : "NO");
+    std::printf("%s,%s,%s,%s,%zu,%.3f,%.3f,%.3f,%llu,%.3f,%.6f,%.6f,%s,%.3f", mode,
+                dataset.c_str(), type, dims.c_str(), bytes, raw_gbps, ndzip_gbps,
+                ndzip_gbps / raw_gbps, static_cast<unsigned long long>(packed.wire_bytes), ratio,
+                codec, wire, ok ? "yes" : "NO", peer_copy);
     // Model: compression, the link and decompression pipelined over segments, so the slowest
     // stage bounds the rate: min(codec rate, link x ratio).
     for (const double link : cfg.link_gbps)
@@ -317,9 +383,13 @@ bool run_field(const exec_space& exec, const config& cfg, const std::string& nam
         cfg.repetitions > 0
             ? cfg.repetitions
             : static_cast<int>(std::clamp<std::size_t>((std::size_t{512} << 20) / bytes, 5, 50));
+    // Rank 0's peer copy to the next GPU, while rank 1 waits: the physical reference.
+    const double peer_copy = rank() == 0 ? peer_copy_gbps(bytes, reps) : 0;
+    MPI_Barrier(MPI_COMM_WORLD);
     for (const bool exchange : {false, true}) {
       const auto [raw, packed] = run_message(exec, message, exchange, reps, channel);
-      report<T>(cfg, exchange ? "exchange" : "ping-pong", name, message_shape, bytes, raw, packed);
+      report<T>(cfg, exchange ? "exchange" : "ping-pong", name, message_shape, bytes, raw, packed,
+                peer_copy);
       ok = ok && raw.verified && packed.verified;
     }
     if (rows == shape[0]) break;  // the whole field: larger sizes would repeat it
