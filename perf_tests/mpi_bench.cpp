@@ -11,7 +11,10 @@
 // ndzip::mpi compresses segments and hands their messages to MPI the same way. A message is the
 // first rows of a field (synthetic, or a dataset of a manifest) of about the requested size.
 // Effective GB/s = uncompressed bytes / one-way time (median of the repetitions). Every
-// received message is compared bit for bit with what was sent.
+// received message is compared bit for bit with what was sent. The CSV splits the time: the
+// message compressed and decompressed on its own (compress_s, decompress_s), its wire bytes at
+// the raw rate (link_s), and the bound a pipeline of the three could reach (the slowest), beside
+// the copy engine's peer copy of the same bytes (peer_copy_gbps, CUDA builds with two GPUs).
 // --link-gbps adds, from the measured transfer, the bandwidth the same pipeline would reach on
 // a link of that speed (a model, labelled so): the time the compressed transfer took beyond
 // moving its wire bytes at the raw rate measured here, plus its wire bytes over that link.
@@ -25,8 +28,10 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <ndzip/compressor.hpp>
 #include <ndzip/mpi.hpp>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bench_inputs.hpp"
@@ -220,6 +225,43 @@ double peer_copy_gbps(std::size_t bytes, int reps) {
 double peer_copy_gbps(std::size_t, int) { return 0; }
 #endif
 
+// The pipeline's stages measured apart, on rank 0: compressing and decompressing the message
+// as one grid on the device (median of `reps`, fenced), to set against the link.
+struct stage_times {
+  double compress = 0, decompress = 0;
+};
+
+template <class View>
+stage_times codec_stages(const exec_space& exec, const View& message, int reps) {
+  using T = typename View::value_type;
+  // The grid ndzip::mpi compresses a slab as: its extents other than 1.
+  const auto shape = ndzip::mpi::detail::squeeze(static_cast<int>(View::rank),
+                                                 ndzip::mpi::detail::extents_of(message));
+  return ndzip::mpi::detail::with_grid(shape, [&](const auto& grid) {
+    constexpr int dims = std::decay_t<decltype(grid)>::dimensions;
+    ndzip::compressor<T, dims, exec_space> codec(exec, grid);
+    Kokkos::View<std::byte*, memory_space> stream(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "stream"), codec.size_bound());
+    Kokkos::View<T*, memory_space> out(Kokkos::view_alloc(Kokkos::WithoutInitializing, "out"),
+                                       message.size());
+    std::vector<double> compress, decompress;
+    for (int r = 0; r <= reps; ++r) {
+      auto start = clock_type::now();
+      const std::size_t size = codec.compress_raw(message.data(), stream.data(), stream.size());
+      exec.fence();
+      const double c = std::chrono::duration<double>(clock_type::now() - start).count();
+      start = clock_type::now();
+      codec.decompress_raw(stream.data(), size, out.data());
+      const double d = std::chrono::duration<double>(clock_type::now() - start).count();
+      if (r > 0) {  // the first round allocates and warms up
+        compress.push_back(c);
+        decompress.push_back(d);
+      }
+    }
+    return stage_times{median(compress), median(decompress)};
+  });
+}
+
 // One message (the View `sent`, identical on both ranks) in one mode, raw and compressed.
 template <class View>
 std::pair<measurement, measurement> run_message(
@@ -309,7 +351,8 @@ void print_header(const config& cfg) {
   if (cfg.csv) {
     std::printf(
         "mode,dataset,type,shape,bytes,raw_gbps,ndzip_gbps,speedup,wire_bytes,ratio,"
-        "codec_s,wire_s,verified,peer_copy_gbps");
+        "codec_s,wire_s,verified,peer_copy_gbps,compress_s,link_s,decompress_s,"
+        "pipeline_bound_gbps");
     for (const double l : cfg.link_gbps) std::printf(",model_gbps_at_%g", l);
     std::printf("\n");
   } else {
@@ -333,7 +376,7 @@ double modelled_gbps(std::size_t bytes, const measurement& packed, double raw_se
 template <class T>
 void report(const config& cfg, const char* mode, const std::string& dataset,
             const std::vector<std::size_t>& shape, std::size_t bytes, const measurement& raw,
-            const measurement& packed, double peer_copy) {
+            const measurement& packed, double peer_copy, const stage_times& stages) {
   if (rank() != 0) return;
   std::string dims;
   for (const auto e : shape) dims += (dims.empty() ? "" : "x") + std::to_string(e);
@@ -348,6 +391,12 @@ void report(const config& cfg, const char* mode, const std::string& dataset,
                 dataset.c_str(), type, dims.c_str(), bytes, raw_gbps, ndzip_gbps,
                 ndzip_gbps / raw_gbps, static_cast<unsigned long long>(packed.wire_bytes), ratio,
                 codec, wire, ok ? "yes" : "NO", peer_copy);
+    // The stages apart: the message's compression and decompression on the device, and its
+    // wire bytes at this link's measured raw rate; a pipeline of the three runs at most as fast
+    // as its slowest.
+    const double link = static_cast<double>(packed.wire_bytes) / (bytes / raw.seconds);
+    std::printf(",%.6f,%.6f,%.6f,%.3f", stages.compress, link, stages.decompress,
+                bytes / std::max({stages.compress, link, stages.decompress, 1e-12}) / 1e9);
     for (const double link : cfg.link_gbps)
       std::printf(",%.3f", modelled_gbps(bytes, packed, raw.seconds, link));
     std::printf("\n");
@@ -393,13 +442,14 @@ bool run_field(const exec_space& exec, const config& cfg, const std::string& nam
         cfg.repetitions > 0
             ? cfg.repetitions
             : static_cast<int>(std::clamp<std::size_t>((std::size_t{512} << 20) / bytes, 5, 50));
-    // Rank 0's peer copy to the next GPU, while rank 1 waits: the physical reference.
+    // Rank 0's peer copy to the next GPU and codec stages, while rank 1 waits.
     const double peer_copy = rank() == 0 ? peer_copy_gbps(bytes, reps) : 0;
+    const stage_times stages = rank() == 0 ? codec_stages(exec, message, reps) : stage_times{};
     MPI_Barrier(MPI_COMM_WORLD);
     for (const bool exchange : {false, true}) {
       const auto [raw, packed] = run_message(exec, message, exchange, reps, channel);
       report<T>(cfg, exchange ? "exchange" : "ping-pong", name, message_shape, bytes, raw, packed,
-                peer_copy);
+                peer_copy, stages);
       ok = ok && raw.verified && packed.verified;
     }
     if (rows == shape[0]) break;  // the whole field: larger sizes would repeat it
