@@ -57,7 +57,8 @@ struct options {
   transport_kind transport = transport_kind::automatic;
   // Segments a sender compresses ahead of the one it hands to MPI: segment k + 1 .. k + depth
   // are being compressed while segment k is on the wire (1 or more; each holds a buffer of its
-  // segment's size).
+  // segment's size). The pipeline fills one segment per post: segment 0 is handed to MPI as
+  // soon as segment 1 is queued.
   std::size_t pipeline_depth = 3;
   // A sender stops compressing a View once a segment's stream has come out larger than this
   // fraction of its values (the data does not shrink enough to pay for the codec): the segments
