@@ -192,7 +192,8 @@ void wait_all(std::vector<MPI_Request>& requests) {
 #if defined(KOKKOS_ENABLE_CUDA)
 // The physical reference of a device-to-device transfer: the copy engine's peer copy of `bytes`
 // from this rank's GPU to the next GPU of the node (cudaMemcpyPeerAsync), median GB/s of `reps`;
-// 0 where there is no second GPU this process can reach.
+// 0 where there is no second GPU this process can reach, or (said on standard error) where the
+// copy fails.
 double peer_copy_gbps(std::size_t bytes, int reps) {
   int count = 0, here = 0, reachable = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count < 2) return 0;
@@ -203,15 +204,15 @@ double peer_copy_gbps(std::size_t bytes, int reps) {
   if (enabled != cudaSuccess && enabled != cudaErrorPeerAccessAlreadyEnabled) return 0;
   cudaGetLastError();  // an already enabled peer access is not an error here
   void *from = nullptr, *to = nullptr;
-  cudaMalloc(&from, bytes);
+  bool ok = cudaMalloc(&from, bytes) == cudaSuccess;
   cudaSetDevice(there);
-  cudaMalloc(&to, bytes);
+  ok = cudaMalloc(&to, bytes) == cudaSuccess && ok;
   cudaSetDevice(here);
   std::vector<double> seconds;
-  for (int r = 0; r <= reps; ++r) {
+  for (int r = 0; ok && r <= reps; ++r) {
     const auto start = clock_type::now();
-    cudaMemcpyPeerAsync(to, there, from, here, bytes, nullptr);
-    cudaDeviceSynchronize();
+    ok = cudaMemcpyPeerAsync(to, there, from, here, bytes, nullptr) == cudaSuccess &&
+         cudaDeviceSynchronize() == cudaSuccess;
     if (r > 0)  // the first copy warms up
       seconds.push_back(std::chrono::duration<double>(clock_type::now() - start).count());
   }
@@ -219,6 +220,11 @@ double peer_copy_gbps(std::size_t bytes, int reps) {
   cudaSetDevice(there);
   cudaFree(to);
   cudaSetDevice(here);
+  if (!ok) {
+    std::fprintf(stderr, "ndzip-mpi-bench: the peer copy of %zu bytes failed: %s\n", bytes,
+                 cudaGetErrorString(cudaGetLastError()));
+    return 0;
+  }
   return bytes / median(seconds) / 1e9;
 }
 #else

@@ -256,7 +256,7 @@ class neighbor_exchange {
         bytes = payload_offset + payload;
         ++stats.segments;
         if (payload == raw) ++stats.raw_segments;
-        if (m_opts.checksum && !m_engine->host_reads_outgoing())
+        if (m_opts.checksum && !m_engine->host_reads_messages())
           detail::write_checksum_on_device(
               *m_engine, m_messages[i].data() + detail::transfer_head_bytes, segments[i], fence);
       }
@@ -266,7 +266,7 @@ class neighbor_exchange {
     fence();  // one wait for every message's staging
     for (std::size_t i = 0; i < m_sends.size(); ++i) {
       const bool empty = m_sends[i].values.size() == 0;
-      if (m_opts.checksum && m_engine->host_reads_outgoing() && !empty)
+      if (m_opts.checksum && m_engine->host_reads_messages() && !empty)
         detail::write_segment_head(segments[i], true, out[i] + detail::transfer_head_bytes);
       const std::size_t bytes =
           empty ? detail::transfer_head_bytes : payload_offset + segments[i].payload_bytes;

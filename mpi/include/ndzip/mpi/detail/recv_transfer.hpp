@@ -228,7 +228,7 @@ class recv_transfer final : public transfer, private message_sink {
           "MPI_Mrecv");
       const std::byte* head_bytes = a.inbox.data();  // the transfer head in host memory
       staging_lease head_copy;
-      if (!m_engine->host_reads_inbox()) {
+      if (!m_engine->host_reads_messages()) {
         head_copy = m_memory->staging_buffer(std::min(count, transfer_head_bytes));
         m_engine->copy_to_host(head_copy.data(), a.inbox.data(), head_copy.size());
         m_exec.fence();
@@ -340,10 +340,10 @@ class recv_transfer final : public transfer, private message_sink {
     const transfer_head& head = *m_head;
     const std::uint64_t raw = head.rows_of(k) * head.row_bytes();
     segment_head seg;
-    if (m_engine->host_reads_inbox() || head.checksummed || bytes < segment_head_bytes) {
+    if (m_engine->host_reads_messages() || head.checksummed || bytes < segment_head_bytes) {
       staging_lease host_copy;
       const std::byte* host_segment = segment;
-      if (!m_engine->host_reads_inbox() && bytes >= segment_head_bytes) {
+      if (!m_engine->host_reads_messages() && bytes >= segment_head_bytes) {
         host_copy = m_memory->staging_buffer(bytes);
         m_engine->copy_to_host(host_copy.data(), segment, bytes);
         m_exec.fence();

@@ -210,7 +210,7 @@ class send_transfer final : public transfer {
     std::byte* out = nullptr;
     if (!head.checksummed) {
       out = m_engine->outgoing(m.assembled, bytes, m.staged, wait);
-    } else if (m_engine->host_reads_outgoing()) {
+    } else if (m_engine->host_reads_messages()) {
       out = m_engine->outgoing(m.assembled, bytes, m.staged, wait);
       write_segment_head(segment, true, out + offset);
     } else {

@@ -92,8 +92,10 @@ class transport {
   // and then waited for with `wait`.
   virtual std::byte* outgoing(const buffer& assembled, std::size_t bytes, buffer& staged,
                               const wait_function& wait) = 0;
-  // Whether outgoing() bytes are host memory (a checksum is computed there).
-  virtual bool host_reads_outgoing() const = 0;
+  // Whether MPI's side of the messages is host memory: the bytes outgoing() returns and the
+  // inboxes, which the host then reads where they are (a checksum, the heads), else through
+  // copy_to_host.
+  virtual bool host_reads_messages() const = 0;
   // Queues on the instance a copy of `bytes` from `from` (a staging buffer:
   // scratch::staging_buffer) into an assembly.
   virtual void copy_from_host(std::byte* to, const std::byte* from, std::size_t bytes) = 0;
@@ -103,8 +105,6 @@ class transport {
   // Where the decoder reads `bytes` at `at` in an inbox: there, or a copy in the execution
   // space's memory, queued on the instance and kept in `copy`.
   virtual const std::byte* to_codec(const std::byte* at, std::size_t bytes, buffer& copy) = 0;
-  // Whether the host reads an inbox where it is (else through copy_to_host).
-  virtual bool host_reads_inbox() const = 0;
   // Queues on the instance a copy of `bytes` at `at` in an inbox (or an assembly) to host memory
   // `to` (valid after a fence).
   virtual void copy_to_host(std::byte* to, const std::byte* at, std::size_t bytes) = 0;
@@ -129,13 +129,12 @@ class host_transport final : public transport<ExecSpace> {
                       const typename transport<ExecSpace>::wait_function&) override {
     return assembled.data();
   }
-  bool host_reads_outgoing() const override { return true; }
+  bool host_reads_messages() const override { return true; }
   void copy_from_host(std::byte* to, const std::byte* from, std::size_t bytes) override {
     if (bytes > 0) std::memcpy(to, from, bytes);
   }
   buffer inbox(std::size_t bytes) override { return buffer(this->memory().staging_buffer(bytes)); }
   const std::byte* to_codec(const std::byte* at, std::size_t, buffer&) override { return at; }
-  bool host_reads_inbox() const override { return true; }
   void copy_to_host(std::byte* to, const std::byte* at, std::size_t bytes) override {
     if (bytes > 0) std::memcpy(to, at, bytes);
   }
@@ -163,7 +162,7 @@ class staged_transport final : public transport<ExecSpace> {
     wait();
     return staged.data();
   }
-  bool host_reads_outgoing() const override { return true; }
+  bool host_reads_messages() const override { return true; }
   void copy_from_host(std::byte* to, const std::byte* from, std::size_t bytes) override {
     copy_bytes<memory_space, staging_space>(this->exec(), to, from, bytes);
   }
@@ -173,7 +172,6 @@ class staged_transport final : public transport<ExecSpace> {
     copy_bytes<memory_space, staging_space>(this->exec(), copy.data(), at, bytes);
     return copy.data();
   }
-  bool host_reads_inbox() const override { return true; }
   void copy_to_host(std::byte* to, const std::byte* at, std::size_t bytes) override {
     if (bytes > 0) std::memcpy(to, at, bytes);
   }
@@ -203,13 +201,12 @@ class mpi_device_transport final : public transport<ExecSpace> {
                       const typename transport<ExecSpace>::wait_function&) override {
     return assembled.data();
   }
-  bool host_reads_outgoing() const override { return false; }
+  bool host_reads_messages() const override { return false; }
   void copy_from_host(std::byte* to, const std::byte* from, std::size_t bytes) override {
     copy_bytes<wire_space, typename staging<ExecSpace>::space>(this->exec(), to, from, bytes);
   }
   buffer inbox(std::size_t bytes) override { return buffer(this->memory().wire_buffer(bytes)); }
   const std::byte* to_codec(const std::byte* at, std::size_t, buffer&) override { return at; }
-  bool host_reads_inbox() const override { return false; }
   void copy_to_host(std::byte* to, const std::byte* at, std::size_t bytes) override {
     copy_bytes<Kokkos::HostSpace, wire_space>(this->exec(), to, at, bytes);
   }
