@@ -20,6 +20,7 @@ constexpr std::byte transfer_magic[6] = {std::byte{'n'}, std::byte{'d'}, std::by
                                          std::byte{'m'}, std::byte{'p'}, std::byte{'i'}};
 constexpr std::uint16_t wire_version = 1;
 constexpr std::uint32_t flag_checksummed = 1;
+constexpr std::uint32_t flag_plain = 2;
 
 void put(std::byte* out, std::uint64_t value, int bytes) {
   for (int b = 0; b < bytes; ++b) out[b] = static_cast<std::byte>(value >> (8 * b) & 0xff);
@@ -87,7 +88,7 @@ void write_transfer_head(const transfer_head& head, std::byte* out) {
   put(out + 6, wire_version, 2);
   put(out + 8, static_cast<std::uint32_t>(head.type), 4);
   put(out + 12, head.dims, 4);
-  put(out + 16, head.checksummed ? flag_checksummed : 0, 4);
+  put(out + 16, (head.checksummed ? flag_checksummed : 0) | (head.plain ? flag_plain : 0), 4);
   for (int a = 0; a < 3; ++a) put(out + 24 + 8 * a, head.extents[a], 8);
   put(out + 48, head.segment_rows, 8);
   put(out + 56, xxh3(out, 56), 8);
@@ -118,9 +119,12 @@ transfer_head read_transfer_head(const std::byte* message, std::size_t message_b
   if (type > 1) throw damaged("element type code " + std::to_string(type));
   head.type = static_cast<element_code>(type);
   if (head.dims < 1 || head.dims > 3) throw damaged("rank " + std::to_string(head.dims));
-  if ((flags & ~std::uint64_t{flag_checksummed}) != 0)
+  if ((flags & ~std::uint64_t{flag_checksummed | flag_plain}) != 0)
     throw damaged("unknown flags " + std::to_string(flags));
   head.checksummed = (flags & flag_checksummed) != 0;
+  head.plain = (flags & flag_plain) != 0;
+  if (head.checksummed && head.plain)
+    throw damaged("a plain transfer with checksums (plain values carry none)");
   for (std::uint32_t a = head.dims; a < 3; ++a)
     if (head.extents[a] != 1) throw damaged("an extent past its rank");
   // segments() divides by the rows: they are checked first.

@@ -35,6 +35,39 @@ constexpr const char* transport_name(transport_kind kind) {
   }
 }
 
+// Whether a sender compresses a View or sends it plain: its values as they are, in one message
+// per GiB after the 64-byte head, handed to MPI without a copy where the transport gives MPI the
+// View's own memory (host Views; mpi_device) and the values stay put until the transfer
+// completes (send(), or options::values_stay_until_complete). Either way the receiver checks
+// what arrives and fills its View; the two sides need not agree on the choice.
+enum class compression_choice {
+  // Measured per communicator (copies share it), for each peer, tag and message size (a power
+  // of two apart): the first transfer compresses, the second goes plain, and from then on the
+  // faster of the two as the sender timed them (from isend() until the completion its wait()
+  // or test() found), trying the other again after 16 transfers, then after 32, ... 256 while
+  // it stays slower. Where compression wins (a link slower than the codec, data that shrinks)
+  // every transfer but those few compresses; where it loses (NVLink below about 256 MiB,
+  // incompressible data) they go plain. Free functions (a temporary communicator) and
+  // transfers with the checksum on always compress.
+  adaptive,
+  // Every transfer compressed (segments that do not shrink still go raw: raw_after_ratio).
+  always,
+  // Every transfer plain; with the checksum on, every segment raw in its checksummed segment.
+  never,
+};
+
+// "adaptive", "always", "never".
+constexpr const char* compression_name(compression_choice choice) {
+  switch (choice) {
+    case compression_choice::always:
+      return "always";
+    case compression_choice::never:
+      return "never";
+    default:
+      return "adaptive";
+  }
+}
+
 struct options {
   // Values per segment, in bytes (rounded down to whole rows of the slowest dimension; one row
   // and 4096 bytes at least, or all rows where the View is smaller). Smaller segments overlap
@@ -64,6 +97,13 @@ struct options {
   // fraction of its values (the data does not shrink enough to pay for the codec): the segments
   // not yet compressed go raw. 1 or more: never.
   double raw_after_ratio = 0.9;
+  // Whether to compress or send the values plain (compression_choice above).
+  compression_choice compression = compression_choice::adaptive;
+  // The caller of isend() leaves the values unchanged until the request completes (as
+  // MPI_Isend asks of its buffer), so that a plain transfer may hand MPI the View's memory
+  // itself. Off by default: isend() then copies plain values first, and the values may change as
+  // soon as it returns. send() never copies them (it returns after completion).
+  bool values_stay_until_complete = false;
 };
 
 // What a transfer put on the wire, or took from it.
@@ -72,6 +112,7 @@ struct transfer_stats {
   std::uint64_t wire_bytes = 0;    // all messages, heads included
   std::uint64_t segments = 0;      // segments of the transfer
   std::uint64_t raw_segments = 0;  // of which sent as raw values (their stream would not shrink)
+  bool plain = false;  // sent plain, no segment compressed (compression_choice)
   // Host wall time spent compressing and staging (sender), or checking, copying and decoding
   // (receiver): the rest of a transfer's time is spent on the wire or waiting for it. With a
   // device, the time the host waited for the device's queued work.

@@ -11,6 +11,7 @@
 
 #include "ndzip/mpi/detail/recv_transfer.hpp"
 #include "ndzip/mpi/detail/scratch.hpp"
+#include "ndzip/mpi/detail/send_choice.hpp"
 #include "ndzip/mpi/detail/send_transfer.hpp"
 #include "ndzip/mpi/detail/transport.hpp"
 #include "ndzip/mpi/detail/view_support.hpp"
@@ -22,9 +23,10 @@ namespace ndzip::mpi {
 
 // Compressed transfers on one communicator and one execution-space instance, with the memory
 // they need kept between transfers (host staging, device stream buffers, the codecs of the slab
-// shapes seen): after the first transfers of each size and shape, a transfer allocates nothing
-// but the packed copy of a strided View. Code that sends or receives repeatedly keeps one; the
-// free functions below make a temporary one per call.
+// shapes seen) and what its sends have measured (options::compression): after the first
+// transfers of each size and shape, a transfer allocates nothing but the packed copy of a
+// strided View. Code that sends or receives repeatedly keeps one; the free functions below make
+// a temporary one per call.
 //
 // Threads: its calls may come from several threads (as MPI's thread level allows; ndzip/mpi.hpp),
 // the kept memory is locked. Copyable: copies share the kept memory.
@@ -32,34 +34,21 @@ template <class ExecSpace = Kokkos::DefaultExecutionSpace>
 class communicator {
  public:
   communicator(const ExecSpace& exec, MPI_Comm comm, const options& opts = {})
-      : m_comm(comm), m_opts(opts), m_memory(std::make_shared<detail::scratch<ExecSpace>>(exec)) {}
+      : m_comm(comm),
+        m_opts(opts),
+        m_memory(std::make_shared<detail::scratch<ExecSpace>>(exec)),
+        m_history(std::make_shared<detail::send_history>()) {}
 
   MPI_Comm comm() const { return m_comm; }
   const ExecSpace& execution_space_instance() const { return m_memory->exec(); }
   const options& transfer_options() const { return m_opts; }
 
   // Starts sending `values` to rank `dest` with `tag`; returns once every segment is compressed
-  // and posted (the values may then change). The request completes when MPI has sent every
-  // message.
+  // and posted (the values may then change, unless options::values_stay_until_complete). The
+  // request completes when MPI has sent every message.
   template <class View>
   request isend(const View& values, int dest, int tag) const {
-    detail::check_view_type<View, ExecSpace>();
-    detail::require_mpi_ready("isend");
-    using T = std::remove_const_t<typename View::value_type>;
-    using memory_space = typename ExecSpace::memory_space;
-    const ExecSpace& exec = m_memory->exec();
-    Kokkos::View<T*, memory_space> packed;
-    const T* data = values.data();
-    if (!detail::is_c_contiguous(values)) {
-      packed = Kokkos::View<T*, memory_space>(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi packed"), values.size());
-      Kokkos::deep_copy(exec, detail::c_order_over(packed.data(), values), values);
-      data = packed.data();
-    }
-    return request(
-        std::make_unique<detail::send_transfer<T, static_cast<int>(View::rank), ExecSpace>>(
-            detail::make_transport(m_memory, transport(true)), data, detail::extents_of(values),
-            std::move(packed), dest, tag, m_comm, m_opts));
+    return start_send(values, dest, tag, m_opts.values_stay_until_complete, "isend");
   }
 
   // Starts receiving into `values` from rank `source` (or MPI_ANY_SOURCE) with `tag` (or
@@ -92,10 +81,11 @@ class communicator {
             source, tag, m_comm, m_opts.checksum));
   }
 
-  // Blocking forms: isend(...).wait() and irecv(...).wait().
+  // Blocking forms: isend(...).wait() and irecv(...).wait(), sending plain values without a
+  // copy where the transport can.
   template <class View>
   transfer_stats send(const View& values, int dest, int tag) const {
-    request r = isend(values, dest, tag);
+    request r = start_send(values, dest, tag, true, "send");
     r.wait();
     return r.stats();
   }
@@ -115,9 +105,34 @@ class communicator {
   }
 
  private:
+  // isend(); with `values_stay`, the values stay put until the request completes, so that a
+  // plain transfer may hand them to MPI without a copy.
+  template <class View>
+  request start_send(const View& values, int dest, int tag, bool values_stay,
+                     const char* call) const {
+    detail::check_view_type<View, ExecSpace>();
+    detail::require_mpi_ready(call);
+    using T = std::remove_const_t<typename View::value_type>;
+    using memory_space = typename ExecSpace::memory_space;
+    const ExecSpace& exec = m_memory->exec();
+    Kokkos::View<T*, memory_space> packed;
+    const T* data = values.data();
+    if (!detail::is_c_contiguous(values)) {
+      packed = Kokkos::View<T*, memory_space>(
+          Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi packed"), values.size());
+      Kokkos::deep_copy(exec, detail::c_order_over(packed.data(), values), values);
+      data = packed.data();
+    }
+    return request(
+        std::make_unique<detail::send_transfer<T, static_cast<int>(View::rank), ExecSpace>>(
+            detail::make_transport(m_memory, transport(true)), data, detail::extents_of(values),
+            std::move(packed), values_stay, dest, tag, m_comm, m_opts, m_history));
+  }
+
   MPI_Comm m_comm;
   options m_opts;
   std::shared_ptr<detail::scratch<ExecSpace>> m_memory;
+  std::shared_ptr<detail::send_history> m_history;
 };
 
 // One-call forms, each with a temporary communicator (which allocates its memory per call).

@@ -2,7 +2,8 @@
 #pragma once
 // The receiving side of ndzip::mpi::irecv (ndzip/mpi.hpp): the messages of a transfer taken as
 // they arrive (matching.hpp), checked, and decoded on the instance while the next ones arrive;
-// the instance is fenced once, after the last. Not part of the API.
+// the instance is fenced once, after the last. A plain transfer's values are received into the
+// View itself where MPI takes its memory. Not part of the API.
 
 #include <mpi.h>
 
@@ -113,7 +114,8 @@ class recv_transfer final : public transfer, private message_sink {
   using device_lease = typename scratch<ExecSpace>::device_lease;
 
   // A segment handed over by the queue: in the engine's inbox, at `offset` (message 0 holds the
-  // transfer head before segment 0), received or still arriving.
+  // transfer head before segment 0), or a plain one in the View where the inbox is empty;
+  // received or still arriving.
   struct arrival {
     std::uint64_t index = 0;
     buffer inbox;
@@ -150,7 +152,12 @@ class recv_transfer final : public transfer, private message_sink {
       moved = true;
       if (!m_discarding) {
         try {
-          decode(a.index, a.inbox.data() + a.offset, a.bytes);
+          if (m_head->plain) {
+            ++m_stats.raw_segments;
+            if (a.inbox) m_engine->unpack(slab_bytes(a.index), a.inbox.data(), a.bytes);
+          } else {
+            decode(a.index, a.inbox.data() + a.offset, a.bytes);
+          }
         } catch (...) {
           fail(std::current_exception());
         }
@@ -236,7 +243,8 @@ class recv_transfer final : public transfer, private message_sink {
       }
       m_stats.wire_bytes = count;
       const transfer_head head = read_transfer_head(head_bytes, count);
-      const std::uint64_t further = head.segments() > 1 ? head.segments() - 1 : 0;
+      const std::uint64_t further =
+          head.plain ? head.segments() : head.segments() > 1 ? head.segments() - 1 : 0;
       m_taken = 1;
       if (head.type != m_expected.type || head.dims != m_expected.dims ||
           head.extents != m_expected.extents) {
@@ -258,12 +266,14 @@ class recv_transfer final : public transfer, private message_sink {
       m_head = head;
       m_stats.raw_bytes = head.extents[0] * head.row_bytes();
       m_stats.segments = head.segments();
-      if (head.segments() == 0) {
+      m_stats.plain = head.plain;
+      if (head.segments() == 0 || head.plain) {
         if (count != transfer_head_bytes)
-          fail(std::make_exception_ptr(stream_error("the message for the empty View holds " +
-                                                    std::to_string(count - transfer_head_bytes) +
-                                                    " bytes after its head")));
-        return 0;
+          fail(std::make_exception_ptr(stream_error(
+              (head.plain ? "the head of the plain transfer" : "the message for the empty View") +
+              std::string(" holds ") + std::to_string(count - transfer_head_bytes) +
+              " bytes after its head")));
+        return further;
       }
       a.offset = transfer_head_bytes;
       a.bytes = count - transfer_head_bytes;
@@ -278,7 +288,7 @@ class recv_transfer final : public transfer, private message_sink {
   }
 
   void take_next(MPI_Message& message, const MPI_Status& status) noexcept override {
-    const std::uint64_t k = m_taken++;
+    const std::uint64_t taken = m_taken++;
     try {
       const std::size_t count = message_bytes(status);
       if (m_discarding) {
@@ -286,6 +296,11 @@ class recv_transfer final : public transfer, private message_sink {
         return;
       }
       const transfer_head& head = *m_head;
+      if (head.plain) {
+        take_plain(message, taken - 1, count);
+        return;
+      }
+      const std::uint64_t k = taken;
       const std::uint64_t room = segment_head_bytes + head.rows_of(k) * head.row_bytes();
       if (count > room) {
         discard(message, count);
@@ -306,6 +321,41 @@ class recv_transfer final : public transfer, private message_sink {
     } catch (...) {
       fail(std::current_exception());
     }
+  }
+
+  // Plain segment k of `count` bytes: received into the View where MPI takes its memory, else
+  // into an inbox, unpacked by step(). Anything but the slab's values exactly is refused unread.
+  void take_plain(MPI_Message& message, std::uint64_t k, std::size_t count) {
+    const std::uint64_t raw = m_head->rows_of(k) * m_head->row_bytes();
+    if (count != raw) {
+      discard(message, count);
+      fail(std::make_exception_ptr(stream_error(
+          count == 0 ? "plain segment " + std::to_string(k) +
+                           " of the received message is empty: the sending rank gave the "
+                           "transfer up after an error there"
+                     : "plain segment " + std::to_string(k) + " of the received message is " +
+                           std::to_string(count) + " bytes, its slab's values " +
+                           std::to_string(raw))));
+      return;
+    }
+    m_stats.wire_bytes += count;
+    arrival a;
+    a.index = k;
+    a.bytes = count;
+    std::byte* to = slab_bytes(k);
+    if (!m_engine->mpi_takes_views()) {
+      a.inbox = m_engine->inbox(count);
+      to = a.inbox.data();
+    }
+    check(MPI_Imrecv(to, static_cast<int>(count), MPI_BYTE, &message, &a.request), "MPI_Imrecv");
+    m_arrivals.push_back(std::move(a));
+  }
+
+  // Where segment k's values go in the View.
+  std::byte* slab_bytes(std::uint64_t k) const {
+    return reinterpret_cast<std::byte*>(m_values +
+                                        k * m_head->segment_rows * m_head->extents[1] *
+                                            m_head->extents[2]);
   }
 
   static std::size_t message_bytes(const MPI_Status& status) {
@@ -359,10 +409,10 @@ class recv_transfer final : public transfer, private message_sink {
       m_head_checks.push_back({k, bytes});
     }
     const std::byte* payload = segment + segment_head_bytes;
-    T* slab = m_values + k * head.segment_rows * head.extents[1] * head.extents[2];
+    T* slab = reinterpret_cast<T*>(slab_bytes(k));
     if (seg.kind == segment_kind::raw) {
       ++m_stats.raw_segments;
-      m_engine->unpack(reinterpret_cast<std::byte*>(slab), payload, raw);
+      m_engine->unpack(slab_bytes(k), payload, raw);
       return;
     }
     // Queued, not waited for: the host goes back to MPI for the next segment while the

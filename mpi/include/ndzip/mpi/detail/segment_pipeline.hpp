@@ -132,6 +132,18 @@ class segment_slots {
                            publish_segment{payload_bytes_on_device(k), host_slots() + 2 * k});
   }
 
+  // Publishes `bytes` as the payload size in slot k once the work queued so far is done: a
+  // message assembled without finish() (a plain transfer's copied values).
+  void publish(std::size_t k, std::uint64_t bytes) {
+    Kokkos::View<std::uint64_t, memory_space, Kokkos::MemoryUnmanaged> slot(
+        payload_bytes_on_device(k));
+    Kokkos::deep_copy(m_exec, slot, bytes);
+    if constexpr (device_writes_host)
+      Kokkos::parallel_for("ndzip::mpi publish segment",
+                           Kokkos::RangePolicy<ExecSpace>(m_exec, 0, 1),
+                           publish_segment{payload_bytes_on_device(k), host_slots() + 2 * k});
+  }
+
   // Waits until segment k is finished, calling MPI for `requests` meanwhile; returns its
   // payload size.
   std::uint64_t wait(std::size_t k, std::vector<MPI_Request>& requests) {

@@ -2,8 +2,9 @@
 #pragma once
 // The sending side of ndzip::mpi::isend (ndzip/mpi.hpp): a View cut into segments, each
 // compressed and finished on the instance and posted as soon as it is ready, with
-// options::pipeline_depth segments compressing while the earlier ones are on the wire. Not part
-// of the API.
+// options::pipeline_depth segments compressing while the earlier ones are on the wire; or sent
+// plain (options::compression), from the View itself where MPI takes its memory and the values
+// stay put, else copied as the segments would be. Not part of the API.
 
 #include <mpi.h>
 
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "ndzip/mpi/detail/segment_pipeline.hpp"
+#include "ndzip/mpi/detail/send_choice.hpp"
 #include "ndzip/mpi/detail/slab_codec.hpp"
 #include "ndzip/mpi/detail/transfer.hpp"
 #include "ndzip/mpi/detail/transport.hpp"
@@ -34,11 +36,12 @@ namespace ndzip::mpi::detail {
 // whole rows, smallest_segment_bytes at least (receivers refuse fewer), one message at most.
 template <class T, int Dims>
 transfer_head plan_transfer(const std::array<std::uint64_t, 3>& extents, std::size_t segment_bytes,
-                            bool checksum) {
+                            bool checksum, bool plain) {
   transfer_head head;
   head.type = element_code_of<T>();
   head.dims = Dims;
   head.checksummed = checksum;
+  head.plain = plain;
   head.extents = extents;
   const std::uint64_t row_bytes = std::max<std::uint64_t>(head.row_bytes(), 1);
   const std::uint64_t fitting = std::max<std::uint64_t>(
@@ -61,29 +64,59 @@ class send_transfer final : public transfer {
   using memory_space = typename ExecSpace::memory_space;
 
   // Compresses and posts every message before it returns (so that the messages of two
-  // transfers to one peer on one tag never interleave); `values` (C order, `extents`) must stay
-  // valid until then only: `keep` holds a packed copy where there is one.
+  // transfers to one peer on one tag never interleave). `values` (C order, `extents`) must stay
+  // valid until then, or with `values_stay` until the transfer completes (it may then be sent
+  // plain from where it is); `keep` holds a packed copy where there is one. `history` is the
+  // communicator's record of its sends (options::compression).
   send_transfer(std::unique_ptr<transport<ExecSpace>> engine, const T* values,
                 const std::array<std::uint64_t, 3>& extents, Kokkos::View<T*, memory_space> keep,
-                int dest, int tag, MPI_Comm comm, const options& opts)
-      : m_engine(std::move(engine)), m_keep(std::move(keep)) {
+                bool values_stay, int dest, int tag, MPI_Comm comm, const options& opts,
+                std::shared_ptr<send_history> history)
+      : m_engine(std::move(engine)),
+        m_keep(std::move(keep)),
+        m_started(std::chrono::steady_clock::now()),
+        m_allocations_before(m_engine->memory().allocations()),
+        m_dest(dest),
+        m_tag(tag) {
     const std::uint64_t values_bytes = extents[0] * extents[1] * extents[2] * sizeof(T);
+    m_mode = choose_mode(opts, *history, values_bytes);
+    if (opts.compression == compression_choice::adaptive && !opts.checksum)
+      m_history = std::move(history);
+    const bool plain = m_mode == send_mode::plain && !opts.checksum;
+    // Plain values from the View go in the largest messages (each costs the link a rendezvous);
+    // copied ones in segments, so that a copy overlaps the messages before it.
+    m_in_place = plain && values_stay && m_engine->mpi_takes_views();
     const transfer_head head = plan_transfer<T, Dims>(
         extents,
-        opts.segment_bytes > 0 ? opts.segment_bytes : m_engine->segment_bytes(values_bytes),
-        opts.checksum);
+        m_in_place                 ? largest_message
+        : opts.segment_bytes > 0 ? opts.segment_bytes
+                                 : m_engine->segment_bytes(values_bytes),
+        opts.checksum, plain);
+    // Never compressed: with the checksum on, every segment goes raw in its checksummed head.
+    m_raw_from_now = m_mode == send_mode::plain;
     m_raw_after_ratio = opts.raw_after_ratio;
     const std::uint64_t segments = head.segments();
+    m_messages_owed = segments + (head.plain ? 1 : 0);
     m_stats.raw_bytes = head.extents[0] * head.row_bytes();
     m_stats.segments = segments;
+    m_stats.plain = head.plain;
+    if (head.plain) m_stats.raw_segments = segments;
     std::lock_guard<std::mutex> lock(matching_mutex());
     try {
-      if (segments == 0) {
+      if (segments == 0 || head.plain) {
         // The head alone, from host memory.
         m_messages.push_back({});
         m_messages.back().staged = buffer(m_engine->memory().staging_buffer(transfer_head_bytes));
         write_transfer_head(head, m_messages.back().staged.data());
         post(m_messages.back().staged.data(), transfer_head_bytes, dest, tag, comm);
+        if (segments == 0) return;
+      }
+      if (m_in_place) {
+        // MPI reads the View once the instance's work queued before this send has written it.
+        fence_progressing(m_engine->memory(), m_requests);
+        for (std::uint64_t k = 0; k < segments; ++k)
+          post(reinterpret_cast<const std::byte*>(slab_of_segment(head, k, values)),
+               head.rows_of(k) * head.row_bytes(), dest, tag, comm);
         return;
       }
       segment_slots<ExecSpace> slots(m_engine->memory(), segments);
@@ -109,7 +142,7 @@ class send_transfer final : public transfer {
         throw;
       }
     } catch (...) {
-      give_up(segments, dest, tag, comm);
+      give_up(dest, tag, comm);
       throw;
     }
   }
@@ -138,6 +171,13 @@ class send_transfer final : public transfer {
       m_requests.clear();
       m_messages.clear();
       m_keep = {};
+      // Timed only without allocations: a first transfer's buffers would count against it.
+      if (m_history && m_engine->memory().allocations() == m_allocations_before)
+        m_history->record(m_dest, m_tag, m_stats.raw_bytes, m_mode,
+                          std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                                        m_started)
+                              .count());
+      m_history = nullptr;
     }
     return done;
   }
@@ -151,8 +191,26 @@ class send_transfer final : public transfer {
     buffer assembled, staged, head;  // `head`: the transfer head on its way into message 0
   };
 
+  send_mode choose_mode(const options& opts, send_history& history,
+                        std::uint64_t values_bytes) const {
+    switch (opts.compression) {
+      case compression_choice::always:
+        return send_mode::compressed;
+      case compression_choice::never:
+        return send_mode::plain;
+      default:
+        return opts.checksum ? send_mode::compressed
+                             : history.choose(m_dest, m_tag, values_bytes);
+    }
+  }
+
+  static const T* slab_of_segment(const transfer_head& head, std::uint64_t k, const T* values) {
+    return values + k * head.segment_rows * head.extents[1] * head.extents[2];
+  }
+
   // Queues the compression of segment k into its message's payload and the finishing of its
-  // message (segment_pipeline.hpp); returns at once.
+  // message (segment_pipeline.hpp), or for a plain transfer the copy of its values; returns at
+  // once.
   message queue_segment(const transfer_head& head, std::uint64_t k, const T* values,
                         segment_slots<ExecSpace>& slots) {
 #ifdef NDZIP_MPI_FAULT_INJECTION
@@ -162,14 +220,20 @@ class send_transfer final : public transfer {
     }
 #endif
     const auto started = std::chrono::steady_clock::now();
-    const std::size_t offset = k == 0 ? transfer_head_bytes : 0;
     const std::uint64_t raw = head.rows_of(k) * head.row_bytes();
-    const T* slab = values + k * head.segment_rows * head.extents[1] * head.extents[2];
+    const T* slab = slab_of_segment(head, k, values);
+    message m;
+    m.index = k;
+    if (head.plain) {
+      m.assembled = m_engine->assembly(raw);
+      m_engine->pack(m.assembled.data(), reinterpret_cast<const std::byte*>(slab), raw);
+      slots.publish(k, raw);
+      return m;
+    }
+    const std::size_t offset = k == 0 ? transfer_head_bytes : 0;
     const slab_shape shape = slab_of(head, k);
     const bool compressible = !m_raw_from_now && holds_hypercube<T>(shape);
     const std::size_t bound = compressible ? stream_bound<T>(shape) : 0;
-    message m;
-    m.index = k;
     m.compressed = compressible;
     m.assembled =
         m_engine->assembly(offset + segment_head_bytes + std::max<std::size_t>(bound, raw));
@@ -197,6 +261,12 @@ class send_transfer final : public transfer {
                     int dest, int tag, MPI_Comm comm) {
     const auto started = std::chrono::steady_clock::now();
     const std::uint64_t payload = slots.wait(m.index, m_requests);
+    const auto wait = [&] { fence_progressing(m_engine->memory(), m_requests); };
+    if (head.plain) {
+      post(m_engine->outgoing(m.assembled, payload, m.staged, wait), payload, dest, tag, comm);
+      m_messages.push_back(std::move(m));
+      return;
+    }
     const std::uint64_t raw = head.rows_of(m.index) * head.row_bytes();
     const std::size_t offset = m.index == 0 ? transfer_head_bytes : 0;
     const std::size_t bytes = offset + segment_head_bytes + payload;
@@ -204,7 +274,6 @@ class send_transfer final : public transfer {
     // The data does not shrink enough to pay for the codec: the segments not queued yet go raw.
     if (m.compressed && static_cast<double>(payload) > m_raw_after_ratio * static_cast<double>(raw))
       m_raw_from_now = true;
-    const auto wait = [&] { fence_progressing(m_engine->memory(), m_requests); };
     const segment_head segment{payload == raw ? segment_kind::raw : segment_kind::stream, m.index,
                                payload};
     std::byte* out = nullptr;
@@ -232,13 +301,13 @@ class send_transfer final : public transfer {
   }
 
   // After a failure (an allocation, the codec, MPI) part way through the constructor: once
-  // message 0 is posted, the receiver waits for every segment it announces, so each one not
-  // yet posted goes out empty (the receiver reports it as given up by the sender: no segment is
-  // shorter than its head) instead of leaving the receiver hanging; then every posted message
-  // completes before its buffer is freed.
-  void give_up(std::uint64_t segments, int dest, int tag, MPI_Comm comm) noexcept {
+  // message 0 is posted, the receiver waits for every message its head announces, so each one
+  // not yet posted goes out empty (the receiver reports it as given up by the sender: no
+  // segment is shorter than its head, and no plain one is empty) instead of leaving the receiver
+  // hanging; then every posted message completes before its buffer is freed.
+  void give_up(int dest, int tag, MPI_Comm comm) noexcept {
     static const std::byte nothing{};
-    for (std::uint64_t k = m_requests.size(); k > 0 && k < segments; ++k) {
+    for (std::uint64_t k = m_requests.size(); k > 0 && k < m_messages_owed; ++k) {
       MPI_Request request;
       if (MPI_Isend(&nothing, 0, MPI_BYTE, dest, tag, comm, &request) != MPI_SUCCESS) break;
       m_requests.push_back(request);
@@ -251,7 +320,17 @@ class send_transfer final : public transfer {
   std::unique_ptr<transport<ExecSpace>> m_engine;
   double m_raw_after_ratio = 1;
   bool m_raw_from_now = false;  // a segment did not shrink enough: the rest go uncompressed
+  bool m_in_place = false;      // plain values handed to MPI where they are
+  std::uint64_t m_messages_owed = 0;
   Kokkos::View<T*, memory_space> m_keep;
+  // For the communicator's record (options::compression): when the transfer started, the
+  // scratch's allocations then, where and how it went; no record where the choice was not
+  // adaptive.
+  std::chrono::steady_clock::time_point m_started;
+  std::size_t m_allocations_before;
+  int m_dest, m_tag;
+  send_mode m_mode = send_mode::compressed;
+  std::shared_ptr<send_history> m_history;
   std::vector<message> m_messages;  // posted, until MPI has sent them
   std::vector<MPI_Request> m_requests;
 };

@@ -26,6 +26,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "ndzip/mpi/detail/gpu_aware.hpp"
@@ -99,6 +100,12 @@ class transport {
   // Queues on the instance a copy of `bytes` from `from` (a staging buffer:
   // scratch::staging_buffer) into an assembly.
   virtual void copy_from_host(std::byte* to, const std::byte* from, std::size_t bytes) = 0;
+  // Queues on the instance a copy of `bytes` from `from` in the execution space's memory (a
+  // View's values) into an assembly.
+  virtual void pack(std::byte* to, const std::byte* from, std::size_t bytes) = 0;
+  // Whether MPI reads and writes the execution space's own memory: a plain transfer then hands
+  // MPI the View itself.
+  virtual bool mpi_takes_views() const = 0;
 
   // Receiving. Where MPI receives a message of `bytes`.
   virtual buffer inbox(std::size_t bytes) = 0;
@@ -133,6 +140,10 @@ class host_transport final : public transport<ExecSpace> {
   void copy_from_host(std::byte* to, const std::byte* from, std::size_t bytes) override {
     if (bytes > 0) std::memcpy(to, from, bytes);
   }
+  void pack(std::byte* to, const std::byte* from, std::size_t bytes) override {
+    if (bytes > 0) std::memcpy(to, from, bytes);
+  }
+  bool mpi_takes_views() const override { return true; }
   buffer inbox(std::size_t bytes) override { return buffer(this->memory().staging_buffer(bytes)); }
   const std::byte* to_codec(const std::byte* at, std::size_t, buffer&) override { return at; }
   void copy_to_host(std::byte* to, const std::byte* at, std::size_t bytes) override {
@@ -166,6 +177,10 @@ class staged_transport final : public transport<ExecSpace> {
   void copy_from_host(std::byte* to, const std::byte* from, std::size_t bytes) override {
     copy_bytes<memory_space, staging_space>(this->exec(), to, from, bytes);
   }
+  void pack(std::byte* to, const std::byte* from, std::size_t bytes) override {
+    copy_bytes<memory_space, memory_space>(this->exec(), to, from, bytes);
+  }
+  bool mpi_takes_views() const override { return false; }
   buffer inbox(std::size_t bytes) override { return buffer(this->memory().staging_buffer(bytes)); }
   const std::byte* to_codec(const std::byte* at, std::size_t bytes, buffer& copy) override {
     copy = buffer(this->memory().device_buffer(bytes));
@@ -204,6 +219,14 @@ class mpi_device_transport final : public transport<ExecSpace> {
   bool host_reads_messages() const override { return false; }
   void copy_from_host(std::byte* to, const std::byte* from, std::size_t bytes) override {
     copy_bytes<wire_space, typename staging<ExecSpace>::space>(this->exec(), to, from, bytes);
+  }
+  void pack(std::byte* to, const std::byte* from, std::size_t bytes) override {
+    copy_bytes<wire_space, typename ExecSpace::memory_space>(this->exec(), to, from, bytes);
+  }
+  // Not where the MPI tests put the wire in shared memory (scratch.hpp) for an MPI that is not
+  // GPU-aware.
+  bool mpi_takes_views() const override {
+    return std::is_same_v<wire_space, typename ExecSpace::memory_space>;
   }
   buffer inbox(std::size_t bytes) override { return buffer(this->memory().wire_buffer(bytes)); }
   const std::byte* to_codec(const std::byte* at, std::size_t, buffer&) override { return at; }

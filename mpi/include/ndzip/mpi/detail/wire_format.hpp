@@ -9,6 +9,9 @@
 //   message k   segment k, for k = 1 .. segments - 1
 // A segment is a slab of whole rows of the slowest dimension: a segment head (32 bytes), then
 // either the segment's bare ndzip stream or, where that would not be smaller, its raw values.
+// A plain transfer (the head's flag; options::compression) carries the values as they are:
+//   message 0       transfer head alone
+//   message k + 1   the values of segment k, nothing else, for k = 0 .. segments - 1
 
 #include <mpi.h>
 
@@ -53,6 +56,7 @@ struct transfer_head {
   element_code type = element_code::float32;
   std::uint32_t dims = 1;
   bool checksummed = false;
+  bool plain = false;  // the values as they are, one message per segment, no segment heads
   std::array<std::uint64_t, 3> extents = {0, 1, 1};  // View extents; 1 past `dims`
   std::uint64_t segment_rows = 1;                    // rows of the slowest dimension per segment
 

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+// What a communicator has measured of its sends, compressed and plain, and the choice it makes
+// from it (options::compression, adaptive). Not part of the API.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+namespace ndzip::mpi::detail {
+
+enum class send_mode { compressed = 0, plain = 1 };
+
+class send_history {
+ public:
+  // How the next transfer of `bytes` of values to (dest, tag) goes: compressed until that has
+  // been timed, then plain once, then the faster, the slower tried again now and then.
+  send_mode choose(int dest, int tag, std::uint64_t bytes) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    entry& e = m_entries[key_of(dest, tag, bytes)];
+    if (e.timed[0] == 0) return send_mode::compressed;
+    if (e.timed[1] == 0) return send_mode::plain;
+    const send_mode best = e.faster();
+    if (++e.since_tried < e.interval) return best;
+    e.since_tried = 0;
+    return other(best);
+  }
+
+  // A transfer that took `seconds` from its start until its sender saw it complete.
+  void record(int dest, int tag, std::uint64_t bytes, send_mode mode, double seconds) {
+    if (bytes == 0 || !(seconds > 0)) return;
+    std::lock_guard<std::mutex> lock(m_mutex);
+    // A long-lived program sending ever new (peer, tag, size) starts over (as the codec cache).
+    if (m_entries.size() >= max_entries) m_entries.clear();
+    entry& e = m_entries[key_of(dest, tag, bytes)];
+    const auto m = static_cast<int>(mode);
+    const double per_byte = seconds / static_cast<double>(bytes);
+    const bool was_slower = e.timed[0] > 0 && e.timed[1] > 0 && mode != e.faster();
+    // Smoothed: one transfer delayed by its peer does not turn the choice.
+    e.seconds_per_byte[m] =
+        e.timed[m] == 0 ? per_byte : (e.seconds_per_byte[m] + per_byte) / 2;
+    ++e.timed[m];
+    if (was_slower)  // the slower one was tried again: while it stays slower, less often
+      e.interval = mode != e.faster() ? std::min(2 * e.interval, longest_interval) : first_interval;
+  }
+
+ private:
+  static constexpr std::size_t max_entries = 4096;
+  static constexpr unsigned first_interval = 16, longest_interval = 256;
+
+  struct entry {
+    double seconds_per_byte[2] = {0, 0};
+    std::uint64_t timed[2] = {0, 0};  // transfers timed, per send_mode
+    unsigned since_tried = 0;         // transfers since the slower mode was tried
+    unsigned interval = first_interval;
+    send_mode faster() const {
+      return seconds_per_byte[1] < seconds_per_byte[0] ? send_mode::plain : send_mode::compressed;
+    }
+  };
+
+  static send_mode other(send_mode m) {
+    return m == send_mode::plain ? send_mode::compressed : send_mode::plain;
+  }
+
+  // Sizes a power of two apart share an entry: the choice changes with the size (a link's
+  // per-message costs, the pipeline's fill) only over such steps.
+  static std::tuple<int, int, int> key_of(int dest, int tag, std::uint64_t bytes) {
+    int size_class = 0;
+    while (bytes > 1) {
+      bytes >>= 1;
+      ++size_class;
+    }
+    return {dest, tag, size_class};
+  }
+
+  std::mutex m_mutex;
+  std::map<std::tuple<int, int, int>, entry> m_entries;
+};
+
+}  // namespace ndzip::mpi::detail

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// Plain transfers (options::compression): the values as they are, from the View itself or
+// copied, on every transport; isend()'s promise about its values; the adaptive choice; and
+// damaged plain messages.
+#include <doctest/doctest.h>
+
+#include <Kokkos_Core.hpp>
+#include <cstring>
+#include <ndzip/mpi.hpp>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "mpi_test_support.hpp"
+
+using namespace mpi_test;
+namespace wire = ndzip::mpi::detail;
+
+namespace {
+
+using exec_space = Kokkos::DefaultExecutionSpace;
+using ndzip::mpi::compression_choice;
+using ndzip::mpi::transport_kind;
+
+std::vector<transport_kind> testable_transports() {
+  std::vector<transport_kind> kinds = {transport_kind::staged};
+  if (mpi_device_testable()) kinds.push_back(transport_kind::mpi_device);
+  return kinds;
+}
+
+}  // namespace
+
+TEST_CASE("ndzip::mpi: plain transfers are bit-exact, from the View or copied, on every transport") {
+  int tag = 200;
+  for (const transport_kind kind : testable_transports()) {
+    for (const int how : {0, 1, 2}) {  // send(); isend(); isend() with the values staying
+      CAPTURE(static_cast<int>(kind));
+      CAPTURE(how);
+      ++tag;
+      const exec_space exec;
+      ndzip::mpi::options opts;
+      opts.transport = kind;
+      opts.compression = compression_choice::never;
+      opts.segment_bytes = 12 * 40 * 33 * sizeof(double);  // copies: segments of 12, 12, 12, 4 rows
+      opts.values_stay_until_complete = how == 2;
+      const ndzip::mpi::communicator<exec_space> channel(exec, MPI_COMM_WORLD, opts);
+      Kokkos::View<double***> values("values", 40, 40, 33);
+      // A strided face as well: packed before it is sent, unpacked after it is received.
+      auto face = Kokkos::subview(values, Kokkos::ALL, 3, Kokkos::ALL);
+      const std::uint64_t seed = static_cast<std::uint64_t>(tag);
+      if (is_sender()) {
+        fill(values, seed);
+        for (int part = 0; part < 2; ++part) {
+          CAPTURE(part);
+          const auto stats =
+              how == 0 ? (part == 0 ? channel.send(values, peer(), tag)
+                                    : channel.send(face, peer(), tag))
+                       : [&] {
+                           auto r = part == 0 ? channel.isend(values, peer(), tag)
+                                              : channel.isend(face, peer(), tag);
+                           r.wait();
+                           return r.stats();
+                         }();
+          const std::uint64_t bytes = (part == 0 ? values.size() : face.size()) * sizeof(double);
+          CHECK(stats.plain);
+          CHECK(stats.raw_bytes == bytes);
+          CHECK(stats.wire_bytes == bytes + 64);  // the head, then the values alone
+          CHECK(stats.raw_segments == stats.segments);
+          // From the View: one message where MPI takes its memory; copied: in segments.
+          const bool mpi_takes_views =
+              kind == transport_kind::mpi_device
+                  ? std::is_same_v<wire::wire<exec_space>::space, exec_space::memory_space>
+                  : wire::staging<exec_space>::in_place;
+          const bool in_place = how != 1 && mpi_takes_views;
+          if (part == 0) CHECK(stats.segments == (in_place ? 1 : 4));
+        }
+      } else {
+        Kokkos::View<double***> got("got", 40, 40, 33);
+        const auto stats = channel.recv(got, peer(), tag);
+        CHECK(stats.plain);
+        CHECK(differences(got, seed) == 0);
+        Kokkos::View<double**, Kokkos::LayoutLeft> face_got("face", 40, 33);
+        channel.recv(face_got, peer(), tag);
+        fill(values, seed);
+        const auto expected = contiguous_like(face);
+        Kokkos::deep_copy(expected, face);
+        const auto a = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), expected);
+        const auto b = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), face_got);
+        std::size_t wrong = 0;
+        for (std::size_t i = 0; i < a.extent(0); ++i)
+          for (std::size_t j = 0; j < a.extent(1); ++j)
+            wrong += std::memcmp(&a(i, j), &b(i, j), sizeof(double)) != 0;
+        CHECK(wrong == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("ndzip::mpi: isend() sends the values it was given, even changed before it completes") {
+  // By default isend() copies plain values before it returns (the values may change then);
+  // without the copy the receiver would get some of the new ones. Every message goes only
+  // after the receiver has waited for the sender's barrier, so MPI cannot have read the View
+  // before it changed.
+  const exec_space exec;
+  constexpr int tag = 220;
+  ndzip::mpi::options opts;
+  opts.compression = compression_choice::never;
+  opts.segment_bytes = 64 << 10;
+  const ndzip::mpi::communicator<exec_space> channel(exec, MPI_COMM_WORLD, opts);
+  Kokkos::View<float*> values("values", 1 << 18);  // 1 MiB: MPI's rendezvous, not eager
+  if (is_sender()) {
+    fill(values, tag);
+    auto r = channel.isend(values, peer(), tag);
+    Kokkos::deep_copy(values, -1.0f);
+    exec.fence();
+    MPI_Barrier(MPI_COMM_WORLD);
+    r.wait();
+  } else {
+    MPI_Barrier(MPI_COMM_WORLD);
+    channel.recv(values, peer(), tag);
+    CHECK(differences(values, tag) == 0);
+  }
+}
+
+TEST_CASE("ndzip::mpi: adaptive sends try both ways on one communicator, every one bit-exact") {
+  // The first timed transfers of a (peer, tag, size) compress, then one goes plain, then the
+  // faster; transfers that allocate are not timed. Whatever it picks, the receiver gets the
+  // values; within eight transfers both ways have been used. With the checksum on, every
+  // transfer compresses.
+  const exec_space exec;
+  for (const bool checksum : {false, true}) {
+    CAPTURE(checksum);
+    const int tag = checksum ? 231 : 230;
+    ndzip::mpi::options opts;
+    opts.checksum = checksum;
+    opts.segment_bytes = 256 << 10;
+    const ndzip::mpi::communicator<exec_space> channel(exec, MPI_COMM_WORLD, opts);
+    Kokkos::View<float**> values("values", 512, 1024);  // 2 MiB in 8 segments
+    int plain = 0, compressed = 0;
+    for (int round = 0; round < 8; ++round) {
+      CAPTURE(round);
+      const std::uint64_t seed = static_cast<std::uint64_t>(tag * 100 + round);
+      if (is_sender()) {
+        fill(values, seed);
+        const auto stats = channel.send(values, peer(), tag);
+        (stats.plain ? plain : compressed) += 1;
+        if (!stats.plain) CHECK(stats.wire_bytes < stats.raw_bytes);
+      } else {
+        Kokkos::deep_copy(values, 0.0f);
+        channel.recv(values, peer(), tag);
+        CHECK(differences(values, seed) == 0);
+      }
+    }
+    if (is_sender()) {
+      CHECK(compressed >= 1);
+      if (checksum)
+        CHECK(plain == 0);
+      else
+        CHECK(plain >= 1);
+    }
+  }
+}
+
+TEST_CASE("ndzip::mpi send_history: the faster way, the slower one tried again less often") {
+  using wire::send_mode;
+  wire::send_history history;
+  const std::uint64_t bytes = 64 << 20;
+  CHECK(history.choose(1, 5, bytes) == send_mode::compressed);
+  history.record(1, 5, bytes, send_mode::compressed, 1.0);
+  CHECK(history.choose(1, 5, bytes) == send_mode::plain);
+  history.record(1, 5, bytes, send_mode::plain, 2.0);
+  // Compressed is faster: 15 more, then plain again once.
+  const auto run_until_plain = [&] {
+    int compressed = 0;
+    while (history.choose(1, 5, bytes) == send_mode::compressed) ++compressed;
+    return compressed;
+  };
+  CHECK(run_until_plain() == 15);
+  history.record(1, 5, bytes, send_mode::plain, 2.0);  // still slower: twice as long a wait
+  CHECK(run_until_plain() == 31);
+  // Sizes a power of two apart, other peers and tags have their own record.
+  CHECK(history.choose(1, 5, 2 * bytes) == send_mode::compressed);
+  CHECK(history.choose(2, 5, bytes) == send_mode::compressed);
+  CHECK(history.choose(1, 6, bytes) == send_mode::compressed);
+  // Plain turns faster (incompressible data now): the choice follows the smoothed times.
+  history.record(1, 5, bytes, send_mode::plain, 0.1);
+  history.record(1, 5, bytes, send_mode::plain, 0.1);
+  CHECK(history.choose(1, 5, bytes) == send_mode::plain);
+  // Times that cannot be right are ignored.
+  history.record(1, 7, bytes, send_mode::compressed, 0.0);
+  CHECK(history.choose(1, 7, bytes) == send_mode::compressed);
+  history.record(1, 7, bytes, send_mode::compressed, 1.0);
+  CHECK(history.choose(1, 7, bytes) == send_mode::plain);
+}
+
+TEST_CASE("ndzip::mpi: a plain send that fails part way leaves the receiver an error, not a hang") {
+  const exec_space exec;
+  constexpr int tag = 240;
+  ndzip::mpi::options opts;
+  opts.compression = compression_choice::never;
+  opts.segment_bytes = 8 * 1000 * sizeof(float);
+  opts.pipeline_depth = 1;
+  Kokkos::View<float**> values("values", 32, 1000);  // 4 plain segments
+  if (is_sender()) {
+    fill(values, tag);
+    wire::send_fault_at() = 2;
+    CHECK_THROWS_WITH(ndzip::mpi::isend(exec, values, peer(), tag, MPI_COMM_WORLD, opts),
+                      doctest::Contains("fault injected"));
+    ndzip::mpi::send(exec, values, peer(), tag, MPI_COMM_WORLD, opts);
+  } else {
+    CHECK_THROWS_WITH_AS(ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD),
+                         doctest::Contains("gave the transfer up"), ndzip::stream_error);
+    Kokkos::deep_copy(values, 0.0f);
+    ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD);
+    CHECK(differences(values, tag) == 0);
+  }
+}
+
+TEST_CASE("ndzip::mpi: plain transfers into the wrong View, or one that demands checksums") {
+  // Refused with mismatch_error after every message is consumed, the View untouched; the next
+  // transfer on the tag arrives intact.
+  const exec_space exec;
+  constexpr int tag = 250;
+  ndzip::mpi::options opts;
+  opts.compression = compression_choice::never;
+  opts.segment_bytes = 4096;
+  ndzip::mpi::options demanding;
+  demanding.checksum = true;
+  Kokkos::View<float*> values("values", 5000);  // 5 plain segments (copied) or 1 (send())
+  if (is_sender()) {
+    fill(values, tag);
+    for (int t = 0; t < 2; ++t) ndzip::mpi::send(exec, values, peer(), tag, MPI_COMM_WORLD, opts);
+    auto r = ndzip::mpi::isend(exec, values, peer(), tag, MPI_COMM_WORLD, opts);
+    r.wait();
+    CHECK(r.stats().segments == 5);
+    ndzip::mpi::send(exec, values, peer(), tag, MPI_COMM_WORLD, opts);
+  } else {
+    Kokkos::View<float*> other("other", 4999);
+    Kokkos::deep_copy(other, 7.0f);
+    CHECK_THROWS_AS(ndzip::mpi::recv(exec, other, peer(), tag, MPI_COMM_WORLD),
+                    ndzip::mpi::mismatch_error);
+    CHECK_THROWS_WITH_AS(ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD, demanding),
+                         doctest::Contains("carries no segment checksums"),
+                         ndzip::mpi::mismatch_error);
+    Kokkos::View<double*> wrong_type("doubles", 5000);
+    CHECK_THROWS_AS(ndzip::mpi::recv(exec, wrong_type, peer(), tag, MPI_COMM_WORLD),
+                    ndzip::mpi::mismatch_error);
+    const auto untouched = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), other);
+    CHECK(untouched(0) == 7.0f);
+    CHECK(untouched(4998) == 7.0f);
+    ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD);
+    CHECK(differences(values, tag) == 0);
+  }
+}
+
+TEST_CASE("ndzip::mpi: damaged plain transfers throw ndzip::stream_error, nothing left behind") {
+  // Forged with the wire format's writer and plain MPI; each is followed by a correct plain
+  // transfer on the same tag, which must arrive intact.
+  const exec_space exec;
+  constexpr int tag = 260;
+  constexpr std::size_t count = 2048;  // floats: two plain segments of 1024
+  wire::transfer_head head;
+  head.type = wire::element_code::float32;
+  head.dims = 1;
+  head.plain = true;
+  head.extents = {count, 1, 1};
+  head.segment_rows = count / 2;
+  const auto head_bytes = [](const wire::transfer_head& h) {
+    std::vector<std::byte> bytes(wire::transfer_head_bytes);
+    wire::write_transfer_head(h, bytes.data());
+    return bytes;
+  };
+  const auto values_of = [](std::size_t first, std::size_t n) {
+    std::vector<std::byte> bytes(n * sizeof(float));
+    for (std::size_t i = 0; i < n; ++i) {
+      const float v = value_at<float>(first + i, tag, false);
+      std::memcpy(bytes.data() + i * sizeof(float), &v, sizeof v);
+    }
+    return bytes;
+  };
+  std::vector<std::vector<std::byte>> good = {head_bytes(head), values_of(0, count / 2),
+                                              values_of(count / 2, count / 2)};
+  std::vector<std::pair<std::vector<std::vector<std::byte>>, const char*>> forged;
+  {
+    auto shorter = good;
+    shorter[2].resize(shorter[2].size() - 4);
+    forged.push_back({shorter, "plain segment 1 of the received message is 4092 bytes"});
+    auto longer = good;
+    longer[1].resize(longer[1].size() + 8);
+    forged.push_back({longer, "plain segment 0 of the received message is 4104 bytes"});
+    auto empty = good;
+    empty[2].clear();
+    forged.push_back({empty, "gave the transfer up"});
+    auto trailing = good;
+    trailing[0].resize(trailing[0].size() + 4);
+    forged.push_back({trailing, "holds 4 bytes after its head"});
+    wire::transfer_head checksummed = head;
+    checksummed.checksummed = true;
+    forged.push_back({{head_bytes(checksummed)}, "a plain transfer with checksums"});
+  }
+  if (is_sender()) {
+    const auto send = [](const std::vector<std::byte>& m) {
+      MPI_Send(m.data(), static_cast<int>(m.size()), MPI_BYTE, peer(), tag, MPI_COMM_WORLD);
+    };
+    for (const auto& [messages, expected] : forged) {
+      (void)expected;
+      for (const auto& m : messages) send(m);
+      for (const auto& m : good) send(m);
+    }
+  } else {
+    Kokkos::View<float*> values("values", count);
+    for (const auto& [messages, expected] : forged) {
+      const std::string what = expected;
+      CAPTURE(what);
+      CHECK_THROWS_WITH_AS(ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD),
+                           doctest::Contains(expected), ndzip::stream_error);
+      Kokkos::deep_copy(values, 0.0f);
+      const auto stats = ndzip::mpi::recv(exec, values, peer(), tag, MPI_COMM_WORLD);
+      CHECK(stats.plain);
+      CHECK(differences(values, tag) == 0);
+    }
+  }
+}
