@@ -15,6 +15,9 @@
 // message compressed and decompressed on its own (compress_s, decompress_s), its wire bytes at
 // the raw rate (link_s), and the bound a pipeline of the three could reach (the slowest), beside
 // the copy engine's peer copy of the same bytes (peer_copy_gbps, CUDA builds with two GPUs).
+// ndzip::mpi compresses or sends the values plain as --compression says (adaptive by default,
+// which each message's own communicator is given 6 untimed rounds to time both ways for); the
+// CSV says which share of the timed transfers went plain.
 // --link-gbps adds, from the measured transfer, the bandwidth the same pipeline would reach on
 // a link of that speed (a model, labelled so): the time the compressed transfer took beyond
 // moving its wire bytes at the raw rate measured here, plus its wire bytes over that link.
@@ -61,6 +64,8 @@ struct config {
   double segment_mib = 0;  // the transport's choice
   std::size_t pipeline_depth = ndzip::mpi::options{}.pipeline_depth;
   ndzip::mpi::transport_kind transport = ndzip::mpi::transport_kind::automatic;
+  ndzip::mpi::compression_choice compression = ndzip::mpi::compression_choice::adaptive;
+  bool isend_copies = false;  // options::values_stay_until_complete off for the exchange's isend
   std::size_t scale = 1;  // the synthetic fields' slowest extent divided by this
 };
 
@@ -68,6 +73,7 @@ struct measurement {
   double seconds = 0;        // median one-way time
   double codec_seconds = 0;  // median codec time per direction (sender + receiver), ndzip only
   std::uint64_t wire_bytes = 0;
+  double plain_share = 0;  // of the timed transfers rank 0 sent, those sent plain, ndzip only
   bool verified = true;
 };
 
@@ -137,10 +143,11 @@ struct raw_channel {
   }
 };
 
-// Times `reps` rounds of `round` (both ranks), returning rank 0's median.
+// Times `reps` rounds of `round` (both ranks) after `warmups` untimed ones, returning rank 0's
+// median.
 template <class F>
-double timed_rounds(int reps, F&& round) {
-  round();  // warm-up: first-touch, codecs, staging buffers
+double timed_rounds(int reps, F&& round, int warmups = 1) {
+  for (int w = 0; w < warmups; ++w) round();  // first-touch, codecs, staging buffers
   std::vector<double> seconds;
   for (int r = 0; r < reps; ++r) {
     MPI_Barrier(MPI_COMM_WORLD);
@@ -268,11 +275,14 @@ stage_times codec_stages(const exec_space& exec, const View& message, int reps) 
   });
 }
 
-// One message (the View `sent`, identical on both ranks) in one mode, raw and compressed.
+// One message (the View `sent`, identical on both ranks) in one mode, raw and through a
+// communicator of its own with `opts` (so that what its adaptive choice measured of one message
+// does not carry over to the next).
 template <class View>
-std::pair<measurement, measurement> run_message(
-    const exec_space& exec, const View& sent, bool exchange, int reps,
-    const ndzip::mpi::communicator<exec_space>& channel) {
+std::pair<measurement, measurement> run_message(const exec_space& exec, const View& sent,
+                                                bool exchange, int reps,
+                                                const ndzip::mpi::options& opts) {
+  const ndzip::mpi::communicator<exec_space> channel(exec, MPI_COMM_WORLD, opts);
   const int me = rank(), peer = 1 - me;
   using managed = Kokkos::View<typename View::data_type, Kokkos::LayoutRight, memory_space>;
   managed received(Kokkos::view_alloc(Kokkos::WithoutInitializing, "received"), sent.layout());
@@ -282,7 +292,7 @@ std::pair<measurement, measurement> run_message(
   // Plain MPI.
   {
     const bool device_pointers =
-        channel.transport(true) == ndzip::mpi::transport_kind::mpi_device;
+        channel.transport(true) == ndzip::mpi::transport_kind::mpi_device;  // as ndzip::mpi
     raw_channel<View> out(sent, device_pointers);
     raw_channel<managed> in(received, device_pointers), back(spare, device_pointers);
     Kokkos::deep_copy(exec, received, 0);
@@ -321,8 +331,11 @@ std::pair<measurement, measurement> run_message(
   {
     Kokkos::deep_copy(exec, received, 0);
     exec.fence();
-    std::vector<double> codec;
+    std::vector<double> codec, plain;
     std::uint64_t wire = 0;
+    // The adaptive choice times both ways before it picks (options::compression): neither the
+    // transfers that allocate nor the first of each way are timed.
+    const int warmups = opts.compression == ndzip::mpi::compression_choice::adaptive ? 6 : 1;
     const double round = timed_rounds(reps, [&] {
       double c = 0;
       if (exchange) {
@@ -332,19 +345,25 @@ std::pair<measurement, measurement> run_message(
         s.wait();
         c = r.stats().codec_seconds + s.stats().codec_seconds;
         wire = s.stats().wire_bytes;
+        plain.push_back(s.stats().plain);
       } else if (me == 0) {
         const auto s = channel.send(sent, peer, 2);
         const auto r = channel.recv(spare, peer, 2);
         c = (s.codec_seconds + r.codec_seconds);
         wire = s.wire_bytes;
+        plain.push_back(s.plain);
       } else {
         const auto r = channel.recv(received, peer, 2);
         const auto s = channel.send(received, peer, 2);
         c = (r.codec_seconds + s.codec_seconds);
       }
       codec.push_back(c);
-    });
+    }, warmups);
     packed.seconds = exchange ? round : round / 2;
+    plain.erase(plain.begin(), plain.end() - std::min<std::ptrdiff_t>(reps, plain.size()));
+    double plain_count = 0;
+    for (const double p : plain) plain_count += p;
+    packed.plain_share = agreed(plain.empty() ? 0 : plain_count / plain.size());
     packed.codec_seconds = agreed(median(codec));
     packed.wire_bytes = static_cast<std::uint64_t>(agreed(static_cast<double>(wire)));
     packed.verified = same_bits(exec, exchange || me == 1 ? received : spare, sent);
@@ -358,13 +377,13 @@ void print_header(const config& cfg) {
     std::printf(
         "mode,dataset,type,shape,bytes,raw_gbps,ndzip_gbps,speedup,wire_bytes,ratio,"
         "codec_s,wire_s,verified,peer_copy_gbps,compress_s,link_s,decompress_s,"
-        "pipeline_bound_gbps");
+        "pipeline_bound_gbps,compression,plain_share");
     for (const double l : cfg.link_gbps) std::printf(",model_gbps_at_%g", l);
     std::printf("\n");
   } else {
-    std::printf("%-9s %-28s %-6s %-16s %10s %9s %9s %7s %12s %6s %9s %9s\n", "mode", "dataset",
-                "type", "shape", "MiB", "raw GB/s", "ndzip", "x", "wire bytes", "ratio", "codec ms",
-                "wire ms");
+    std::printf("%-9s %-28s %-6s %-16s %10s %9s %9s %7s %12s %6s %9s %9s %6s\n", "mode",
+                "dataset", "type", "shape", "MiB", "raw GB/s", "ndzip", "x", "wire bytes", "ratio",
+                "codec ms", "wire ms", "plain");
   }
 }
 
@@ -403,15 +422,16 @@ void report(const config& cfg, const char* mode, const std::string& dataset,
     const double link = static_cast<double>(packed.wire_bytes) / (bytes / raw.seconds);
     std::printf(",%.6f,%.6f,%.6f,%.3f", stages.compress, link, stages.decompress,
                 bytes / std::max({stages.compress, link, stages.decompress, 1e-12}) / 1e9);
+    std::printf(",%s,%.2f", ndzip::mpi::compression_name(cfg.compression), packed.plain_share);
     for (const double link : cfg.link_gbps)
       std::printf(",%.3f", modelled_gbps(bytes, packed, raw.seconds, link));
     std::printf("\n");
   } else {
-    std::printf("%-9s %-28s %-6s %-16s %10.3f %9.2f %9.2f %7.2f %12llu %6.2f %9.3f %9.3f%s\n", mode,
-                dataset.substr(0, 28).c_str(), type, dims.c_str(), bytes / 1048576.0, raw_gbps,
-                ndzip_gbps, ndzip_gbps / raw_gbps,
-                static_cast<unsigned long long>(packed.wire_bytes), ratio, codec * 1e3, wire * 1e3,
-                ok ? "" : "  VERIFICATION FAILED");
+    std::printf(
+        "%-9s %-28s %-6s %-16s %10.3f %9.2f %9.2f %7.2f %12llu %6.2f %9.3f %9.3f %6.2f%s\n", mode,
+        dataset.substr(0, 28).c_str(), type, dims.c_str(), bytes / 1048576.0, raw_gbps,
+        ndzip_gbps, ndzip_gbps / raw_gbps, static_cast<unsigned long long>(packed.wire_bytes),
+        ratio, codec * 1e3, wire * 1e3, packed.plain_share, ok ? "" : "  VERIFICATION FAILED");
     if (!cfg.link_gbps.empty()) {
       std::printf("%-9s model (the measured transfer on another link):", "");
       for (const double link : cfg.link_gbps)
@@ -427,7 +447,7 @@ void report(const config& cfg, const char* mode, const std::string& dataset,
 template <class T, int Dims>
 bool run_field(const exec_space& exec, const config& cfg, const std::string& name,
                const Kokkos::View<T*, memory_space>& field, const std::vector<std::size_t>& shape,
-               const ndzip::mpi::communicator<exec_space>& channel) {
+               const ndzip::mpi::options& opts) {
   std::size_t row = 1;
   for (int a = 1; a < Dims; ++a) row *= shape[a];
   bool ok = true;
@@ -453,7 +473,7 @@ bool run_field(const exec_space& exec, const config& cfg, const std::string& nam
     const stage_times stages = rank() == 0 ? codec_stages(exec, message, reps) : stage_times{};
     MPI_Barrier(MPI_COMM_WORLD);
     for (const bool exchange : {false, true}) {
-      const auto [raw, packed] = run_message(exec, message, exchange, reps, channel);
+      const auto [raw, packed] = run_message(exec, message, exchange, reps, opts);
       report<T>(cfg, exchange ? "exchange" : "ping-pong", name, message_shape, bytes, raw, packed,
                 peer_copy, stages);
       ok = ok && raw.verified && packed.verified;
@@ -478,7 +498,7 @@ void fill_random(const exec_space& exec, const Kokkos::View<T*, memory_space>& f
 template <class T>
 bool run_shape(const exec_space& exec, const config& cfg, const std::string& name,
                const std::vector<std::size_t>& shape, const std::vector<T>* host_values,
-               const ndzip::mpi::communicator<exec_space>& channel, bool random = false) {
+               const ndzip::mpi::options& opts, bool random = false) {
   std::size_t n = 1;
   for (const auto e : shape) n *= e;
   Kokkos::View<T*, memory_space> field(Kokkos::view_alloc(Kokkos::WithoutInitializing, name), n);
@@ -495,7 +515,7 @@ bool run_shape(const exec_space& exec, const config& cfg, const std::string& nam
       fill_synthetic<T, Dims>(exec, field, grid);
     }
     exec.fence();
-    return run_field<T, Dims>(exec, cfg, name, field, shape, channel);
+    return run_field<T, Dims>(exec, cfg, name, field, shape, opts);
   };
   if (shape.size() == 1) return dispatch(std::integral_constant<int, 1>{});
   if (shape.size() == 2) return dispatch(std::integral_constant<int, 2>{});
@@ -538,6 +558,17 @@ int main(int argc, char** argv) {
                  "how device buffers meet MPI (ndzip::mpi::options::transport): automatic, "
                  "staged, or mpi-device (only with a GPU-aware MPI)")
       ->transform(CLI::CheckedTransformer(transports, CLI::ignore_case));
+  const std::map<std::string, ndzip::mpi::compression_choice> choices = {
+      {"adaptive", ndzip::mpi::compression_choice::adaptive},
+      {"always", ndzip::mpi::compression_choice::always},
+      {"never", ndzip::mpi::compression_choice::never}};
+  app.add_option("--compression", cfg.compression,
+                 "compress or send plain (ndzip::mpi::options::compression): adaptive (default: "
+                 "6 untimed rounds let it time both ways), always, never")
+      ->transform(CLI::CheckedTransformer(choices, CLI::ignore_case));
+  app.add_flag("--isend-copies", cfg.isend_copies,
+               "the exchange's isend copies plain values (options::values_stay_until_complete "
+               "off); by default they stay put until it completes, as MPI_Isend asks");
   app.add_option("--scale", cfg.scale, "divide the synthetic fields' slowest extent by K")
       ->check(CLI::PositiveNumber);
   app.add_flag("--csv", cfg.csv, "CSV output");
@@ -563,6 +594,9 @@ int main(int argc, char** argv) {
     opts.pipeline_depth = cfg.pipeline_depth;
     opts.checksum = cfg.checksum;
     opts.transport = cfg.transport;
+    opts.compression = cfg.compression;
+    // The exchange leaves its values alone until its isend completes, as MPI_Isend asks.
+    opts.values_stay_until_complete = !cfg.isend_copies;
     const ndzip::mpi::communicator<exec_space> channel(exec, MPI_COMM_WORLD, opts);
     const char* path = ndzip::mpi::detail::staging<exec_space>::in_place
                            ? "host memory, handed to MPI in place"
@@ -580,14 +614,14 @@ int main(int argc, char** argv) {
         for (auto s : synthetic_shapes) {
           s.extents[0] = std::max<std::size_t>(1, s.extents[0] / cfg.scale);
           ok = (s.is_double
-                    ? run_shape<double>(exec, cfg, "synthetic", s.extents, nullptr, channel)
-                    : run_shape<float>(exec, cfg, "synthetic", s.extents, nullptr, channel)) &&
+                    ? run_shape<double>(exec, cfg, "synthetic", s.extents, nullptr, opts)
+                    : run_shape<float>(exec, cfg, "synthetic", s.extents, nullptr, opts)) &&
                ok;
         }
       if (cfg.incompressible) {
         const std::vector<std::size_t> extents = {
             std::max<std::size_t>(1, (std::size_t{1} << 28) / cfg.scale)};
-        ok = run_shape<float>(exec, cfg, "random", extents, nullptr, channel, true) && ok;
+        ok = run_shape<float>(exec, cfg, "random", extents, nullptr, opts, true) && ok;
       }
       if (!cfg.manifest.empty())
         for (const auto& d : read_manifest(cfg.manifest)) {
@@ -595,10 +629,10 @@ int main(int argc, char** argv) {
           for (const auto e : d.extents) n *= e;
           if (d.is_double) {
             const auto values = read_values<double>(d, n);
-            ok = run_shape<double>(exec, cfg, d.name, d.extents, &values, channel) && ok;
+            ok = run_shape<double>(exec, cfg, d.name, d.extents, &values, opts) && ok;
           } else {
             const auto values = read_values<float>(d, n);
-            ok = run_shape<float>(exec, cfg, d.name, d.extents, &values, channel) && ok;
+            ok = run_shape<float>(exec, cfg, d.name, d.extents, &values, opts) && ok;
           }
         }
     } catch (const std::exception& e) {

@@ -124,10 +124,10 @@ TEST_CASE("ndzip::mpi: isend() sends the values it was given, even changed befor
 }
 
 TEST_CASE("ndzip::mpi: adaptive sends try both ways on one communicator, every one bit-exact") {
-  // The first timed transfers of a (peer, tag, size) compress, then one goes plain, then the
-  // faster; transfers that allocate are not timed. Whatever it picks, the receiver gets the
-  // values; within eight transfers both ways have been used. With the checksum on, every
-  // transfer compresses.
+  // The transfers of a (peer, tag, size) compress until one is timed (not the first, nor one
+  // that allocated), then go plain likewise, then the faster. Whatever it picks, the receiver
+  // gets the values; within eight transfers both ways have been used. With the checksum on,
+  // every transfer compresses.
   const exec_space exec;
   for (const bool checksum : {false, true}) {
     CAPTURE(checksum);
@@ -166,10 +166,19 @@ TEST_CASE("ndzip::mpi send_history: the faster way, the slower one tried again l
   using wire::send_mode;
   wire::send_history history;
   const std::uint64_t bytes = 64 << 20;
+  const auto record = [&](int dest, int tag, std::uint64_t b, send_mode m, double s) {
+    history.record(dest, tag, b, m, s, true);
+  };
+  // Neither the first transfer of each way nor one that allocated is timed.
   CHECK(history.choose(1, 5, bytes) == send_mode::compressed);
-  history.record(1, 5, bytes, send_mode::compressed, 1.0);
+  record(1, 5, bytes, send_mode::compressed, 9.0);
+  history.record(1, 5, bytes, send_mode::compressed, 9.0, false);
+  CHECK(history.choose(1, 5, bytes) == send_mode::compressed);
+  record(1, 5, bytes, send_mode::compressed, 1.0);
   CHECK(history.choose(1, 5, bytes) == send_mode::plain);
-  history.record(1, 5, bytes, send_mode::plain, 2.0);
+  record(1, 5, bytes, send_mode::plain, 9.0);
+  CHECK(history.choose(1, 5, bytes) == send_mode::plain);
+  record(1, 5, bytes, send_mode::plain, 2.0);
   // Compressed is faster: 15 more, then plain again once.
   const auto run_until_plain = [&] {
     int compressed = 0;
@@ -177,20 +186,21 @@ TEST_CASE("ndzip::mpi send_history: the faster way, the slower one tried again l
     return compressed;
   };
   CHECK(run_until_plain() == 15);
-  history.record(1, 5, bytes, send_mode::plain, 2.0);  // still slower: twice as long a wait
+  record(1, 5, bytes, send_mode::plain, 2.0);  // still slower: twice as long a wait
   CHECK(run_until_plain() == 31);
   // Sizes a power of two apart, other peers and tags have their own record.
   CHECK(history.choose(1, 5, 2 * bytes) == send_mode::compressed);
   CHECK(history.choose(2, 5, bytes) == send_mode::compressed);
   CHECK(history.choose(1, 6, bytes) == send_mode::compressed);
   // Plain turns faster (incompressible data now): the choice follows the smoothed times.
-  history.record(1, 5, bytes, send_mode::plain, 0.1);
-  history.record(1, 5, bytes, send_mode::plain, 0.1);
+  record(1, 5, bytes, send_mode::plain, 0.1);
+  record(1, 5, bytes, send_mode::plain, 0.1);
   CHECK(history.choose(1, 5, bytes) == send_mode::plain);
   // Times that cannot be right are ignored.
-  history.record(1, 7, bytes, send_mode::compressed, 0.0);
+  record(1, 7, bytes, send_mode::compressed, 1.0);  // the first
+  record(1, 7, bytes, send_mode::compressed, 0.0);
   CHECK(history.choose(1, 7, bytes) == send_mode::compressed);
-  history.record(1, 7, bytes, send_mode::compressed, 1.0);
+  record(1, 7, bytes, send_mode::compressed, 1.0);
   CHECK(history.choose(1, 7, bytes) == send_mode::plain);
 }
 

@@ -21,7 +21,11 @@
 // to MPI for the next one; it fences `exec` once, after the last. How device bytes meet MPI is
 // the transport (options::transport): staged through host-pinned memory, or handed to MPI in
 // device memory where the MPI library takes device pointers (mpi_device); the bytes on the wire
-// are the same.
+// are the same. A sender may instead send a View plain (options::compression): its values as they
+// are after a 64-byte head, handed to MPI from the View itself where the transport gives MPI the
+// View's memory; by default a communicator times its sends both ways for each peer, tag and size
+// and takes the faster (compression loses where the link is as fast as the codec, NVLink, or the
+// data does not shrink).
 //
 // Matching. A transfer is one or more MPI messages on the caller's (comm, tag); a receive
 // matches a send as MPI_Recv matches MPI_Send (MPI_ANY_SOURCE and MPI_ANY_TAG work), and
@@ -50,8 +54,10 @@
 // library serialises its own matching). With MPI_THREAD_SINGLE (what MPI_Init gives Open MPI) or
 // from another thread under FUNNELED, every call throws std::logic_error saying so.
 //
-// Aliasing and lifetimes. isend() compresses and posts every segment before it returns: the
-// values may be changed as soon as it has returned. irecv() writes into its View until the
+// Aliasing and lifetimes. isend() compresses (or copies, if plain) and posts every segment before
+// it returns: the values may be changed as soon as it has returned, unless
+// options::values_stay_until_complete promises that they stay until the request completes (as
+// MPI_Isend asks), which lets a plain transfer go without a copy; send() never copies them. irecv() writes into its View until the
 // request completes; keep the View alive and untouched until then. A request destroyed before
 // completion: a receive that has not taken its first message yet is cancelled (nothing is
 // consumed, nothing waits: an exception thrown past it reaches its handler); any other transfer

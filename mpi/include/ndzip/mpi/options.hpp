@@ -42,12 +42,14 @@ constexpr const char* transport_name(transport_kind kind) {
 // what arrives and fills its View; the two sides need not agree on the choice.
 enum class compression_choice {
   // Measured per communicator (copies share it), for each peer, tag and message size (a power
-  // of two apart): the first transfer compresses, the second goes plain, and from then on the
-  // faster of the two as the sender timed them (from isend() until the completion its wait()
-  // or test() found), trying the other again after 16 transfers, then after 32, ... 256 while
-  // it stays slower. Where compression wins (a link slower than the codec, data that shrinks)
-  // every transfer but those few compresses; where it loses (NVLink below about 256 MiB,
-  // incompressible data) they go plain. Free functions (a temporary communicator) and
+  // of two apart): transfers compress until one has been timed, then go plain until one has
+  // (the first of each way, and any that allocated buffers, are not timed: about five
+  // transfers), and from then on take the faster of the two as the sender timed them (from
+  // isend() until the completion its wait() or test() found; the receiver's decoding of the
+  // last segment is not seen), trying the other again after 16 transfers, then after 32, ...
+  // 256 while it stays slower. Where compression wins (a link slower than the codec, data that
+  // shrinks) every transfer but those few compresses; where it loses (NVLink below about 256
+  // MiB, incompressible data) they go plain. Free functions (a temporary communicator) and
   // transfers with the checksum on always compress.
   adaptive,
   // Every transfer compressed (segments that do not shrink still go raw: raw_after_ratio).

@@ -154,7 +154,10 @@ class recv_transfer final : public transfer, private message_sink {
         try {
           if (m_head->plain) {
             ++m_stats.raw_segments;
-            if (a.inbox) m_engine->unpack(slab_bytes(a.index), a.inbox.data(), a.bytes);
+            if (a.inbox) {
+              m_engine->unpack(slab_bytes(a.index), a.inbox.data(), a.bytes);
+              m_device_work = true;
+            }
           } else {
             decode(a.index, a.inbox.data() + a.offset, a.bytes);
           }
@@ -229,13 +232,20 @@ class recv_transfer final : public transfer, private message_sink {
     try {
       arrival a;
       const std::size_t count = message_bytes(status);
-      a.inbox = m_engine->inbox(count);
-      check(
-          MPI_Mrecv(a.inbox.data(), static_cast<int>(count), MPI_BYTE, &message, MPI_STATUS_IGNORE),
-          "MPI_Mrecv");
-      const std::byte* head_bytes = a.inbox.data();  // the transfer head in host memory
+      // A head alone (a plain transfer's, an empty View's) is received into host memory, where
+      // it is read: the engine's inbox may be device memory, which would cost two copies and a
+      // fence per transfer.
+      const bool head_alone = count <= transfer_head_bytes;
       staging_lease head_copy;
-      if (!m_engine->host_reads_messages()) {
+      if (head_alone)
+        head_copy = m_memory->staging_buffer(transfer_head_bytes);
+      else
+        a.inbox = m_engine->inbox(count);
+      check(MPI_Mrecv(head_alone ? head_copy.data() : a.inbox.data(), static_cast<int>(count),
+                      MPI_BYTE, &message, MPI_STATUS_IGNORE),
+            "MPI_Mrecv");
+      const std::byte* head_bytes = head_alone ? head_copy.data() : a.inbox.data();
+      if (!head_alone && !m_engine->host_reads_messages()) {
         head_copy = m_memory->staging_buffer(std::min(count, transfer_head_bytes));
         m_engine->copy_to_host(head_copy.data(), a.inbox.data(), head_copy.size());
         m_exec.fence();
@@ -387,6 +397,7 @@ class recv_transfer final : public transfer, private message_sink {
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       }
     } timing{started, m_stats.codec_seconds};
+    m_device_work = true;
     const transfer_head& head = *m_head;
     const std::uint64_t raw = head.rows_of(k) * head.row_bytes();
     segment_head seg;
@@ -461,7 +472,7 @@ class recv_transfer final : public transfer, private message_sink {
       copy_bytes<Kokkos::HostSpace, memory_space>(
           m_exec, reinterpret_cast<std::byte*>(outcomes.data()), m_outcomes.data(),
           outcomes.size() * sizeof(decompress_outcome));
-    m_exec.fence();
+    if (m_device_work) m_exec.fence();
     for (const auto& [k, bytes] : m_head_checks)
       read_segment_head(m_heads.data() + k * segment_head_bytes, bytes, k,
                         m_head->rows_of(k) * m_head->row_bytes(), false);
@@ -483,7 +494,7 @@ class recv_transfer final : public transfer, private message_sink {
   void drain() noexcept {
     for (auto& a : m_arrivals)
       if (a.request != MPI_REQUEST_NULL) MPI_Wait(&a.request, MPI_STATUS_IGNORE);
-    if (!m_checks.empty() || !m_read_by_device.empty()) {
+    if (m_device_work) {
       try {
         m_exec.fence();
       } catch (...) {
@@ -515,6 +526,9 @@ class recv_transfer final : public transfer, private message_sink {
   bool m_queued = true;       // in the receive queue: not yet complete
   bool m_discarding = false;  // refused or failed: further messages are consumed unread
   bool m_finished = false;    // `finish` ran
+  // Copies or decoders were queued on the instance (none for plain values received into the
+  // View, which MPI has written once their receive completes): settle() and drain() wait.
+  bool m_device_work = false;
   std::exception_ptr m_failure;
   std::uint64_t m_taken = 0;  // messages handed over so far
   std::deque<arrival> m_arrivals;

@@ -16,7 +16,8 @@ enum class send_mode { compressed = 0, plain = 1 };
 class send_history {
  public:
   // How the next transfer of `bytes` of values to (dest, tag) goes: compressed until that has
-  // been timed, then plain once, then the faster, the slower tried again now and then.
+  // been timed, then plain until that has, then the faster, the slower tried again now and
+  // then.
   send_mode choose(int dest, int tag, std::uint64_t bytes) {
     std::lock_guard<std::mutex> lock(m_mutex);
     entry& e = m_entries[key_of(dest, tag, bytes)];
@@ -28,14 +29,18 @@ class send_history {
     return other(best);
   }
 
-  // A transfer that took `seconds` from its start until its sender saw it complete.
-  void record(int dest, int tag, std::uint64_t bytes, send_mode mode, double seconds) {
+  // A transfer that took `seconds` from its start until its sender saw it complete; `warm`: it
+  // allocated no buffers. Neither a transfer that allocated nor the first of each way is timed:
+  // the first hands MPI memory it has not seen (a CUDA-aware MPI maps it for the peer, which
+  // took milliseconds), and would make that way look slower than it is.
+  void record(int dest, int tag, std::uint64_t bytes, send_mode mode, double seconds, bool warm) {
     if (bytes == 0 || !(seconds > 0)) return;
     std::lock_guard<std::mutex> lock(m_mutex);
     // A long-lived program sending ever new (peer, tag, size) starts over (as the codec cache).
     if (m_entries.size() >= max_entries) m_entries.clear();
     entry& e = m_entries[key_of(dest, tag, bytes)];
     const auto m = static_cast<int>(mode);
+    if (!warm || e.completed[m]++ == 0) return;
     const double per_byte = seconds / static_cast<double>(bytes);
     const bool was_slower = e.timed[0] > 0 && e.timed[1] > 0 && mode != e.faster();
     // Smoothed: one transfer delayed by its peer does not turn the choice.
@@ -52,7 +57,8 @@ class send_history {
 
   struct entry {
     double seconds_per_byte[2] = {0, 0};
-    std::uint64_t timed[2] = {0, 0};  // transfers timed, per send_mode
+    std::uint64_t completed[2] = {0, 0};  // transfers that completed, per send_mode
+    std::uint64_t timed[2] = {0, 0};      // of which timed
     unsigned since_tried = 0;         // transfers since the slower mode was tried
     unsigned interval = first_interval;
     send_mode faster() const {

@@ -103,6 +103,9 @@ class send_transfer final : public transfer {
     if (head.plain) m_stats.raw_segments = segments;
     std::lock_guard<std::mutex> lock(matching_mutex());
     try {
+      // MPI reads the View once the instance's work queued before this send has written it
+      // (waited for before the head leaves, so that the receiver does not wait meanwhile).
+      if (m_in_place) fence_progressing(m_engine->memory(), m_requests);
       if (segments == 0 || head.plain) {
         // The head alone, from host memory.
         m_messages.push_back({});
@@ -112,8 +115,6 @@ class send_transfer final : public transfer {
         if (segments == 0) return;
       }
       if (m_in_place) {
-        // MPI reads the View once the instance's work queued before this send has written it.
-        fence_progressing(m_engine->memory(), m_requests);
         for (std::uint64_t k = 0; k < segments; ++k)
           post(reinterpret_cast<const std::byte*>(slab_of_segment(head, k, values)),
                head.rows_of(k) * head.row_bytes(), dest, tag, comm);
@@ -171,12 +172,11 @@ class send_transfer final : public transfer {
       m_requests.clear();
       m_messages.clear();
       m_keep = {};
-      // Timed only without allocations: a first transfer's buffers would count against it.
-      if (m_history && m_engine->memory().allocations() == m_allocations_before)
-        m_history->record(m_dest, m_tag, m_stats.raw_bytes, m_mode,
-                          std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                                        m_started)
-                              .count());
+      if (m_history)
+        m_history->record(
+            m_dest, m_tag, m_stats.raw_bytes, m_mode,
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count(),
+            m_engine->memory().allocations() == m_allocations_before);
       m_history = nullptr;
     }
     return done;
