@@ -3,6 +3,7 @@
 // What a communicator has measured of its sends, compressed and plain, and the choice it makes
 // from it (options::compression, adaptive). Not part of the API.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -41,12 +42,8 @@ class send_history {
     entry& e = m_entries[key_of(dest, tag, bytes)];
     const auto m = static_cast<int>(mode);
     if (!warm || e.completed[m]++ == 0) return;
-    const double per_byte = seconds / static_cast<double>(bytes);
     const bool was_slower = e.timed[0] > 0 && e.timed[1] > 0 && mode != e.faster();
-    // Smoothed: one transfer delayed by its peer does not turn the choice.
-    e.seconds_per_byte[m] =
-        e.timed[m] == 0 ? per_byte : (e.seconds_per_byte[m] + per_byte) / 2;
-    ++e.timed[m];
+    e.recent[m][e.timed[m]++ % kept] = seconds / static_cast<double>(bytes);
     if (was_slower)  // the slower one was tried again: while it stays slower, less often
       e.interval = mode != e.faster() ? std::min(2 * e.interval, longest_interval) : first_interval;
   }
@@ -55,14 +52,30 @@ class send_history {
   static constexpr std::size_t max_entries = 4096;
   static constexpr unsigned first_interval = 16, longest_interval = 256;
 
+  // Times kept per way: their median decides, so that one transfer slowed down by its peer
+  // (which in an exchange is trying the other way itself) does not turn the choice.
+  static constexpr int kept = 3;
+
   struct entry {
-    double seconds_per_byte[2] = {0, 0};
+    double recent[2][kept] = {};          // seconds per byte of the last timed transfers
     std::uint64_t completed[2] = {0, 0};  // transfers that completed, per send_mode
     std::uint64_t timed[2] = {0, 0};      // of which timed
-    unsigned since_tried = 0;         // transfers since the slower mode was tried
+    unsigned since_tried = 0;             // transfers since the slower mode was tried
     unsigned interval = first_interval;
+
+    double seconds_per_byte(int m) const {
+      const double* t = recent[m];
+      switch (std::min<std::uint64_t>(timed[m], kept)) {
+        case 1:
+          return t[0];
+        case 2:
+          return (t[0] + t[1]) / 2;
+        default:
+          return std::max(std::min(t[0], t[1]), std::min(std::max(t[0], t[1]), t[2]));
+      }
+    }
     send_mode faster() const {
-      return seconds_per_byte[1] < seconds_per_byte[0] ? send_mode::plain : send_mode::compressed;
+      return seconds_per_byte(1) < seconds_per_byte(0) ? send_mode::plain : send_mode::compressed;
     }
   };
 
