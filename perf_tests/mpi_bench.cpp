@@ -333,8 +333,8 @@ std::pair<measurement, measurement> run_message(const exec_space& exec, const Vi
     exec.fence();
     std::vector<double> codec, plain;
     std::uint64_t wire = 0;
-    // The adaptive choice times both ways before it picks (options::compression): neither the
-    // transfers that allocate nor the first of each way are timed.
+    // The adaptive choice times both ways before it picks (options::compression; the first
+    // transfer of each way is not timed): four transfers, two more for good measure.
     const int warmups = opts.compression == ndzip::mpi::compression_choice::adaptive ? 6 : 1;
     const double round = timed_rounds(reps, [&] {
       double c = 0;

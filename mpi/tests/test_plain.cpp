@@ -124,8 +124,8 @@ TEST_CASE("ndzip::mpi: isend() sends the values it was given, even changed befor
 }
 
 TEST_CASE("ndzip::mpi: adaptive sends try both ways on one communicator, every one bit-exact") {
-  // The transfers of a (peer, tag, size) compress until one is timed (not the first, nor one
-  // that allocated), then go plain likewise, then the faster. Whatever it picks, the receiver
+  // The transfers of a (peer, tag, size) compress until one is timed (not the first), then go
+  // plain likewise, then the faster. Whatever it picks, the receiver
   // gets the values; within eight transfers both ways have been used. With the checksum on,
   // every transfer compresses.
   const exec_space exec;
@@ -167,12 +167,11 @@ TEST_CASE("ndzip::mpi send_history: the faster way, the slower one tried again l
   wire::send_history history;
   const std::uint64_t bytes = 64 << 20;
   const auto record = [&](int dest, int tag, std::uint64_t b, send_mode m, double s) {
-    history.record(dest, tag, b, m, s, true);
+    history.record(dest, tag, b, m, s);
   };
-  // Neither the first transfer of each way nor one that allocated is timed.
+  // The first transfer of each way is not timed.
   CHECK(history.choose(1, 5, bytes) == send_mode::compressed);
   record(1, 5, bytes, send_mode::compressed, 9.0);
-  history.record(1, 5, bytes, send_mode::compressed, 9.0, false);
   CHECK(history.choose(1, 5, bytes) == send_mode::compressed);
   record(1, 5, bytes, send_mode::compressed, 1.0);
   CHECK(history.choose(1, 5, bytes) == send_mode::plain);

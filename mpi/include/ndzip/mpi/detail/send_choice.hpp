@@ -30,18 +30,18 @@ class send_history {
     return other(best);
   }
 
-  // A transfer that took `seconds` from its start until its sender saw it complete; `warm`: it
-  // allocated no buffers. Neither a transfer that allocated nor the first of each way is timed:
-  // the first hands MPI memory it has not seen (a CUDA-aware MPI maps it for the peer, which
-  // took milliseconds), and would make that way look slower than it is.
-  void record(int dest, int tag, std::uint64_t bytes, send_mode mode, double seconds, bool warm) {
+  // A transfer that took `seconds` from its start until its sender saw it complete. The first
+  // of each way is not timed: it allocates buffers and hands MPI memory it has not seen (a
+  // CUDA-aware MPI maps it for the peer, which took milliseconds), and would make that way look
+  // slower than it is.
+  void record(int dest, int tag, std::uint64_t bytes, send_mode mode, double seconds) {
     if (bytes == 0 || !(seconds > 0)) return;
     std::lock_guard<std::mutex> lock(m_mutex);
     // A long-lived program sending ever new (peer, tag, size) starts over (as the codec cache).
     if (m_entries.size() >= max_entries) m_entries.clear();
     entry& e = m_entries[key_of(dest, tag, bytes)];
     const auto m = static_cast<int>(mode);
-    if (!warm || e.completed[m]++ == 0) return;
+    if (e.completed[m]++ == 0) return;
     const bool was_slower = e.timed[0] > 0 && e.timed[1] > 0 && mode != e.faster();
     e.recent[m][e.timed[m]++ % kept] = seconds / static_cast<double>(bytes);
     if (was_slower)  // the slower one was tried again: while it stays slower, less often
@@ -52,8 +52,9 @@ class send_history {
   static constexpr std::size_t max_entries = 4096;
   static constexpr unsigned first_interval = 16, longest_interval = 256;
 
-  // Times kept per way: their median decides, so that one transfer slowed down by its peer
-  // (which in an exchange is trying the other way itself) does not turn the choice.
+  // Times kept per way: their median decides (the shorter of two), so that one transfer slowed
+  // down by its peer (which in an exchange is trying the other way itself, or allocating) does
+  // not turn the choice.
   static constexpr int kept = 3;
 
   struct entry {
@@ -69,7 +70,7 @@ class send_history {
         case 1:
           return t[0];
         case 2:
-          return (t[0] + t[1]) / 2;
+          return std::min(t[0], t[1]);
         default:
           return std::max(std::min(t[0], t[1]), std::min(std::max(t[0], t[1]), t[2]));
       }

@@ -75,7 +75,6 @@ class send_transfer final : public transfer {
       : m_engine(std::move(engine)),
         m_keep(std::move(keep)),
         m_started(std::chrono::steady_clock::now()),
-        m_allocations_before(m_engine->memory().allocations()),
         m_dest(dest),
         m_tag(tag) {
     const std::uint64_t values_bytes = extents[0] * extents[1] * extents[2] * sizeof(T);
@@ -175,8 +174,7 @@ class send_transfer final : public transfer {
       if (m_history)
         m_history->record(
             m_dest, m_tag, m_stats.raw_bytes, m_mode,
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count(),
-            m_engine->memory().allocations() == m_allocations_before);
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count());
       m_history = nullptr;
     }
     return done;
@@ -323,11 +321,9 @@ class send_transfer final : public transfer {
   bool m_in_place = false;      // plain values handed to MPI where they are
   std::uint64_t m_messages_owed = 0;
   Kokkos::View<T*, memory_space> m_keep;
-  // For the communicator's record (options::compression): when the transfer started, the
-  // scratch's allocations then, where and how it went; no record where the choice was not
-  // adaptive.
+  // For the communicator's record (options::compression): when the transfer started, where
+  // and how it went; no record where the choice was not adaptive.
   std::chrono::steady_clock::time_point m_started;
-  std::size_t m_allocations_before;
   int m_dest, m_tag;
   send_mode m_mode = send_mode::compressed;
   std::shared_ptr<send_history> m_history;
