@@ -73,7 +73,7 @@ struct measurement {
   double seconds = 0;        // median one-way time
   double codec_seconds = 0;  // median codec time per direction (sender + receiver), ndzip only
   std::uint64_t wire_bytes = 0;
-  double plain_share = 0;  // of the timed transfers rank 0 sent, those sent plain, ndzip only
+  double plain_share = 0;  // of the timed transfers both ranks sent, those sent plain (ndzip)
   bool verified = true;
 };
 
@@ -356,14 +356,16 @@ std::pair<measurement, measurement> run_message(const exec_space& exec, const Vi
         const auto r = channel.recv(received, peer, 2);
         const auto s = channel.send(received, peer, 2);
         c = (r.codec_seconds + s.codec_seconds);
+        plain.push_back(s.plain);
       }
       codec.push_back(c);
     }, warmups);
     packed.seconds = exchange ? round : round / 2;
     plain.erase(plain.begin(), plain.end() - std::min<std::ptrdiff_t>(reps, plain.size()));
-    double plain_count = 0;
-    for (const double p : plain) plain_count += p;
-    packed.plain_share = agreed(plain.empty() ? 0 : plain_count / plain.size());
+    double counts[2] = {static_cast<double>(plain.size()), 0};  // sent, of which plain
+    for (const double p : plain) counts[1] += p;
+    MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    packed.plain_share = counts[0] > 0 ? counts[1] / counts[0] : 0;
     packed.codec_seconds = agreed(median(codec));
     packed.wire_bytes = static_cast<std::uint64_t>(agreed(static_cast<double>(wire)));
     packed.verified = same_bits(exec, exchange || me == 1 ? received : spare, sent);
