@@ -13,7 +13,9 @@
 //                         GPU support);
 //   mpi_device_transport  device memory handed to MPI as it is (a CUDA- or ROCm-aware MPI).
 // Above the seam, written once: segmenting, heads, validation, the codec calls and the MPI
-// calls (send_transfer.hpp, recv_transfer.hpp, the neighbor_exchange). An engine that moves
+// calls (send_transfer.hpp, recv_transfer.hpp, the neighbor_exchange). A plain transfer's values
+// go from and to the View itself where the engine says MPI takes the execution space's memory
+// (mpi_takes_views), else through pack() and unpack() like raw segments. An engine that moves
 // payloads outside MPI (NCCL: heads matched through MPI, payloads queued on the instance) adds
 // the posting of a payload to this interface.
 
