@@ -102,9 +102,6 @@ class send_transfer final : public transfer {
     if (head.plain) m_stats.raw_segments = segments;
     std::lock_guard<std::mutex> lock(matching_mutex());
     try {
-      // MPI reads the View once the instance's work queued before this send has written it
-      // (waited for before the head leaves, so that the receiver does not wait meanwhile).
-      if (m_in_place) fence_progressing(m_engine->memory(), m_requests);
       if (segments == 0 || head.plain) {
         // The head alone, from host memory.
         m_messages.push_back({});
@@ -114,6 +111,9 @@ class send_transfer final : public transfer {
         if (segments == 0) return;
       }
       if (m_in_place) {
+        // MPI reads the View once the instance's work queued before this send has written it;
+        // the head is on its way meanwhile (a 64-byte message needs no progress calls).
+        m_engine->exec().fence();
         for (std::uint64_t k = 0; k < segments; ++k)
           post(reinterpret_cast<const std::byte*>(slab_of_segment(head, k, values)),
                head.rows_of(k) * head.row_bytes(), dest, tag, comm);
