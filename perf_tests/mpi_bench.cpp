@@ -66,7 +66,7 @@ struct config {
   ndzip::mpi::transport_kind transport = ndzip::mpi::transport_kind::automatic;
   ndzip::mpi::compression_choice compression = ndzip::mpi::compression_choice::adaptive;
   bool isend_copies = false;  // options::values_stay_until_complete off for the exchange's isend
-  std::size_t scale = 1;  // the synthetic fields' slowest extent divided by this
+  double scale = 1;  // the synthetic fields' slowest extent divided by this (below 1: grown)
 };
 
 struct measurement {
@@ -571,7 +571,9 @@ int main(int argc, char** argv) {
   app.add_flag("--isend-copies", cfg.isend_copies,
                "the exchange's isend copies plain values (options::values_stay_until_complete "
                "off); by default they stay put until it completes, as MPI_Isend asks");
-  app.add_option("--scale", cfg.scale, "divide the synthetic fields' slowest extent by K")
+  app.add_option("--scale", cfg.scale,
+                 "divide the synthetic fields' slowest extent by K (0.5 doubles it: 2 GiB of "
+                 "doubles, 2 GiB of random floats)")
       ->check(CLI::PositiveNumber);
   app.add_flag("--csv", cfg.csv, "CSV output");
   int status = 0;
@@ -614,7 +616,8 @@ int main(int argc, char** argv) {
     try {
       if (cfg.synthetic)
         for (auto s : synthetic_shapes) {
-          s.extents[0] = std::max<std::size_t>(1, s.extents[0] / cfg.scale);
+          s.extents[0] = std::max<std::size_t>(
+              1, static_cast<std::size_t>(static_cast<double>(s.extents[0]) / cfg.scale));
           ok = (s.is_double
                     ? run_shape<double>(exec, cfg, "synthetic", s.extents, nullptr, opts)
                     : run_shape<float>(exec, cfg, "synthetic", s.extents, nullptr, opts)) &&
@@ -622,7 +625,7 @@ int main(int argc, char** argv) {
         }
       if (cfg.incompressible) {
         const std::vector<std::size_t> extents = {
-            std::max<std::size_t>(1, (std::size_t{1} << 28) / cfg.scale)};
+            std::max<std::size_t>(1, static_cast<std::size_t>((1 << 28) / cfg.scale))};
         ok = run_shape<float>(exec, cfg, "random", extents, nullptr, opts, true) && ok;
       }
       if (!cfg.manifest.empty())

@@ -43,11 +43,11 @@ constexpr const char* transport_name(transport_kind kind) {
 enum class compression_choice {
   // Measured per communicator (copies share it), for each peer, tag and message size (a power
   // of two apart): transfers compress until one has been timed, then go plain until one has
-  // (the first of each way is not timed: four transfers), and from then on take the faster of
-  // the two as the sender timed them (from isend() until the completion its wait() or test()
+  // (the first of each way is not timed: four transfers), and from then on the faster of the
+  // two as the sender timed them (from isend() until the completion its wait() or test()
   // found, the median of the last three; the receiver's decoding of the last segment is not
-  // seen), trying the other again after 16 transfers, then after 32, ... 256 while it stays
-  // slower. Where compression wins (a link slower than the codec, data that
+  // seen), switching only for a 5 % gain, trying the other again after 16 transfers, then after
+  // 32, ... 256 while it stays slower. Where compression wins (a link slower than the codec, data that
   // shrinks) every transfer but those few compresses; where it loses (NVLink below about 256
   // MiB, incompressible data) they go plain. Free functions (a temporary communicator) and
   // transfers with the checksum on always compress.
