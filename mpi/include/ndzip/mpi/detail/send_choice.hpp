@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <utility>
 
 namespace ndzip::mpi::detail {
 
@@ -18,15 +19,30 @@ class send_history {
  public:
   // How the next transfer of `bytes` of values to (dest, tag) goes: compressed until that has
   // been timed, then plain until that has, then the preferred way, the other tried again now
-  // and then.
-  send_mode choose(int dest, int tag, std::uint64_t bytes) {
+  // and then. A `follower` (the higher rank of the pair) sends as `dest` last sent it a transfer
+  // of that size, where it has: timed apart, the two ranks of an exchange could settle on
+  // different ways, or flip between them in step, and a round with one rank compressing and
+  // the other not was slower than either (2 GiB of doubles on two H200s: 0.73x plain MPI,
+  // against 1.00x plain and 1.03x compressed).
+  send_mode choose(int dest, int tag, std::uint64_t bytes, bool follower) {
     std::lock_guard<std::mutex> lock(m_mutex);
+    if (follower)
+      if (const auto seen = m_peer_modes.find({dest, size_class(bytes)});
+          seen != m_peer_modes.end())
+        return seen->second;
     entry& e = m_entries[key_of(dest, tag, bytes)];
     if (e.timed[0] == 0) return send_mode::compressed;
     if (e.timed[1] == 0) return send_mode::plain;
     if (++e.since_tried < e.interval) return e.preferred;
     e.since_tried = 0;
     return other(e.preferred);
+  }
+
+  // A transfer of `bytes` of values received from `source`, sent `mode`.
+  void observe(int source, std::uint64_t bytes, send_mode mode) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (m_peer_modes.size() >= max_entries) m_peer_modes.clear();
+    m_peer_modes[{source, size_class(bytes)}] = mode;
   }
 
   // A transfer that took `seconds` from its start until its sender saw it complete. The first
@@ -45,9 +61,7 @@ class send_history {
     e.recent[m][e.timed[m]++ % kept] = seconds / static_cast<double>(bytes);
     if (e.timed[0] == 0 || e.timed[1] == 0) return;
     // The other way takes over only once it is faster by a margin: where the two are about
-    // equal, the two ranks of an exchange would otherwise flip between them, and a round with
-    // one rank compressing and the other not was slower than either (2 GiB of doubles on two
-    // H200s: 0.75x plain MPI, against 1.00x and 1.03x).
+    // equal, noise would otherwise flip between them.
     const send_mode other_way = other(e.preferred);
     const bool turned =
         e.seconds_per_byte(other_way) < (1 - margin) * e.seconds_per_byte(e.preferred);
@@ -94,17 +108,20 @@ class send_history {
 
   // Sizes a power of two apart share an entry: the choice changes with the size (a link's
   // per-message costs, the pipeline's fill) only over such steps.
+  static int size_class(std::uint64_t bytes) {
+    int c = 0;
+    for (; bytes > 1; bytes >>= 1) ++c;
+    return c;
+  }
   static std::tuple<int, int, int> key_of(int dest, int tag, std::uint64_t bytes) {
-    int size_class = 0;
-    while (bytes > 1) {
-      bytes >>= 1;
-      ++size_class;
-    }
-    return {dest, tag, size_class};
+    return {dest, tag, size_class(bytes)};
   }
 
   std::mutex m_mutex;
   std::map<std::tuple<int, int, int>, entry> m_entries;
+  // How each peer last sent a transfer of each size class (any tag: a halo's two directions
+  // often use two tags).
+  std::map<std::pair<int, int>, send_mode> m_peer_modes;
 };
 
 }  // namespace ndzip::mpi::detail
