@@ -166,58 +166,45 @@ TEST_CASE("ndzip::mpi send_history: the faster way by 5 %, the other tried less 
   using wire::send_mode;
   wire::send_history history;
   const std::uint64_t bytes = 64 << 20;
-  const auto record = [&](int dest, int tag, std::uint64_t b, send_mode m, double s) {
-    history.record(dest, tag, b, m, s);
+  // A transfer to (dest, tag) as the history chooses it, taking `compressed` or `plain` seconds;
+  // the ways taken as a string ('c', 'p').
+  const auto run = [&](int dest, int tag, int transfers, double compressed, double plain,
+                       bool follower = false) {
+    std::string ways;
+    for (int t = 0; t < transfers; ++t) {
+      const send_mode m = history.choose(dest, tag, bytes, follower);
+      history.record(dest, tag, bytes, m, m == send_mode::compressed ? compressed : plain);
+      ways += m == send_mode::compressed ? 'c' : 'p';
+    }
+    return ways;
   };
-  // The first transfer of each way is not timed.
-  CHECK(history.choose(1, 5, bytes, false) == send_mode::compressed);
-  record(1, 5, bytes, send_mode::compressed, 9.0);
-  CHECK(history.choose(1, 5, bytes, false) == send_mode::compressed);
-  record(1, 5, bytes, send_mode::compressed, 1.0);
-  CHECK(history.choose(1, 5, bytes, false) == send_mode::plain);
-  record(1, 5, bytes, send_mode::plain, 9.0);
-  CHECK(history.choose(1, 5, bytes, false) == send_mode::plain);
-  record(1, 5, bytes, send_mode::plain, 2.0);
-  // Compressed is faster: 15 more, then plain again once.
-  const auto run_until_plain = [&] {
-    int compressed = 0;
-    while (history.choose(1, 5, bytes, false) == send_mode::compressed) ++compressed;
-    return compressed;
-  };
-  CHECK(run_until_plain() == 15);
-  record(1, 5, bytes, send_mode::plain, 2.0);  // still slower: twice as long a wait
-  CHECK(run_until_plain() == 31);
+  const auto c = [](int n) { return std::string(n, 'c'); };
+  const auto p = [](int n) { return std::string(n, 'p'); };
+  // Two of each way first (the first after a change is not timed); compressing is faster, so
+  // plain is tried again after 16 transfers, for two, then after 32.
+  CHECK(run(1, 5, 4 + 15 + 2 + 31 + 2, 1.0, 2.0) == c(2) + p(2) + c(15) + p(2) + c(31) + p(2));
+  // The data stops shrinking: the median of the last three compressed times turns the choice
+  // (the first compressed transfer after the try is not timed).
+  CHECK(run(1, 5, 8, 3.0, 2.0) == c(3) + p(5));
   // Sizes a power of two apart, other peers and tags have their own record.
   CHECK(history.choose(1, 5, 2 * bytes, false) == send_mode::compressed);
   CHECK(history.choose(2, 5, bytes, false) == send_mode::compressed);
   CHECK(history.choose(1, 6, bytes, false) == send_mode::compressed);
-  // One fast plain transfer does not turn the choice (the median of the last three decides);
-  // two do: plain has turned faster (the data no longer shrinks, say).
-  record(1, 5, bytes, send_mode::plain, 0.1);
-  CHECK(run_until_plain() == 63);
-  record(1, 5, bytes, send_mode::plain, 0.1);
-  CHECK(history.choose(1, 5, bytes, false) == send_mode::plain);
+  // About equal: the way preferred stays until the other is faster by 5 %.
+  CHECK(run(3, 5, 4 + 15 + 2 + 31 + 2, 1.0, 0.97) == c(2) + p(2) + c(15) + p(2) + c(31) + p(2));
   // Times that cannot be right are ignored.
-  record(1, 7, bytes, send_mode::compressed, 1.0);  // the first
-  record(1, 7, bytes, send_mode::compressed, 0.0);
-  CHECK(history.choose(1, 7, bytes, false) == send_mode::compressed);
-  record(1, 7, bytes, send_mode::compressed, 1.0);
-  CHECK(history.choose(1, 7, bytes, false) == send_mode::plain);
-  // About equal: the way preferred stays until the other is faster by 5 % (in an exchange the
-  // two ranks would otherwise flip between them).
-  for (const send_mode m : {send_mode::compressed, send_mode::plain}) record(3, 5, bytes, m, 9.0);
-  record(3, 5, bytes, send_mode::compressed, 1.0);
-  record(3, 5, bytes, send_mode::plain, 0.97);
-  CHECK(history.choose(3, 5, bytes, false) == send_mode::compressed);
-  record(3, 5, bytes, send_mode::plain, 0.9);
-  CHECK(history.choose(3, 5, bytes, false) == send_mode::plain);
+  history.record(4, 5, bytes, send_mode::compressed, 1.0);  // the first: not timed
+  history.record(4, 5, bytes, send_mode::compressed, 0.0);
+  CHECK(history.choose(4, 5, bytes, false) == send_mode::compressed);
+  history.record(4, 5, bytes, send_mode::compressed, 1.0);
+  CHECK(history.choose(4, 5, bytes, false) == send_mode::plain);
   // The higher rank of a pair sends as its peer last sent it a transfer of that size (any tag),
   // and times its own sends only where it has not seen one.
-  CHECK(history.choose(4, 5, bytes, true) == send_mode::compressed);
-  history.observe(4, bytes + 1000, send_mode::plain);
-  CHECK(history.choose(4, 9, bytes, true) == send_mode::plain);
-  CHECK(history.choose(4, 9, bytes, false) == send_mode::compressed);
-  CHECK(history.choose(4, 9, 4 * bytes, true) == send_mode::compressed);
+  CHECK(history.choose(5, 5, bytes, true) == send_mode::compressed);
+  history.observe(5, bytes + 1000, send_mode::plain);
+  CHECK(run(5, 9, 3, 1.0, 2.0, true) == p(3));
+  CHECK(history.choose(5, 9, bytes, false) == send_mode::compressed);
+  CHECK(history.choose(5, 9, 4 * bytes, true) == send_mode::compressed);
 }
 
 TEST_CASE("ndzip::mpi: a plain send that fails part way leaves the receiver an error, not a hang") {

@@ -47,7 +47,9 @@ enum class compression_choice {
   // two as the sender timed them (from isend() until the completion its wait() or test()
   // found, the median of the last three; the receiver's decoding of the last segment is not
   // seen), switching only for a 5 % gain, trying the other again after 16 transfers, then after
-  // 32, ... 256 while it stays slower. Where compression wins (a link slower than the codec, data that
+  // 32, ... 256 while it stays slower. The higher rank of a pair sends as its peer last sent it
+  // a transfer of that size, where it has received one: the two ranks of an exchange then agree
+  // (one compressing while the other did not was slower than either). Where compression wins (a link slower than the codec, data that
   // shrinks) every transfer but those few compresses; where it loses (NVLink below about 256
   // MiB, incompressible data) they go plain. Free functions (a temporary communicator) and
   // transfers with the checksum on always compress.

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <tuple>
 #include <utility>
 
@@ -19,11 +20,13 @@ class send_history {
  public:
   // How the next transfer of `bytes` of values to (dest, tag) goes: compressed until that has
   // been timed, then plain until that has, then the preferred way, the other tried again now
-  // and then. A `follower` (the higher rank of the pair) sends as `dest` last sent it a transfer
-  // of that size, where it has: timed apart, the two ranks of an exchange could settle on
-  // different ways, or flip between them in step, and a round with one rank compressing and
-  // the other not was slower than either (2 GiB of doubles on two H200s: 0.73x plain MPI,
-  // against 1.00x plain and 1.03x compressed).
+  // and then, for two transfers (the first after a change is not timed). A `follower` (the
+  // higher rank of the pair) sends as `dest` last sent it a transfer of that size, where it
+  // has: timed apart, the two ranks of an exchange could settle on different ways, or flip
+  // between them in step, and a round with one rank compressing and the other not was slower
+  // than either (2 GiB of doubles on two H200s: 0.73x plain MPI, against 1.00x plain and 1.03x
+  // compressed). It follows one transfer late, which the second transfer of a try leaves time
+  // for.
   send_mode choose(int dest, int tag, std::uint64_t bytes, bool follower) {
     std::lock_guard<std::mutex> lock(m_mutex);
     if (follower)
@@ -33,8 +36,13 @@ class send_history {
     entry& e = m_entries[key_of(dest, tag, bytes)];
     if (e.timed[0] == 0) return send_mode::compressed;
     if (e.timed[1] == 0) return send_mode::plain;
+    if (e.trying > 0) {
+      --e.trying;
+      return other(e.preferred);
+    }
     if (++e.since_tried < e.interval) return e.preferred;
     e.since_tried = 0;
+    e.trying = 1;
     return other(e.preferred);
   }
 
@@ -46,9 +54,9 @@ class send_history {
   }
 
   // A transfer that took `seconds` from its start until its sender saw it complete. The first
-  // of each way is not timed: it allocates buffers and hands MPI memory it has not seen (a
-  // CUDA-aware MPI maps it for the peer, which took milliseconds), and would make that way look
-  // slower than it is.
+  // after a change of way is not timed: the first of each way allocates buffers and hands MPI
+  // memory it has not seen (a CUDA-aware MPI maps it for the peer, which took milliseconds),
+  // and in an exchange, the peer follows a change one transfer late.
   void record(int dest, int tag, std::uint64_t bytes, send_mode mode, double seconds) {
     if (bytes == 0 || !(seconds > 0)) return;
     std::lock_guard<std::mutex> lock(m_mutex);
@@ -56,7 +64,10 @@ class send_history {
     if (m_entries.size() >= max_entries) m_entries.clear();
     entry& e = m_entries[key_of(dest, tag, bytes)];
     const auto m = static_cast<int>(mode);
-    if (e.completed[m]++ == 0) return;
+    if (e.last != mode) {
+      e.last = mode;
+      return;
+    }
     const bool tried_again = e.timed[0] > 0 && e.timed[1] > 0 && mode != e.preferred;
     e.recent[m][e.timed[m]++ % kept] = seconds / static_cast<double>(bytes);
     if (e.timed[0] == 0 || e.timed[1] == 0) return;
@@ -82,11 +93,12 @@ class send_history {
 
   struct entry {
     double recent[2][kept] = {};          // seconds per byte of the last timed transfers
-    std::uint64_t completed[2] = {0, 0};  // transfers that completed, per send_mode
-    std::uint64_t timed[2] = {0, 0};      // of which timed
-    unsigned since_tried = 0;             // transfers since the other way was tried
+    std::uint64_t timed[2] = {0, 0};  // transfers timed, per send_mode
+    unsigned since_tried = 0;         // transfers since the other way was tried
     unsigned interval = first_interval;
+    unsigned trying = 0;              // transfers of the other way still to go in a try
     send_mode preferred = send_mode::compressed;
+    std::optional<send_mode> last;    // the way of the last transfer recorded
 
     double seconds_per_byte(send_mode mode) const {
       const auto m = static_cast<int>(mode);
