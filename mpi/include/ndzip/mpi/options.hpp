@@ -43,16 +43,16 @@ constexpr const char* transport_name(transport_kind kind) {
 enum class compression_choice {
   // Measured per communicator (copies share it), for each peer, tag and message size (a power
   // of two apart): transfers compress until one has been timed, then go plain until one has
-  // (the first of each way is not timed: four transfers), and from then on the faster of the
-  // two as the sender timed them (from isend() until the completion its wait() or test()
-  // found, the median of the last three; the receiver's decoding of the last segment is not
-  // seen), switching only for a 5 % gain, trying the other again after 16 transfers, then after
-  // 32, ... 256 while it stays slower. The higher rank of a pair sends as its peer last sent it
-  // a transfer of that size, where it has received one: the two ranks of an exchange then agree
-  // (one compressing while the other did not was slower than either). Where compression wins (a link slower than the codec, data that
-  // shrinks) every transfer but those few compresses; where it loses (NVLink below about 256
-  // MiB, incompressible data) they go plain. Free functions (a temporary communicator) and
-  // transfers with the checksum on always compress.
+  // (the first transfer after a change of way is not timed: four transfers), and from then on
+  // the faster of the two as the sender timed them (from isend() until the completion its
+  // wait() or test() found, the median of the last three; the receiver's decoding of the last
+  // segment is not seen), switching only for a 5 % gain, trying the other for two transfers
+  // after 16, then after 32, ... 256 while it stays slower (the two ranks of an exchange try
+  // together, keeping the same schedule; where both ways are within a few percent they may
+  // still settle on different ones, which ran slower than either). Where compression wins (a
+  // link slower than the codec, data that shrinks) every transfer but those few compresses;
+  // where it loses (NVLink below about 256 MiB, incompressible data) they go plain. Free
+  // functions (a temporary communicator) and transfers with the checksum on always compress.
   adaptive,
   // Every transfer compressed (segments that do not shrink still go raw: raw_after_ratio).
   always,

@@ -10,7 +10,6 @@
 #include <mutex>
 #include <optional>
 #include <tuple>
-#include <utility>
 
 namespace ndzip::mpi::detail {
 
@@ -20,19 +19,10 @@ class send_history {
  public:
   // How the next transfer of `bytes` of values to (dest, tag) goes: compressed until that has
   // been timed, then plain until that has, then the preferred way, the other tried again now
-  // and then, for two transfers (the first after a change is not timed). A `follower` (the
-  // higher rank of the pair) sends as `dest` last sent it a transfer of that size, where it
-  // has: timed apart, the two ranks of an exchange could settle on different ways, or flip
-  // between them in step, and a round with one rank compressing and the other not was slower
-  // than either (2 GiB of doubles on two H200s: 0.73x plain MPI, against 1.00x plain and 1.03x
-  // compressed). It follows one transfer late, which the second transfer of a try leaves time
-  // for.
-  send_mode choose(int dest, int tag, std::uint64_t bytes, bool follower) {
+  // and then, for two transfers (the first after a change is not timed). The two ranks of an
+  // exchange run the same schedule, so that they try a way together.
+  send_mode choose(int dest, int tag, std::uint64_t bytes) {
     std::lock_guard<std::mutex> lock(m_mutex);
-    if (follower)
-      if (const auto seen = m_peer_modes.find({dest, size_class(bytes)});
-          seen != m_peer_modes.end())
-        return seen->second;
     entry& e = m_entries[key_of(dest, tag, bytes)];
     if (e.timed[0] == 0) return send_mode::compressed;
     if (e.timed[1] == 0) return send_mode::plain;
@@ -46,17 +36,9 @@ class send_history {
     return other(e.preferred);
   }
 
-  // A transfer of `bytes` of values received from `source`, sent `mode`.
-  void observe(int source, std::uint64_t bytes, send_mode mode) {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    if (m_peer_modes.size() >= max_entries) m_peer_modes.clear();
-    m_peer_modes[{source, size_class(bytes)}] = mode;
-  }
-
   // A transfer that took `seconds` from its start until its sender saw it complete. The first
   // after a change of way is not timed: the first of each way allocates buffers and hands MPI
-  // memory it has not seen (a CUDA-aware MPI maps it for the peer, which took milliseconds),
-  // and in an exchange, the peer follows a change one transfer late.
+  // memory it has not seen (a CUDA-aware MPI maps it for the peer, which took milliseconds).
   void record(int dest, int tag, std::uint64_t bytes, send_mode mode, double seconds) {
     if (bytes == 0 || !(seconds > 0)) return;
     std::lock_guard<std::mutex> lock(m_mutex);
@@ -131,9 +113,6 @@ class send_history {
 
   std::mutex m_mutex;
   std::map<std::tuple<int, int, int>, entry> m_entries;
-  // How each peer last sent a transfer of each size class (any tag: a halo's two directions
-  // often use two tags).
-  std::map<std::pair<int, int>, send_mode> m_peer_modes;
 };
 
 }  // namespace ndzip::mpi::detail
