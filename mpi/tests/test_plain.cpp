@@ -303,6 +303,12 @@ TEST_CASE("ndzip::mpi: damaged plain transfers throw ndzip::stream_error, nothin
     wire::transfer_head checksummed = head;
     checksummed.checksummed = true;
     forged.push_back({{head_bytes(checksummed)}, "a plain transfer with checksums"});
+    // A head of a compressed transfer of one segment, alone: received into host memory as a
+    // plain head is, its segment 0 is empty.
+    wire::transfer_head compressed = head;
+    compressed.plain = false;
+    compressed.segment_rows = count;
+    forged.push_back({{head_bytes(compressed)}, "segment 0 of the received message is empty"});
   }
   if (is_sender()) {
     const auto send = [](const std::vector<std::byte>& m) {

@@ -159,7 +159,8 @@ class recv_transfer final : public transfer, private message_sink {
               m_device_work = true;
             }
           } else {
-            decode(a.index, a.inbox.data() + a.offset, a.bytes);
+            // A message 0 of a head alone has no inbox (nor any bytes of segment 0).
+            decode(a.index, a.inbox ? a.inbox.data() + a.offset : nullptr, a.bytes);
           }
         } catch (...) {
           fail(std::current_exception());

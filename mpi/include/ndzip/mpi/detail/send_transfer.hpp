@@ -261,7 +261,10 @@ class send_transfer final : public transfer {
     const std::uint64_t payload = slots.wait(m.index, m_requests);
     const auto wait = [&] { fence_progressing(m_engine->memory(), m_requests); };
     if (head.plain) {
-      post(m_engine->outgoing(m.assembled, payload, m.staged, wait), payload, dest, tag, comm);
+      std::byte* out = m_engine->outgoing(m.assembled, payload, m.staged, wait);
+      m_stats.codec_seconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      post(out, payload, dest, tag, comm);
       m_messages.push_back(std::move(m));
       return;
     }
