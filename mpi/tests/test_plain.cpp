@@ -162,16 +162,17 @@ TEST_CASE("ndzip::mpi: adaptive sends try both ways on one communicator, every o
   }
 }
 
-TEST_CASE("ndzip::mpi send_history: the faster way by 5 %, the other tried less often") {
+TEST_CASE("ndzip::mpi send_history: the faster way by 5 %, the other tried less often; followers") {
   using wire::send_mode;
   wire::send_history history;
   const std::uint64_t bytes = 64 << 20;
   // A transfer to (dest, tag) as the history chooses it, taking `compressed` or `plain` seconds;
   // the ways taken as a string ('c', 'p').
-  const auto run = [&](int dest, int tag, int transfers, double compressed, double plain) {
+  const auto run = [&](int dest, int tag, int transfers, double compressed, double plain,
+                       bool follower = false) {
     std::string ways;
     for (int t = 0; t < transfers; ++t) {
-      const send_mode m = history.choose(dest, tag, bytes);
+      const send_mode m = history.choose(dest, tag, bytes, follower);
       history.record(dest, tag, bytes, m, m == send_mode::compressed ? compressed : plain);
       ways += m == send_mode::compressed ? 'c' : 'p';
     }
@@ -186,17 +187,24 @@ TEST_CASE("ndzip::mpi send_history: the faster way by 5 %, the other tried less 
   // (the first compressed transfer after the try is not timed).
   CHECK(run(1, 5, 8, 3.0, 2.0) == c(3) + p(5));
   // Sizes a power of two apart, other peers and tags have their own record.
-  CHECK(history.choose(1, 5, 2 * bytes) == send_mode::compressed);
-  CHECK(history.choose(2, 5, bytes) == send_mode::compressed);
-  CHECK(history.choose(1, 6, bytes) == send_mode::compressed);
+  CHECK(history.choose(1, 5, 2 * bytes, false) == send_mode::compressed);
+  CHECK(history.choose(2, 5, bytes, false) == send_mode::compressed);
+  CHECK(history.choose(1, 6, bytes, false) == send_mode::compressed);
   // About equal: the way preferred stays until the other is faster by 5 %.
   CHECK(run(3, 5, 4 + 15 + 2 + 31 + 2, 1.0, 0.97) == c(2) + p(2) + c(15) + p(2) + c(31) + p(2));
   // Times that cannot be right are ignored.
   history.record(4, 5, bytes, send_mode::compressed, 1.0);  // the first: not timed
   history.record(4, 5, bytes, send_mode::compressed, 0.0);
-  CHECK(history.choose(4, 5, bytes) == send_mode::compressed);
+  CHECK(history.choose(4, 5, bytes, false) == send_mode::compressed);
   history.record(4, 5, bytes, send_mode::compressed, 1.0);
-  CHECK(history.choose(4, 5, bytes) == send_mode::plain);
+  CHECK(history.choose(4, 5, bytes, false) == send_mode::plain);
+  // The higher rank of a pair takes the way its peer last sent it a transfer of that size (any
+  // tag) only where its own two ways are within 5 %, and keeps its own tries.
+  history.observe(6, bytes + 1000, send_mode::plain);
+  CHECK(run(6, 5, 4 + 15 + 2 + 3, 1.0, 1.03, true) == c(2) + p(2) + p(15) + p(2) + p(3));
+  CHECK(run(7, 5, 4 + 15 + 2, 1.0, 1.03, false) == c(2) + p(2) + c(15) + p(2));
+  history.observe(8, bytes, send_mode::plain);
+  CHECK(run(8, 5, 4 + 15 + 2, 1.0, 2.0, true) == c(2) + p(2) + c(15) + p(2));
 }
 
 TEST_CASE("ndzip::mpi: a plain send that fails part way leaves the receiver an error, not a hang") {

@@ -78,7 +78,7 @@ class communicator {
         std::make_unique<detail::recv_transfer<T, static_cast<int>(View::rank), ExecSpace>>(
             detail::make_transport(m_memory, transport(false)), target,
             detail::extents_of(values), std::move(finish), ndzip::detail::view_label(values),
-            source, tag, m_comm, m_opts.checksum));
+            source, tag, m_comm, m_opts.checksum, m_history));
   }
 
   // Blocking forms: isend(...).wait() and irecv(...).wait(), sending plain values without a

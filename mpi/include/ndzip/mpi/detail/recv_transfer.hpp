@@ -28,6 +28,7 @@
 #include "ndzip/compressor.hpp"
 #include "ndzip/error.hpp"
 #include "ndzip/mpi/detail/matching.hpp"
+#include "ndzip/mpi/detail/send_choice.hpp"
 #include "ndzip/mpi/detail/slab_codec.hpp"
 #include "ndzip/mpi/detail/transfer.hpp"
 #include "ndzip/mpi/detail/transport.hpp"
@@ -43,12 +44,15 @@ class recv_transfer final : public transfer, private message_sink {
   // Receives into `values` (C order, `extents`, in memory_space) through `engine`; `finish` runs
   // once every segment is decoded (copies a packed result into a strided View, say). `label`
   // names the View in errors. `require_checksum`: a message without segment checksums is
-  // refused (options::checksum). The receive is entered in the process's receive queue now, so
-  // that it matches before any receive posted after it (matching.hpp).
+  // refused (options::checksum). `history` (or none) learns how the sender sent the transfer
+  // (send_choice.hpp). The receive is entered in the process's receive queue now, so that it
+  // matches before any receive posted after it (matching.hpp).
   recv_transfer(std::unique_ptr<transport<ExecSpace>> engine, T* values,
                 const std::array<std::uint64_t, 3>& extents, std::function<void()> finish,
-                std::string label, int source, int tag, MPI_Comm comm, bool require_checksum)
+                std::string label, int source, int tag, MPI_Comm comm, bool require_checksum,
+                std::shared_ptr<send_history> history = nullptr)
       : m_engine(std::move(engine)),
+        m_history(std::move(history)),
         m_memory(&m_engine->memory()),
         m_require_checksum(require_checksum),
         m_exec(m_engine->exec()),
@@ -276,6 +280,9 @@ class recv_transfer final : public transfer, private message_sink {
       }
       m_head = head;
       m_stats.raw_bytes = head.extents[0] * head.row_bytes();
+      if (m_history && m_stats.raw_bytes > 0)
+        m_history->observe(m_source, m_stats.raw_bytes,
+                           head.plain ? send_mode::plain : send_mode::compressed);
       m_stats.segments = head.segments();
       m_stats.plain = head.plain;
       if (head.segments() == 0 || head.plain) {
@@ -514,6 +521,7 @@ class recv_transfer final : public transfer, private message_sink {
   }
 
   std::unique_ptr<transport<ExecSpace>> m_engine;
+  std::shared_ptr<send_history> m_history;
   scratch<ExecSpace>* m_memory;  // the engine's
   bool m_require_checksum;
   ExecSpace m_exec;

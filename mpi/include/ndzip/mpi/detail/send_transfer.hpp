@@ -77,6 +77,7 @@ class send_transfer final : public transfer {
         m_started(std::chrono::steady_clock::now()),
         m_dest(dest),
         m_tag(tag) {
+    check(MPI_Comm_rank(comm, &m_rank), "MPI_Comm_rank");
     const std::uint64_t values_bytes = extents[0] * extents[1] * extents[2] * sizeof(T);
     m_mode = choose_mode(opts, *history, values_bytes);
     if (opts.compression == compression_choice::adaptive && !opts.checksum)
@@ -198,7 +199,7 @@ class send_transfer final : public transfer {
         return send_mode::plain;
       default:
         return opts.checksum ? send_mode::compressed
-                             : history.choose(m_dest, m_tag, values_bytes);
+                             : history.choose(m_dest, m_tag, values_bytes, m_rank > m_dest);
     }
   }
 
@@ -327,7 +328,7 @@ class send_transfer final : public transfer {
   // For the communicator's record (options::compression): when the transfer started, where
   // and how it went; no record where the choice was not adaptive.
   std::chrono::steady_clock::time_point m_started;
-  int m_dest, m_tag;
+  int m_dest, m_tag, m_rank = 0;
   send_mode m_mode = send_mode::compressed;
   std::shared_ptr<send_history> m_history;
   std::vector<message> m_messages;  // posted, until MPI has sent them
