@@ -47,9 +47,10 @@ enum class compression_choice {
   // the faster of the two as the sender timed them (from isend() until the completion its
   // wait() or test() found, the median of the last three; the receiver's decoding of the last
   // segment is not seen), switching only for a 5 % gain, trying the other for two transfers
-  // after 16, then after 32, ... 256 while it stays slower (the two ranks of an exchange try
-  // together, keeping the same schedule; where both ways are within a few percent they may
-  // still settle on different ones, which ran slower than either). Where compression wins (a
+  // after 16, then after 32, ... 256 while it stays slower (the two ranks of an exchange keep
+  // the same schedule and try together; where its two ways are within the 5 %, the higher rank
+  // takes the way its peer last sent it, since one rank compressing while the other did not
+  // was slower than either). Where compression wins (a
   // link slower than the codec, data that shrinks) every transfer but those few compresses;
   // where it loses (NVLink below about 256 MiB, incompressible data) they go plain. Free
   // functions (a temporary communicator) and transfers with the checksum on always compress.
