@@ -25,7 +25,7 @@ class send_history {
   // within the margin, a `follower` (the higher rank of the pair) takes the way its peer last
   // sent it a transfer of that size: choosing apart, the two ranks of an exchange settled on
   // different ways, and a round with one compressing and the other not was slower than either
-  // (2 GiB of doubles on two H200s: 0.73-0.81x plain MPI, against 1.00x plain and 1.02x
+  // (2 GiB of doubles on two H200s: 0.73-0.81x plain MPI, against 1.00x plain and 1.03x
   // compressed). Only there: following in every case made each try of the peer a mixed round.
   send_mode choose(int dest, int tag, std::uint64_t bytes, bool follower) {
     std::lock_guard<std::mutex> lock(m_mutex);
@@ -93,20 +93,20 @@ class send_history {
   static constexpr int kept = 3;
 
   struct entry {
-    double recent[2][kept] = {};          // seconds per byte of the last timed transfers
+    double recent[2][kept] = {};      // seconds per byte of the last timed transfers
     std::uint64_t timed[2] = {0, 0};  // transfers timed, per send_mode
     unsigned since_tried = 0;         // transfers since the other way was tried
     unsigned interval = first_interval;
-    unsigned trying = 0;              // transfers of the other way still to go in a try
+    unsigned trying = 0;  // transfers of the other way still to go in a try
     send_mode preferred = send_mode::compressed;
+    std::optional<send_mode> last;  // the way of the last transfer recorded
+
     // Whether neither way is faster than the other by the margin.
     bool close() const {
       const double c = seconds_per_byte(send_mode::compressed);
       const double p = seconds_per_byte(send_mode::plain);
       return c >= (1 - margin) * p && p >= (1 - margin) * c;
     }
-    std::optional<send_mode> last;    // the way of the last transfer recorded
-
     double seconds_per_byte(send_mode mode) const {
       const auto m = static_cast<int>(mode);
       const double* t = recent[m];
