@@ -573,7 +573,7 @@ int main(int argc, char** argv) {
                "off); by default they stay put until it completes, as MPI_Isend asks");
   app.add_option("--scale", cfg.scale,
                  "divide the synthetic fields' slowest extent by K (0.5 doubles it: 2 GiB of "
-                 "doubles, 2 GiB of random floats)")
+                 "doubles or random floats, with --sizes-mib 2048 --max-mib 2048)")
       ->check(CLI::PositiveNumber);
   app.add_flag("--csv", cfg.csv, "CSV output");
   int status = 0;

@@ -126,10 +126,7 @@ class segment_slots {
         "ndzip::mpi finish segment", Kokkos::RangePolicy<ExecSpace>(m_exec, 0, threads),
         finish_segment<T>{stream_size ? stream_size : stream_bytes(k), payload_bytes_on_device(k),
                           reinterpret_cast<const bits*>(slab), head, raw_bytes, index, threads});
-    if constexpr (device_writes_host)
-      Kokkos::parallel_for("ndzip::mpi publish segment",
-                           Kokkos::RangePolicy<ExecSpace>(m_exec, 0, 1),
-                           publish_segment{payload_bytes_on_device(k), host_slots() + 2 * k});
+    queue_publication(k);
   }
 
   // Publishes `bytes` as the payload size in slot k once the work queued so far is done: a
@@ -138,10 +135,7 @@ class segment_slots {
     Kokkos::View<std::uint64_t, memory_space, Kokkos::MemoryUnmanaged> slot(
         payload_bytes_on_device(k));
     Kokkos::deep_copy(m_exec, slot, bytes);
-    if constexpr (device_writes_host)
-      Kokkos::parallel_for("ndzip::mpi publish segment",
-                           Kokkos::RangePolicy<ExecSpace>(m_exec, 0, 1),
-                           publish_segment{payload_bytes_on_device(k), host_slots() + 2 * k});
+    queue_publication(k);
   }
 
   // Waits until segment k is finished, calling MPI for `requests` meanwhile; returns its
@@ -166,6 +160,15 @@ class segment_slots {
   }
 
  private:
+  // Queues the copy of slot k's payload size to the host and the raising of its mark there
+  // (where the device cannot write host memory, wait() fences and copies instead).
+  void queue_publication(std::size_t k) {
+    if constexpr (device_writes_host)
+      Kokkos::parallel_for("ndzip::mpi publish segment",
+                           Kokkos::RangePolicy<ExecSpace>(m_exec, 0, 1),
+                           publish_segment{payload_bytes_on_device(k), host_slots() + 2 * k});
+  }
+
   std::uint64_t* device_slots() const { return reinterpret_cast<std::uint64_t*>(m_device.data()); }
   std::uint64_t* host_slots() const { return reinterpret_cast<std::uint64_t*>(m_host.data()); }
 
