@@ -34,6 +34,7 @@
 #include <ndzip/compressor.hpp>
 #include <ndzip/mpi.hpp>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -41,6 +42,9 @@
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime.h>
+#endif
+#ifdef NDZIP_MPI_HAS_NCCL
+#include <ndzip/mpi/nccl.hpp>
 #endif
 
 using namespace ndzip::perf::inputs;
@@ -64,6 +68,7 @@ struct config {
   double segment_mib = 0;  // the transport's choice
   std::size_t pipeline_depth = ndzip::mpi::options{}.pipeline_depth;
   ndzip::mpi::transport_kind transport = ndzip::mpi::transport_kind::automatic;
+  bool nccl = false;  // --transport nccl: ndzip::mpi::nccl_communicator against ncclSend/ncclRecv
   ndzip::mpi::compression_choice compression = ndzip::mpi::compression_choice::adaptive;
   bool isend_copies = false;  // options::values_stay_until_complete off for the exchange's isend
   double scale = 1;  // the synthetic fields' slowest extent divided by this (below 1: grown)
@@ -373,6 +378,97 @@ std::pair<measurement, measurement> run_message(const exec_space& exec, const Vi
   return {raw, packed};
 }
 
+#ifdef NDZIP_MPI_HAS_NCCL
+// The NCCL communicator of the two ranks (--transport nccl), made once.
+ncclComm_t bench_nccl() {
+  static const ncclComm_t comm = [] {
+    ncclUniqueId id;
+    if (rank() == 0) ncclGetUniqueId(&id);
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+    ncclComm_t c = nullptr;
+    ndzip::mpi::detail::check_nccl(ncclCommInitRank(&c, 2, id, rank()), "ncclCommInitRank", c);
+    return c;
+  }();
+  return comm;
+}
+
+// run_message through NCCL: raw, ncclSend and ncclRecv of the values on the instance's stream
+// (grouped in an exchange); compressed, an nccl_communicator of its own.
+template <class View>
+std::pair<measurement, measurement> run_message_nccl(const exec_space& exec, const View& sent,
+                                                     bool exchange, int reps,
+                                                     const ndzip::mpi::options& opts) {
+  const ncclComm_t comm = bench_nccl();
+  const ndzip::mpi::nccl_communicator<exec_space> channel(exec, comm, opts);
+  const int me = rank(), peer = 1 - me;
+  using managed = Kokkos::View<typename View::data_type, Kokkos::LayoutRight, memory_space>;
+  managed received(Kokkos::view_alloc(Kokkos::WithoutInitializing, "received"), sent.layout());
+  managed spare(Kokkos::view_alloc(Kokkos::WithoutInitializing, "spare"), sent.layout());
+  const std::size_t bytes = sent.size() * sizeof(typename View::value_type);
+  const cudaStream_t stream = exec.cuda_stream();
+  const auto check = [comm](ncclResult_t rc, const char* what) {
+    ndzip::mpi::detail::check_nccl(rc, what, comm);
+  };
+  measurement raw, packed;
+  {
+    Kokkos::deep_copy(exec, received, 0);
+    exec.fence();
+    const double round = timed_rounds(reps, [&] {
+      if (exchange) {
+        check(ncclGroupStart(), "ncclGroupStart");
+        check(ncclSend(sent.data(), bytes, ncclUint8, peer, comm, stream), "ncclSend");
+        check(ncclRecv(received.data(), bytes, ncclUint8, peer, comm, stream), "ncclRecv");
+        check(ncclGroupEnd(), "ncclGroupEnd");
+      } else if (me == 0) {
+        check(ncclSend(sent.data(), bytes, ncclUint8, peer, comm, stream), "ncclSend");
+        check(ncclRecv(spare.data(), bytes, ncclUint8, peer, comm, stream), "ncclRecv");
+      } else {
+        check(ncclRecv(received.data(), bytes, ncclUint8, peer, comm, stream), "ncclRecv");
+        check(ncclSend(received.data(), bytes, ncclUint8, peer, comm, stream), "ncclSend");
+      }
+      exec.fence();
+    });
+    raw.seconds = exchange ? round : round / 2;
+    raw.wire_bytes = bytes;
+    raw.verified = same_bits(exec, exchange || me == 1 ? received : spare, sent);
+    Kokkos::deep_copy(exec, spare, 0);
+  }
+  {
+    Kokkos::deep_copy(exec, received, 0);
+    exec.fence();
+    std::vector<double> codec, plain;
+    std::uint64_t wire = 0;
+    const int warmups = opts.compression == ndzip::mpi::compression_choice::adaptive ? 6 : 1;
+    const double round = timed_rounds(reps, [&] {
+      ndzip::mpi::transfer_stats s, r;
+      if (exchange) {
+        std::tie(s, r) = channel.sendrecv(sent, peer, received, peer);
+      } else if (me == 0) {
+        s = channel.send(sent, peer);
+        r = channel.recv(spare, peer);
+      } else {
+        r = channel.recv(received, peer);
+        s = channel.send(received, peer);
+      }
+      exec.fence();
+      codec.push_back(r.codec_seconds + s.codec_seconds);
+      wire = s.wire_bytes;
+      plain.push_back(s.plain);
+    }, warmups);
+    packed.seconds = exchange ? round : round / 2;
+    plain.erase(plain.begin(), plain.end() - std::min<std::ptrdiff_t>(reps, plain.size()));
+    double counts[2] = {static_cast<double>(plain.size()), 0};
+    for (const double p : plain) counts[1] += p;
+    MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    packed.plain_share = counts[0] > 0 ? counts[1] / counts[0] : 0;
+    packed.codec_seconds = agreed(median(codec));
+    packed.wire_bytes = static_cast<std::uint64_t>(agreed(static_cast<double>(wire)));
+    packed.verified = same_bits(exec, exchange || me == 1 ? received : spare, sent);
+  }
+  return {raw, packed};
+}
+#endif
+
 void print_header(const config& cfg) {
   if (rank() != 0) return;
   if (cfg.csv) {
@@ -475,7 +571,13 @@ bool run_field(const exec_space& exec, const config& cfg, const std::string& nam
     const stage_times stages = rank() == 0 ? codec_stages(exec, message, reps) : stage_times{};
     MPI_Barrier(MPI_COMM_WORLD);
     for (const bool exchange : {false, true}) {
+#ifdef NDZIP_MPI_HAS_NCCL
+      const auto [raw, packed] = cfg.nccl
+                                     ? run_message_nccl(exec, message, exchange, reps, opts)
+                                     : run_message(exec, message, exchange, reps, opts);
+#else
       const auto [raw, packed] = run_message(exec, message, exchange, reps, opts);
+#endif
       report<T>(cfg, exchange ? "exchange" : "ping-pong", name, message_shape, bytes, raw, packed,
                 peer_copy, stages);
       ok = ok && raw.verified && packed.verified;
@@ -552,13 +654,19 @@ int main(int argc, char** argv) {
       ->check(CLI::PositiveNumber);
   app.add_flag("--checksum", cfg.checksum,
                "segments with their XXH3-64 (ndzip::mpi::options::checksum = true)");
-  const std::map<std::string, ndzip::mpi::transport_kind> transports = {
+  // nccl is no transport_kind: its transfers go through ndzip::mpi::nccl_communicator.
+  constexpr auto nccl_transport = static_cast<ndzip::mpi::transport_kind>(-1);
+  std::map<std::string, ndzip::mpi::transport_kind> transports = {
       {"automatic", ndzip::mpi::transport_kind::automatic},
       {"staged", ndzip::mpi::transport_kind::staged},
       {"mpi-device", ndzip::mpi::transport_kind::mpi_device}};
+#ifdef NDZIP_MPI_HAS_NCCL
+  transports.emplace("nccl", nccl_transport);
+#endif
   app.add_option("--transport", cfg.transport,
                  "how device buffers meet MPI (ndzip::mpi::options::transport): automatic, "
-                 "staged, or mpi-device (only with a GPU-aware MPI)")
+                 "staged, or mpi-device (only with a GPU-aware MPI); or nccl (raw: ncclSend and "
+                 "ncclRecv; ndzip: nccl_communicator), where ndzip::mpi is built with NCCL")
       ->transform(CLI::CheckedTransformer(transports, CLI::ignore_case));
   const std::map<std::string, ndzip::mpi::compression_choice> choices = {
       {"adaptive", ndzip::mpi::compression_choice::adaptive},
@@ -590,6 +698,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (!cfg.synthetic && cfg.manifest.empty() && !cfg.incompressible) cfg.synthetic = true;
+  if (cfg.transport == nccl_transport) {
+    cfg.nccl = true;
+    cfg.transport = ndzip::mpi::transport_kind::automatic;
+  }
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
     const exec_space exec;
@@ -602,7 +714,8 @@ int main(int argc, char** argv) {
     // The exchange leaves its values alone until its isend completes, as MPI_Isend asks.
     opts.values_stay_until_complete = !cfg.isend_copies;
     const ndzip::mpi::communicator<exec_space> channel(exec, MPI_COMM_WORLD, opts);
-    const char* path = ndzip::mpi::detail::staging<exec_space>::in_place
+    const char* path = cfg.nccl ? "device memory, through NCCL"
+                       : ndzip::mpi::detail::staging<exec_space>::in_place
                            ? "host memory, handed to MPI in place"
                        : channel.transport(true) == ndzip::mpi::transport_kind::mpi_device
                            ? "device memory, handed to MPI directly"

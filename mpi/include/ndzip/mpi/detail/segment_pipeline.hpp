@@ -138,17 +138,24 @@ class segment_slots {
     queue_publication(k);
   }
 
-  // Waits until segment k is finished, calling MPI for `requests` meanwhile; returns its
-  // payload size.
+  // Waits until segment k is finished, calling MPI for `requests` meanwhile (once at least:
+  // every segment advances the receives); returns its payload size.
   std::uint64_t wait(std::size_t k, std::vector<MPI_Request>& requests) {
+    return wait(k, [&] { progress_requests(requests); });
+  }
+
+  // Waits until segment k is finished, calling `progress()` meanwhile (once at least); returns
+  // its payload size.
+  template <class Progress>
+  std::uint64_t wait(std::size_t k, Progress&& progress) {
     if constexpr (device_writes_host) {
       const volatile std::uint64_t* slot = host_slots() + 2 * k;
       do {
-        progress_requests(requests);  // once at least: every segment advances the receives
+        progress();
       } while (slot[1] == 0);
       return slot[0];
     } else {
-      progress_requests(requests);
+      progress();
       m_exec.fence();
       std::uint64_t sizes[2];
       copy_bytes<Kokkos::HostSpace, memory_space>(

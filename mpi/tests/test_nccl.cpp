@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The NCCL engine (ndzip/mpi/nccl.hpp), where ndzip::mpi is built with it (a Kokkos with CUDA and
+// NCCL: the GPU machines, one rank per GPU). Ranks pair up as in the other cases; the NCCL
+// communicator spans MPI_COMM_WORLD, made from a unique id that MPI broadcasts.
+#include <doctest/doctest.h>
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+#include <array>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include "mpi_test_support.hpp"
+#include "ndzip/mpi.hpp"
+#include "ndzip/mpi/nccl.hpp"
+
+namespace {
+
+using mpi_test::differences;
+using mpi_test::fill;
+using mpi_test::is_sender;
+using mpi_test::peer;
+using exec_space = Kokkos::Cuda;
+using space = exec_space::memory_space;
+// C order: NCCL transfers take contiguous Views (Kokkos::Cuda's default layout is LayoutLeft).
+template <class Data>
+using view_of = Kokkos::View<Data, Kokkos::LayoutRight, space>;
+
+// One NCCL communicator over MPI_COMM_WORLD for the whole run.
+ncclComm_t world_nccl() {
+  static ncclComm_t comm = [] {
+    ncclUniqueId id;
+    if (mpi_test::rank() == 0) ncclGetUniqueId(&id);
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+    int size = 0;
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    ncclComm_t c = nullptr;
+    if (ncclCommInitRank(&c, size, id, mpi_test::rank()) != ncclSuccess)
+      throw std::runtime_error("ncclCommInitRank failed");
+    return c;
+  }();
+  return comm;
+}
+
+ndzip::mpi::options with_segments(std::size_t bytes, ndzip::mpi::compression_choice c) {
+  ndzip::mpi::options o;
+  o.segment_bytes = bytes;
+  o.compression = c;
+  return o;
+}
+
+// Sends a View of `extents` from the even rank to the odd one and checks it arrived bit for bit;
+// returns the receiver's statistics (the sender's on the sender).
+template <class T, int Dims>
+ndzip::mpi::transfer_stats round_trip(const std::array<std::size_t, 3>& extents,
+                                      const ndzip::mpi::options& opts, std::uint64_t seed,
+                                      bool random = false) {
+  using view = view_of<std::conditional_t<Dims == 1, T*, std::conditional_t<Dims == 2, T**, T***>>>;
+  view v;
+  if constexpr (Dims == 1) v = view("v", extents[0]);
+  if constexpr (Dims == 2) v = view("v", extents[0], extents[1]);
+  if constexpr (Dims == 3) v = view("v", extents[0], extents[1], extents[2]);
+  ndzip::mpi::nccl_communicator<exec_space> nc(exec_space(), world_nccl(), opts);
+  ndzip::mpi::transfer_stats stats;
+  if (is_sender()) {
+    fill(v, seed, random);
+    stats = nc.send(v, peer());
+  } else {
+    stats = nc.recv(v, peer());
+    exec_space().fence();
+    CHECK(differences(v, seed, random) == 0);
+  }
+  CHECK(stats.raw_bytes == v.size() * sizeof(T));
+  return stats;
+}
+
+}  // namespace
+
+TEST_CASE("nccl: round trips of every rank and type, compressed and plain, one or many segments") {
+  using ndzip::mpi::compression_choice;
+  for (const auto c : {compression_choice::always, compression_choice::never}) {
+    CAPTURE(ndzip::mpi::compression_name(c));
+    // Many segments (4 KiB rows of 1 024 floats; 64 KiB segments: 16 rows each).
+    // Plain: the largest segments (one per GiB), whatever options::segment_bytes says.
+    const bool plain = c == compression_choice::never;
+    auto s = round_trip<float, 2>({500, 1024, 1}, with_segments(64 << 10, c), 1);
+    CHECK(s.segments == (plain ? 1 : 32));
+    CHECK(s.plain == (c == compression_choice::never));
+    // Never more than the values and the heads (these noisy values barely shrink).
+    CHECK(s.wire_bytes <= s.raw_bytes + 128 + 32 * s.segments);
+    round_trip<double, 1>({3 << 20, 1, 1}, with_segments(0, c), 2);
+    round_trip<float, 3>({70, 64, 64}, with_segments(1 << 20, c), 3);
+    // One segment, and two: fewer than the heads the opening carries.
+    CHECK(round_trip<double, 3>({8, 32, 32}, with_segments(0, c), 4).segments == 1);
+    CHECK(round_trip<float, 1>({2048, 1, 1}, with_segments(4096, c), 5).segments ==
+          (plain ? 1 : 2));
+    // No element at all: the opening alone.
+    CHECK(round_trip<float, 2>({0, 7, 1}, with_segments(0, c), 6).segments == 0);
+  }
+}
+
+TEST_CASE("nccl: incompressible values go raw, segment by segment") {
+  const auto s = round_trip<float, 1>({1 << 20, 1, 1},
+                                      with_segments(256 << 10, ndzip::mpi::compression_choice::always),
+                                      7, true);
+  CHECK(s.segments == 16);
+  CHECK(s.raw_segments == 16);
+}
+
+TEST_CASE("nccl: sendrecv moves both directions at once, of different shapes") {
+  ndzip::mpi::nccl_communicator<exec_space> nc(exec_space(), world_nccl(),
+                                               with_segments(128 << 10, {}));
+  view_of<float**> even("even", 300, 512);
+  view_of<double*> odd("odd", 200000);
+  for (int step = 0; step < 3; ++step) {
+    // Adaptive: the first transfers compress, then plain ones are timed; both arrive whole.
+    if (is_sender()) {
+      fill(even, 10 + step);
+      const auto [sent, received] = nc.sendrecv(even, peer(), odd, peer());
+      CHECK(sent.raw_bytes == even.size() * sizeof(float));
+      CHECK(received.raw_bytes == odd.size() * sizeof(double));
+      exec_space().fence();
+      CHECK(differences(odd, 20 + step) == 0);
+    } else {
+      fill(odd, 20 + step);
+      nc.sendrecv(odd, peer(), even, peer());
+      exec_space().fence();
+      CHECK(differences(even, 10 + step) == 0);
+    }
+  }
+}
+
+TEST_CASE("nccl: a transfer into a View of other extents is consumed and refused, in step") {
+  ndzip::mpi::nccl_communicator<exec_space> nc(exec_space(), world_nccl(),
+                                               with_segments(64 << 10, {}));
+  view_of<float**> sent("sent", 256, 256), wrong("wrong", 255, 256);
+  if (is_sender()) {
+    fill(sent, 30);
+    nc.send(sent, peer());
+    nc.send(sent, peer());
+  } else {
+    CHECK_THROWS_AS(nc.recv(wrong, peer()), ndzip::mpi::mismatch_error);
+    nc.recv(sent, peer());  // the next transfer matches: nothing of the first was left
+    exec_space().fence();
+    CHECK(differences(sent, 30) == 0);
+  }
+}
+
+TEST_CASE("nccl: a damaged stream is refused naming its segment, and the rounds stay in step") {
+  // The sender writes a transfer of 2 segments by hand: heads that are sound, a first payload of
+  // bytes that decode to nothing sensible.
+  using namespace ndzip::mpi::detail;
+  ndzip::mpi::nccl_communicator<exec_space> nc(exec_space(), world_nccl(),
+                                               with_segments(4096, {}));
+  view_of<float*> v("v", 2048);
+  const std::uint64_t payload = 1000;
+  if (is_sender()) {
+    transfer_head head;
+    head.extents = {2048, 1, 1};
+    head.segment_rows = 1024;
+    std::vector<std::byte> opening(nccl_opening_bytes);
+    write_transfer_head(head, opening.data());
+    for (std::uint64_t k = 0; k < 2; ++k)
+      write_segment_head({segment_kind::stream, k, payload}, false,
+                         opening.data() + transfer_head_bytes + k * segment_head_bytes);
+    Kokkos::View<std::byte*, space> device("forged", nccl_opening_bytes + payload);
+    std::vector<std::byte> bytes(nccl_opening_bytes + payload, std::byte{0xa5});
+    std::memcpy(bytes.data(), opening.data(), nccl_opening_bytes);
+    Kokkos::deep_copy(device, Kokkos::View<const std::byte*, Kokkos::HostSpace,
+                                           Kokkos::MemoryUnmanaged>(bytes.data(), bytes.size()));
+    const cudaStream_t stream = exec_space().cuda_stream();
+    ncclSend(device.data(), nccl_opening_bytes, ncclUint8, peer(), world_nccl(), stream);
+    for (int k = 0; k < 2; ++k)
+      ncclSend(device.data() + nccl_opening_bytes, payload, ncclUint8, peer(), world_nccl(),
+               stream);
+    exec_space().fence();
+    fill(v, 40);
+    nc.send(v, peer());
+  } else {
+    try {
+      nc.recv(v, peer());
+      FAIL("the damaged stream was accepted");
+    } catch (const ndzip::stream_error& e) {
+      CHECK(std::string(e.what()).find("segment 0") != std::string::npos);
+    }
+    nc.recv(v, peer());
+    exec_space().fence();
+    CHECK(differences(v, 40) == 0);
+  }
+}
+
+TEST_CASE("nccl: calls it cannot make are refused before anything is sent") {
+  Kokkos::View<float**, Kokkos::LayoutLeft, space> strided("strided", 64, 64);
+  view_of<float*> v("v", 64);
+  ndzip::mpi::nccl_communicator<exec_space> nc(exec_space(), world_nccl());
+  CHECK_THROWS_AS(nc.send(strided, peer()), std::invalid_argument);
+  CHECK_THROWS_AS(nc.send(v, 1 << 20), std::invalid_argument);
+  CHECK_THROWS_AS(nc.recv(v, -1), std::invalid_argument);
+  ndzip::mpi::options checksummed;
+  checksummed.checksum = true;
+  CHECK_THROWS_AS(
+      ndzip::mpi::nccl_communicator<exec_space>(exec_space(), world_nccl(), checksummed),
+      std::invalid_argument);
+  CHECK_THROWS_AS(ndzip::mpi::nccl_communicator<exec_space>(exec_space(), nullptr),
+                  std::invalid_argument);
+}
