@@ -34,7 +34,6 @@
 #include <ndzip/compressor.hpp>
 #include <ndzip/mpi.hpp>
 #include <string>
-#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -442,7 +441,9 @@ std::pair<measurement, measurement> run_message_nccl(const exec_space& exec, con
     const double round = timed_rounds(reps, [&] {
       ndzip::mpi::transfer_stats s, r;
       if (exchange) {
-        std::tie(s, r) = channel.sendrecv(sent, peer, received, peer);
+        const auto both = channel.sendrecv(sent, peer, received, peer);
+        s = both.sent;
+        r = both.received;
       } else if (me == 0) {
         s = channel.send(sent, peer);
         r = channel.recv(spare, peer);

@@ -13,7 +13,11 @@
 // the bytes the compressed halos saved on the wire per step, and exits with 1 otherwise.
 //
 //   mpiexec -n 4 ndzip-mpi-halo-example [--n CELLS] [--steps STEPS]
-//                                       [--transport automatic|staged|mpi-device]
+//                                       [--transport automatic|staged|mpi-device|nccl]
+//
+// --transport nccl (where ndzip::mpi is built with NCCL, one rank per GPU): the compressed
+// halos go through an ndzip::mpi::nccl_communicator's exchange() on an NCCL communicator made
+// over the rank grid, the plain run's through MPI as before.
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
@@ -24,7 +28,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <ndzip/mpi.hpp>
+#ifdef NDZIP_MPI_HAS_NCCL
+#include <ndzip/mpi/nccl.hpp>
+#endif
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +50,7 @@ struct settings {
   std::size_t n = 128;  // interior cells per axis and rank
   int steps = 20;
   ndzip::mpi::options options;  // --transport
+  bool nccl = false;             // --transport nccl
 };
 
 // The 26 directions to a neighbour.
@@ -232,14 +242,18 @@ bool parse(int argc, char** argv, settings& s, std::string& error) {
           s.options.transport = k;
           known = true;
         }
+#ifdef NDZIP_MPI_HAS_NCCL
+      if (name == "nccl") s.nccl = known = true;
+#endif
       if (!known) {
-        error = "--transport takes automatic, staged or mpi-device, not '" + name + "'";
+        error = "--transport takes automatic, staged, mpi-device or (where built with NCCL) "
+                "nccl, not '" + name + "'";
         return false;
       }
     } else {
       error = "unknown or incomplete argument '" + arg +
               "' (usage: ndzip-mpi-halo-example [--n CELLS] [--steps STEPS] "
-              "[--transport automatic|staged|mpi-device])";
+              "[--transport automatic|staged|mpi-device|nccl])";
       return false;
     }
   }
@@ -266,6 +280,26 @@ int run(const settings& s) {
   }
   initialise(u[0], n, grid);
   Kokkos::deep_copy(v[0], u[0]);
+#ifdef NDZIP_MPI_HAS_NCCL
+  // --transport nccl: the same pieces, exchanged through NCCL (tags order the pieces between
+  // two ranks). NCCL needs a GPU of its own per rank.
+  std::unique_ptr<ncclComm_t, void (*)(ncclComm_t*)> nccl(nullptr, [](ncclComm_t* c) {
+    ncclCommDestroy(*c);
+    delete c;
+  });
+  std::optional<ndzip::mpi::nccl_communicator<exec_space>> nccl_halo;
+  std::array<decltype(halo_pieces(u[0], n, grid)), 2> nccl_pieces;
+  if (s.nccl) {
+    ncclUniqueId id;
+    if (grid.rank == 0) ncclGetUniqueId(&id);
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, grid.comm);
+    nccl.reset(new ncclComm_t(nullptr));
+    if (ncclCommInitRank(nccl.get(), grid.size, id, grid.rank) != ncclSuccess)
+      throw std::runtime_error("ncclCommInitRank failed (one GPU per rank?)");
+    nccl_halo.emplace(exec, *nccl, s.options);
+    for (int b = 0; b < 2; ++b) nccl_pieces[b] = halo_pieces(u[b], n, grid);
+  }
+#endif
 
   if (grid.rank == 0)
     std::printf(
@@ -276,7 +310,13 @@ int run(const settings& s) {
   unsigned long long total_raw = 0, total_wire = 0;
   int current = 0;
   for (int step = 1; step <= s.steps; ++step) {
+#ifdef NDZIP_MPI_HAS_NCCL
+    const auto stats = s.nccl ? nccl_halo->exchange(nccl_pieces[current].first,
+                                                    nccl_pieces[current].second)
+                              : compressed[current]->exchange();
+#else
     const auto stats = compressed[current]->exchange();
+#endif
     plain[current].exchange();
     diffuse(exec, u[current], u[1 - current], n);
     diffuse(exec, v[current], v[1 - current], n);

@@ -9,6 +9,10 @@
 //   nc.send(values, peer);                     // on one rank
 //   nc.recv(values, peer);                     // on the other
 //   nc.sendrecv(face_out, right, face_in, left);  // both directions at once
+//   nc.exchange(sends, receives);              // pieces {View, peer, tag}: a halo
+//
+// Views of float or double, rank 1 to 3, in CUDA memory; strided ones (the faces of a block)
+// are copied in C order through the communicator's memory on `exec`.
 //
 // NCCL's rules hold: a send is matched by the peer's receive of the same order on the
 // communicator, with nothing but ndzip transfers between them (and in that order also among
@@ -20,8 +24,9 @@
 // work queued on `exec` before the call, and the work queued on `exec` after the call runs
 // after them: values sent plain are read, and received values written, by then (as ncclSend on
 // exec's stream would). send() returns once the last segment is compressed and queued (its
-// buffers stay in the communicator's memory until the stream has sent them); recv() and
-// sendrecv() return once every segment has arrived and decoded, having checked it.
+// buffers stay in the communicator's memory until the stream has sent them); recv(),
+// sendrecv() and exchange() return once every segment has arrived and decoded, having checked
+// it.
 //
 // Checks: a transfer of another type or extents than the receiving View is received to its end
 // and refused (ndzip::mpi::mismatch_error), as is a payload that does not decode to exactly its
@@ -44,9 +49,14 @@
 #include <nccl.h>
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
+#include <string>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -57,6 +67,7 @@
 #include "ndzip/mpi/detail/send_choice.hpp"
 #include "ndzip/mpi/detail/view_support.hpp"
 #include "ndzip/mpi/options.hpp"
+#include "ndzip/mpi/piece.hpp"
 
 namespace ndzip::mpi {
 
@@ -94,18 +105,41 @@ class nccl_communicator {
 
   template <class View>
   transfer_stats send(const View& values, int peer) const {
-    return run_calls(&values, peer, static_cast<View*>(nullptr), -1).first;
+    call c(m_comm);
+    add_send(c, values, peer, choose(peer, values.size() * sizeof(typename View::value_type)));
+    return complete(c).sent;
   }
   template <class View>
   transfer_stats recv(const View& values, int peer) const {
-    return run_calls(static_cast<View*>(nullptr), -1, &values, peer).second;
+    call c(m_comm);
+    add_receive(c, values, peer);
+    return complete(c).received;
   }
   // Sends `out` to `dest` and receives `in` from `source` at once (dest and source may be the
-  // same rank): (what was sent, what was received).
+  // same rank).
   template <class SendView, class RecvView>
-  std::pair<transfer_stats, transfer_stats> sendrecv(const SendView& out, int dest,
-                                                     const RecvView& in, int source) const {
-    return run_calls(&out, dest, &in, source);
+  exchange_stats sendrecv(const SendView& out, int dest, const RecvView& in, int source) const {
+    call c(m_comm);
+    add_send(c, out, dest, choose(dest, out.size() * sizeof(typename SendView::value_type)));
+    add_receive(c, in, source);
+    return complete(c);
+  }
+  // Every piece at once (a halo: faces, edges and corners, strided subviews of one block).
+  // Between two ranks the pieces are matched by their tags: the sends to a peer go in the
+  // order of their tags, the receives from a peer are taken in the order of theirs, so both
+  // sides must give the same tags (as an MPI exchange does). Pieces are compressed, unless
+  // options::compression is never (the adaptive choice times whole transfers, not pieces).
+  template <class View>
+  exchange_stats exchange(const std::vector<piece<View>>& sends,
+                          const std::vector<piece<View>>& receives) const {
+    call c(m_comm);
+    for (const piece<View>* p : by_peer_and_tag(sends))
+      add_send(c, p->values, p->peer,
+               m_opts.compression == compression_choice::never ? detail::send_mode::plain
+                                                               : detail::send_mode::compressed,
+               false);
+    for (const piece<View>* p : by_peer_and_tag(receives)) add_receive(c, p->values, p->peer);
+    return complete(c);
   }
 
  private:
@@ -145,88 +179,130 @@ class nccl_communicator {
     }
   };
 
+  // One call's transfers: their rounds on one lane, the strided Views they pack or unpack
+  // through C-order copies in the scratch, and the send to time (a lone one, adaptive).
+  struct call {
+    explicit call(ncclComm_t comm) : lane(comm) {}
+    detail::nccl_lane lane;
+    std::vector<std::unique_ptr<detail::nccl_side>> sends, receives;
+    std::vector<std::function<void()>> unpack;
+    std::vector<typename detail::scratch<ExecSpace>::device_lease> copies;
+    struct timed {
+      int peer;
+      std::uint64_t bytes;
+      detail::send_mode mode;
+    };
+    std::optional<timed> timed_send;
+  };
+
   template <class View>
-  void check_view(const View& v, int peer, bool receiving) const {
+  static std::vector<const piece<View>*> by_peer_and_tag(const std::vector<piece<View>>& pieces) {
+    std::vector<const piece<View>*> sorted;
+    for (const auto& p : pieces) sorted.push_back(&p);
+    std::stable_sort(sorted.begin(), sorted.end(), [](const auto* a, const auto* b) {
+      return std::tie(a->peer, a->tag) < std::tie(b->peer, b->tag);
+    });
+    return sorted;
+  }
+
+  template <bool Receiving, class View>
+  void check_view(const View& v, int peer) const {
     detail::check_view_type<View, ExecSpace>();
-    if (receiving)
+    if constexpr (Receiving)
       static_assert(!std::is_const_v<typename View::value_type>,
-                    "ndzip::mpi::nccl_communicator receives into a writable View");
-    if (!detail::is_c_contiguous(v))
-      throw std::invalid_argument(
-          "ndzip::mpi::nccl_communicator: " + ndzip::detail::view_label(v) +
-          " is strided; NCCL transfers take Views whose elements lie densely in C order");
+                    "ndzip::mpi::nccl_communicator receives into writable Views");
     if (peer < 0 || peer >= m_size)
       throw std::invalid_argument("ndzip::mpi::nccl_communicator: rank " + std::to_string(peer) +
                                   " is not in the NCCL communicator of " +
-                                  std::to_string(m_size) + " ranks");
+                                  std::to_string(m_size) + " ranks (" +
+                                  ndzip::detail::view_label(v) + ")");
   }
 
-  template <class SendView, class RecvView>
-  std::pair<transfer_stats, transfer_stats> run_calls(const SendView* out, int dest,
-                                                      const RecvView* in, int source) const {
-    std::lock_guard<std::mutex> lock(m_timing->mutex);
-    m_timing->collect();
+  // A C-order copy of a strided View in the scratch (its values, for a send, queued on the
+  // instance), or the View's own memory.
+  template <class View>
+  auto* c_order_values(call& c, const View& v, bool copy_in) const {
+    using T = typename View::value_type;
+    if (detail::is_c_contiguous(v)) return v.data();
+    c.copies.push_back(m_memory->device_buffer(std::max<std::size_t>(v.size(), 1) * sizeof(T)));
+    auto* data = reinterpret_cast<std::remove_const_t<T>*>(c.copies.back().data());
+    if (copy_in) Kokkos::deep_copy(m_memory->exec(), detail::c_order_over(data, v), v);
+    return static_cast<T*>(data);
+  }
+
+  template <class View>
+  void add_send(call& c, const View& values, int peer, detail::send_mode mode,
+                bool timed = true) const {
+    check_view<false>(values, peer);
+    using T = std::remove_const_t<typename View::value_type>;
+    const T* data = c_order_values(c, values, true);
+    c.sends.push_back(
+        std::make_unique<detail::nccl_outgoing<T, static_cast<int>(View::rank), ExecSpace>>(
+            c.lane, m_memory, data, detail::extents_of(values), peer,
+            mode == detail::send_mode::plain, m_opts));
+    if (timed && adaptive() && values.size() > 0)
+      c.timed_send = typename call::timed{peer, values.size() * sizeof(T), mode};
+  }
+
+  template <class View>
+  void add_receive(call& c, const View& values, int peer) const {
+    check_view<true>(values, peer);
+    using T = typename View::value_type;
+    T* data = c_order_values(c, values, false);
+    if (data != values.data())
+      c.unpack.push_back([exec = m_memory->exec(), values, data] {
+        Kokkos::deep_copy(exec, values, detail::c_order_over(data, values));
+      });
+    auto side =
+        std::make_unique<detail::nccl_incoming<T, static_cast<int>(View::rank), ExecSpace>>(
+            c.lane, m_memory, data, detail::extents_of(values), peer,
+            ndzip::detail::view_label(values));
+    c.receives.push_back(std::move(side));
+  }
+
+  // Runs the call's rounds (detail/nccl_rounds.hpp), unpacks strided receives on the instance
+  // and records what the adaptive choice learns.
+  exchange_stats complete(call& c) const {
     const ExecSpace& exec = m_memory->exec();
-    detail::nccl_lane lane(m_comm);
-    std::vector<detail::nccl_side*> sides;
-    std::unique_ptr<detail::nccl_side> sending, receiving;
     cudaEvent_t started = nullptr;
-    std::uint64_t send_bytes = 0;
-    detail::send_mode mode = detail::send_mode::compressed;
-    if (out) {
-      check_view(*out, dest, false);
-      using T = std::remove_const_t<typename SendView::value_type>;
-      send_bytes = out->size() * sizeof(T);
-      mode = choose(dest, send_bytes);
-      sending = std::make_unique<
-          detail::nccl_outgoing<T, static_cast<int>(SendView::rank), ExecSpace>>(
-          lane, m_memory, out->data(), detail::extents_of(*out), dest,
-          mode == detail::send_mode::plain, m_opts);
-      sides.push_back(sending.get());
-      if (adaptive() && send_bytes > 0) {
-        detail::check_cuda(cudaEventCreate(&started), "cudaEventCreate");
-        detail::check_cuda(cudaEventRecord(started, exec.cuda_stream()), "cudaEventRecord");
-      }
+    if (c.timed_send) {
+      detail::check_cuda(cudaEventCreate(&started), "cudaEventCreate");
+      detail::check_cuda(cudaEventRecord(started, exec.cuda_stream()), "cudaEventRecord");
     }
-    if (in) {
-      check_view(*in, source, true);
-      using T = typename RecvView::value_type;
-      receiving =
-          std::make_unique<detail::nccl_incoming<T, static_cast<int>(RecvView::rank), ExecSpace>>(
-              lane, m_memory, in->data(), detail::extents_of(*in), source,
-              ndzip::detail::view_label(*in));
-      sides.push_back(receiving.get());
-    }
+    std::vector<detail::nccl_side*> sides;
+    for (auto& s : c.sends) sides.push_back(s.get());
+    for (auto& s : c.receives) sides.push_back(s.get());
     try {
-      detail::run_rounds(lane, exec, sides);
+      detail::run_rounds(c.lane, exec, sides);
     } catch (...) {
       if (started) cudaEventDestroy(started);
       throw;
     }
-    std::pair<transfer_stats, transfer_stats> stats;
-    if (sending) {
-      using T = std::remove_const_t<typename SendView::value_type>;
-      stats.first = static_cast<detail::nccl_outgoing<T, static_cast<int>(SendView::rank),
-                                                      ExecSpace>&>(*sending)
-                        .stats();
-      if (started) {
-        cudaEvent_t ended = nullptr;
-        detail::check_cuda(cudaEventCreate(&ended), "cudaEventCreate");
-        // On the instance, after the lane and the decoders of a sendrecv's other direction.
-        detail::check_cuda(cudaEventRecord(ended, exec.cuda_stream()), "cudaEventRecord");
-        m_timing->sends.push_back({dest, send_bytes, mode, started, ended});
-      }
+    for (const auto& u : c.unpack) u();
+    exchange_stats stats;
+    for (const auto& s : c.sends) {
+      detail::accumulate(stats.sent, s->stats());
+      stats.sent.plain = s->stats().plain;
     }
-    if (receiving) {
-      using T = typename RecvView::value_type;
-      const auto& r = static_cast<detail::nccl_incoming<T, static_cast<int>(RecvView::rank),
-                                                        ExecSpace>&>(*receiving);
-      stats.second = r.stats();
-      if (adaptive() && stats.second.raw_bytes > 0)
-        m_timing->history.observe(source, stats.second.raw_bytes,
-                                  r.plain() ? detail::send_mode::plain
-                                            : detail::send_mode::compressed);
+    for (const auto& s : c.receives) {
+      detail::accumulate(stats.received, s->stats());
+      stats.received.plain = s->stats().plain;
     }
+    std::lock_guard<std::mutex> lock(m_timing->mutex);
+    if (started) {
+      // On the instance, after the lane and the decoders of a sendrecv's other direction.
+      cudaEvent_t ended = nullptr;
+      detail::check_cuda(cudaEventCreate(&ended), "cudaEventCreate");
+      detail::check_cuda(cudaEventRecord(ended, exec.cuda_stream()), "cudaEventRecord");
+      m_timing->sends.push_back(
+          {c.timed_send->peer, c.timed_send->bytes, c.timed_send->mode, started, ended});
+    }
+    if (adaptive())
+      for (const auto& s : c.receives)
+        if (s->stats().raw_bytes > 0)
+          m_timing->history.observe(s->peer(), s->stats().raw_bytes,
+                                    s->stats().plain ? detail::send_mode::plain
+                                                     : detail::send_mode::compressed);
     return stats;
   }
 
@@ -238,8 +314,12 @@ class nccl_communicator {
         return detail::send_mode::compressed;
       case compression_choice::never:
         return detail::send_mode::plain;
-      default:
+      default: {
+        // What the sends before this one measured, where the GPU has finished them.
+        std::lock_guard<std::mutex> lock(m_timing->mutex);
+        m_timing->collect();
         return m_timing->history.choose(dest, 0, bytes, m_rank > dest);
+      }
     }
   }
 

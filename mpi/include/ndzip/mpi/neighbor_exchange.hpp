@@ -26,25 +26,11 @@
 #include "ndzip/mpi/detail/view_support.hpp"
 #include "ndzip/mpi/detail/wire_format.hpp"
 #include "ndzip/mpi/options.hpp"
+#include "ndzip/mpi/piece.hpp"
 #include "ndzip/mpi/point_to_point.hpp"
 #include "ndzip/mpi/request.hpp"
 
 namespace ndzip::mpi {
-
-// One piece of an exchange: the View sent or received (a face, edge or corner of a block, say;
-// any layout), the rank it goes to or comes from, and the tag.
-template <class View>
-struct piece {
-  View values;
-  int peer;
-  int tag;
-};
-
-// What one exchange sent and received.
-struct exchange_stats {
-  transfer_stats sent;
-  transfer_stats received;
-};
 
 // Made once for the pieces of a halo (up to 26 neighbours of a 3-D block: faces, edges and
 // corners, as rank-3 subviews of one type), like a persistent MPI request; exchange() then
@@ -147,12 +133,7 @@ class neighbor_exchange {
       } catch (...) {
         if (!failure) failure = std::current_exception();
       }
-      const auto& s = r.stats();
-      stats.received.raw_bytes += s.raw_bytes;
-      stats.received.wire_bytes += s.wire_bytes;
-      stats.received.segments += s.segments;
-      stats.received.raw_segments += s.raw_segments;
-      stats.received.codec_seconds += s.codec_seconds;
+      detail::accumulate(stats.received, r.stats());
     }
     const int rc = MPI_Waitall(static_cast<int>(sends.size()), sends.data(), MPI_STATUSES_IGNORE);
     m_staged.clear();

@@ -80,6 +80,9 @@ class nccl_side {
   // Whether the host reads what arrives (a receiver): rounds are then posted only two ahead of
   // the last one read.
   virtual bool reads_arrivals() const = 0;
+  virtual const transfer_stats& stats() const = 0;
+  // The rank it goes to or comes from.
+  virtual int peer() const = 0;
 };
 
 // Runs the rounds of `sides` on `lane` (see the top of this file), then orders the instance's
@@ -184,7 +187,8 @@ class nccl_outgoing final : public nccl_side {
   }
 
   std::uint64_t rounds() const override { return m_segments + 1; }
-  const transfer_stats& stats() const { return m_stats; }
+  const transfer_stats& stats() const override { return m_stats; }
+  int peer() const override { return m_peer; }
 
   void before(std::uint64_t r) override {
     const auto started = std::chrono::steady_clock::now();
@@ -324,7 +328,8 @@ class nccl_incoming final : public nccl_side {
 
   std::uint64_t rounds() const override { return m_head ? m_head->segments() + 1 : 1; }
   bool reads_arrivals() const override { return true; }
-  const transfer_stats& stats() const { return m_stats; }
+  const transfer_stats& stats() const override { return m_stats; }
+  int peer() const override { return m_peer; }
   // The sender's choice, once round 0 has arrived.
   bool plain() const { return m_head && m_head->plain; }
 
