@@ -72,8 +72,10 @@
 namespace ndzip::mpi {
 
 // Transfers on one NCCL communicator and one Kokkos::Cuda instance, with the memory they need
-// kept between calls (as ndzip::mpi::communicator). Calls on one object come from one thread at
-// a time (NCCL's rule for a communicator). Copies share the kept memory.
+// kept between calls (as ndzip::mpi::communicator), and a CUDA stream for NCCL's operations.
+// Copies share both, and their calls take turns (a call from another thread waits for the one
+// under way); NCCL's own rule still holds: the order of calls on the NCCL communicator must be
+// the same on both sides.
 template <class ExecSpace = Kokkos::DefaultExecutionSpace>
 class nccl_communicator {
 #ifdef KOKKOS_ENABLE_CUDA
@@ -88,7 +90,7 @@ class nccl_communicator {
       : m_comm(comm),
         m_opts(opts),
         m_memory(std::make_shared<detail::scratch<ExecSpace>>(exec)),
-        m_timing(std::make_shared<timing>()) {
+        m_shared(std::make_shared<shared_state>()) {
     if (comm == nullptr)
       throw std::invalid_argument("ndzip::mpi::nccl_communicator: the NCCL communicator is null");
     if (opts.checksum)
@@ -105,13 +107,13 @@ class nccl_communicator {
 
   template <class View>
   transfer_stats send(const View& values, int peer) const {
-    call c(m_comm);
+    call c(m_comm, *m_shared);
     add_send(c, values, peer, choose(peer, values.size() * sizeof(typename View::value_type)));
     return complete(c).sent;
   }
   template <class View>
   transfer_stats recv(const View& values, int peer) const {
-    call c(m_comm);
+    call c(m_comm, *m_shared);
     add_receive(c, values, peer);
     return complete(c).received;
   }
@@ -119,7 +121,7 @@ class nccl_communicator {
   // same rank).
   template <class SendView, class RecvView>
   exchange_stats sendrecv(const SendView& out, int dest, const RecvView& in, int source) const {
-    call c(m_comm);
+    call c(m_comm, *m_shared);
     add_send(c, out, dest, choose(dest, out.size() * sizeof(typename SendView::value_type)));
     add_receive(c, in, source);
     return complete(c);
@@ -132,7 +134,7 @@ class nccl_communicator {
   template <class View>
   exchange_stats exchange(const std::vector<piece<View>>& sends,
                           const std::vector<piece<View>>& receives) const {
-    call c(m_comm);
+    call c(m_comm, *m_shared);
     for (const piece<View>* p : by_peer_and_tag(sends))
       add_send(c, p->values, p->peer,
                m_opts.compression == compression_choice::never ? detail::send_mode::plain
@@ -143,19 +145,22 @@ class nccl_communicator {
   }
 
  private:
-  // Sends whose GPU time is read back once it is known (options::compression, adaptive).
-  struct timing {
+  // What copies of a communicator share: the stream its calls queue NCCL's operations on, and
+  // what the adaptive choice measured (options::compression), with the sends whose GPU time is
+  // read back once it is known.
+  struct shared_state {
     struct pending {
       int peer;
       std::uint64_t bytes;
       detail::send_mode mode;
       cudaEvent_t started, ended;
     };
-    std::mutex mutex;
+    std::mutex mutex;       // held by a call, from its first NCCL operation to its last
+    detail::nccl_stream stream;
     detail::send_history history;
     std::vector<pending> sends;
 
-    ~timing() {
+    ~shared_state() {
       for (const pending& p : sends) {
         cudaEventDestroy(p.started);
         cudaEventDestroy(p.ended);
@@ -182,7 +187,8 @@ class nccl_communicator {
   // One call's transfers: their rounds on one lane, the strided Views they pack or unpack
   // through C-order copies in the scratch, and the send to time (a lone one, adaptive).
   struct call {
-    explicit call(ncclComm_t comm) : lane(comm) {}
+    call(ncclComm_t comm, shared_state& t) : hold(t.mutex), lane(comm, t.stream) {}
+    std::unique_lock<std::mutex> hold;  // one call at a time on the kept stream
     detail::nccl_lane lane;
     std::vector<std::unique_ptr<detail::nccl_side>> sends, receives;
     std::vector<std::function<void()>> unpack;
@@ -288,19 +294,18 @@ class nccl_communicator {
       detail::accumulate(stats.received, s->stats());
       stats.received.plain = s->stats().plain;
     }
-    std::lock_guard<std::mutex> lock(m_timing->mutex);
     if (started) {
       // On the instance, after the lane and the decoders of a sendrecv's other direction.
       cudaEvent_t ended = nullptr;
       detail::check_cuda(cudaEventCreate(&ended), "cudaEventCreate");
       detail::check_cuda(cudaEventRecord(ended, exec.cuda_stream()), "cudaEventRecord");
-      m_timing->sends.push_back(
+      m_shared->sends.push_back(
           {c.timed_send->peer, c.timed_send->bytes, c.timed_send->mode, started, ended});
     }
     if (adaptive())
       for (const auto& s : c.receives)
         if (s->stats().raw_bytes > 0)
-          m_timing->history.observe(s->peer(), s->stats().raw_bytes,
+          m_shared->history.observe(s->peer(), s->stats().raw_bytes,
                                     s->stats().plain ? detail::send_mode::plain
                                                      : detail::send_mode::compressed);
     return stats;
@@ -314,12 +319,11 @@ class nccl_communicator {
         return detail::send_mode::compressed;
       case compression_choice::never:
         return detail::send_mode::plain;
-      default: {
-        // What the sends before this one measured, where the GPU has finished them.
-        std::lock_guard<std::mutex> lock(m_timing->mutex);
-        m_timing->collect();
-        return m_timing->history.choose(dest, 0, bytes, m_rank > dest);
-      }
+      default:
+        // What the sends before this one measured, where the GPU has finished them (called
+        // within a call, which holds the shared state's mutex).
+        m_shared->collect();
+        return m_shared->history.choose(dest, 0, bytes, m_rank > dest);
     }
   }
 
@@ -327,7 +331,7 @@ class nccl_communicator {
   options m_opts;
   int m_rank = 0, m_size = 0;
   std::shared_ptr<detail::scratch<ExecSpace>> m_memory;
-  std::shared_ptr<timing> m_timing;
+  std::shared_ptr<shared_state> m_shared;
 };
 
 }  // namespace ndzip::mpi

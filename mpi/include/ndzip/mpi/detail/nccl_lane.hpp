@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-// The CUDA stream one NCCL exchange queues its operations on, the events that order it against
+// The CUDA stream NCCL transfers queue their operations on, the events that order it against
 // the codec's instance, and NCCL's and CUDA's errors as ndzip::mpi::error. Not part of the API.
 
 #include <cuda_runtime.h>
 #include <nccl.h>
 
+#include <cstddef>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,36 +37,58 @@ inline bool nccl_busy(ncclComm_t comm) {
   return state == ncclInProgress;
 }
 
-class nccl_lane {
+// The stream NCCL's operations go on and the events that order it, kept between calls (each
+// costs microseconds to make, as much as a small transfer's round). One call uses them at a
+// time. Released once the work queued on them is done (CUDA's rule); nothing here waits.
+class nccl_stream {
  public:
   // The stream has the device's highest priority: NCCL's kernels copy with thread blocks, which
   // would otherwise queue behind the codec's (a grid of many blocks on every multiprocessor),
   // leaving the link idle while a segment compresses.
-  explicit nccl_lane(ncclComm_t comm) : m_comm(comm) {
+  nccl_stream() {
     int least = 0, greatest = 0;
     check_cuda(cudaDeviceGetStreamPriorityRange(&least, &greatest),
                "cudaDeviceGetStreamPriorityRange");
     check_cuda(cudaStreamCreateWithPriority(&m_stream, cudaStreamNonBlocking, greatest),
                "cudaStreamCreateWithPriority");
   }
-  // Events and the stream are released once the work queued on them is done (CUDA's rule);
-  // nothing here waits.
-  ~nccl_lane() {
+  ~nccl_stream() {
     for (cudaEvent_t e : m_events) cudaEventDestroy(e);
     cudaStreamDestroy(m_stream);
   }
+  nccl_stream(const nccl_stream&) = delete;
+  nccl_stream& operator=(const nccl_stream&) = delete;
+
+  cudaStream_t stream() const { return m_stream; }
+  // Event `k` of a call, made on first use. A call's events are recorded afresh: waits queued
+  // before a later record keep the earlier one.
+  cudaEvent_t event(std::size_t k) {
+    while (m_events.size() <= k) {
+      cudaEvent_t e = nullptr;
+      check_cuda(cudaEventCreateWithFlags(&e, cudaEventDisableTiming), "cudaEventCreate");
+      m_events.push_back(e);
+    }
+    return m_events[k];
+  }
+
+ private:
+  cudaStream_t m_stream = nullptr;
+  std::vector<cudaEvent_t> m_events;
+};
+
+// One call's NCCL operations on the communicator's stream.
+class nccl_lane {
+ public:
+  nccl_lane(ncclComm_t comm, nccl_stream& kept) : m_comm(comm), m_kept(kept) {}
   nccl_lane(const nccl_lane&) = delete;
   nccl_lane& operator=(const nccl_lane&) = delete;
 
-  cudaStream_t stream() const { return m_stream; }
+  cudaStream_t stream() const { return m_kept.stream(); }
   ncclComm_t comm() const { return m_comm; }
 
   // An event recorded on `on` now: done once the work queued there so far is.
-  cudaEvent_t mark(cudaStream_t on, bool timed = false) {
-    cudaEvent_t e = nullptr;
-    check_cuda(cudaEventCreateWithFlags(&e, timed ? cudaEventDefault : cudaEventDisableTiming),
-               "cudaEventCreate");
-    m_events.push_back(e);
+  cudaEvent_t mark(cudaStream_t on) {
+    const cudaEvent_t e = m_kept.event(m_marks++);
     check_cuda(cudaEventRecord(e, on), "cudaEventRecord");
     return e;
   }
@@ -76,14 +99,16 @@ class nccl_lane {
   void order_after(cudaStream_t waiter, cudaStream_t on) { order_after(waiter, mark(on)); }
 
   // Waits on the host until `e` is done, reporting the communicator's asynchronous errors
-  // meanwhile (NCCL's kernels never finish after a peer failed).
+  // meanwhile (NCCL's kernels never finish after a peer failed), every 1024th look.
   void wait(cudaEvent_t e) const {
-    for (;;) {
+    for (unsigned looks = 0;; ++looks) {
       const cudaError_t rc = cudaEventQuery(e);
       if (rc == cudaSuccess) return;
       if (rc != cudaErrorNotReady) check_cuda(rc, "cudaEventQuery");
-      nccl_busy(m_comm);
-      std::this_thread::yield();
+      if (looks % 1024 == 1023) {
+        nccl_busy(m_comm);
+        std::this_thread::yield();
+      }
     }
   }
 
@@ -96,20 +121,20 @@ class nccl_lane {
     while (nccl_busy(m_comm)) std::this_thread::yield();
   }
   void send(const void* from, std::size_t bytes, int peer) {
-    check_nccl(ncclSend(from, bytes, ncclUint8, peer, m_comm, m_stream), "ncclSend", m_comm);
+    check_nccl(ncclSend(from, bytes, ncclUint8, peer, m_comm, stream()), "ncclSend", m_comm);
   }
   void recv(void* to, std::size_t bytes, int peer) {
-    check_nccl(ncclRecv(to, bytes, ncclUint8, peer, m_comm, m_stream), "ncclRecv", m_comm);
+    check_nccl(ncclRecv(to, bytes, ncclUint8, peer, m_comm, stream()), "ncclRecv", m_comm);
   }
   // Queues a copy of `bytes` on the stream (between host-pinned and device memory).
   void copy(void* to, const void* from, std::size_t bytes) {
-    check_cuda(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDefault, m_stream), "cudaMemcpyAsync");
+    check_cuda(cudaMemcpyAsync(to, from, bytes, cudaMemcpyDefault, stream()), "cudaMemcpyAsync");
   }
 
  private:
   ncclComm_t m_comm;
-  cudaStream_t m_stream = nullptr;
-  std::vector<cudaEvent_t> m_events;
+  nccl_stream& m_kept;
+  std::size_t m_marks = 0;  // events of the kept stream used by this call
 };
 
 }  // namespace ndzip::mpi::detail
