@@ -101,9 +101,8 @@ TEST_CASE("nccl: round trips of every rank and type, compressed and plain, one o
 }
 
 TEST_CASE("nccl: incompressible values go raw, segment by segment") {
-  const auto s = round_trip<float, 1>({1 << 20, 1, 1},
-                                      with_segments(256 << 10, ndzip::mpi::compression_choice::always),
-                                      7, true);
+  const auto always = with_segments(256 << 10, ndzip::mpi::compression_choice::always);
+  const auto s = round_trip<float, 1>({1 << 20, 1, 1}, always, 7, true);
   CHECK(s.segments == 16);
   CHECK(s.raw_segments == 16);
 }

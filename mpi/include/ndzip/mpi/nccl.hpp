@@ -38,8 +38,9 @@
 //
 // Compressed or plain: options::compression as with MPI (ndzip/mpi/options.hpp). In adaptive
 // mode each send is timed on the GPU from the first kernel of its compression to the end of its
-// last NCCL operation (in a sendrecv, and of decoding what it received; read back at a later
-// call, never waited for), per peer and size.
+// last NCCL operation (in a sendrecv, and of decoding what it received), plus, for a compressed
+// one, the time its last segment took to compress (the receiver's decoding of it, which the
+// sender does not see); read back at a later call, never waited for; per peer and size.
 
 #ifndef NDZIP_MPI_HAS_NCCL
 #error "ndzip/mpi/nccl.hpp: this ndzip::mpi was built without NCCL (NDZIP_MPI_NCCL)"
@@ -50,6 +51,7 @@
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -154,6 +156,7 @@ class nccl_communicator {
       std::uint64_t bytes;
       detail::send_mode mode;
       cudaEvent_t started, ended;
+      cudaEvent_t last_started, last_ended;  // the last segment's compression, or none
     };
     std::mutex mutex;       // held by a call, from its first NCCL operation to its last
     detail::nccl_stream stream;
@@ -161,10 +164,12 @@ class nccl_communicator {
     std::vector<pending> sends;
 
     ~shared_state() {
-      for (const pending& p : sends) {
-        cudaEventDestroy(p.started);
-        cudaEventDestroy(p.ended);
-      }
+      for (const pending& p : sends) release(p);
+    }
+    static void release(const pending& p) {
+      for (cudaEvent_t e :
+           std::array<cudaEvent_t, 4>{p.started, p.ended, p.last_started, p.last_ended})
+        if (e) cudaEventDestroy(e);
     }
     // Records the sends whose events are done.
     void collect() {
@@ -174,11 +179,15 @@ class nccl_communicator {
           still.push_back(p);
           continue;
         }
-        float ms = 0;
-        if (cudaEventElapsedTime(&ms, p.started, p.ended) == cudaSuccess)
-          history.record(p.peer, 0, p.bytes, p.mode, 1e-3 * ms);
-        cudaEventDestroy(p.started);
-        cudaEventDestroy(p.ended);
+        // A compressed transfer is over once its receiver has decoded the last segment, which
+        // the sender does not see: it counts the time it took to compress it instead (decoding
+        // runs about as fast), so that the choice does not lean to compressing by that much.
+        float ms = 0, last_ms = 0;
+        if (cudaEventElapsedTime(&ms, p.started, p.ended) == cudaSuccess &&
+            (!p.last_started ||
+             cudaEventElapsedTime(&last_ms, p.last_started, p.last_ended) == cudaSuccess))
+          history.record(p.peer, 0, p.bytes, p.mode, 1e-3 * (ms + last_ms));
+        release(p);
       }
       sends = std::move(still);
     }
@@ -197,8 +206,16 @@ class nccl_communicator {
       int peer;
       std::uint64_t bytes;
       detail::send_mode mode;
+      cudaEvent_t last_started = nullptr, last_ended = nullptr;
     };
     std::optional<timed> timed_send;
+    ~call() {
+      // A failed call keeps the events its timed send was given.
+      if (timed_send)
+        for (cudaEvent_t e : std::array<cudaEvent_t, 2>{timed_send->last_started,
+                                                        timed_send->last_ended})
+          if (e) cudaEventDestroy(e);
+    }
   };
 
   template <class View>
@@ -242,12 +259,19 @@ class nccl_communicator {
     check_view<false>(values, peer);
     using T = std::remove_const_t<typename View::value_type>;
     const T* data = c_order_values(c, values, true);
-    c.sends.push_back(
+    auto side =
         std::make_unique<detail::nccl_outgoing<T, static_cast<int>(View::rank), ExecSpace>>(
             c.lane, m_memory, data, detail::extents_of(values), peer,
-            mode == detail::send_mode::plain, m_opts));
-    if (timed && adaptive() && values.size() > 0)
+            mode == detail::send_mode::plain, m_opts);
+    if (timed && adaptive() && values.size() > 0) {
       c.timed_send = typename call::timed{peer, values.size() * sizeof(T), mode};
+      if (mode == detail::send_mode::compressed) {
+        detail::check_cuda(cudaEventCreate(&c.timed_send->last_started), "cudaEventCreate");
+        detail::check_cuda(cudaEventCreate(&c.timed_send->last_ended), "cudaEventCreate");
+        side->time_last_segment(c.timed_send->last_started, c.timed_send->last_ended);
+      }
+    }
+    c.sends.push_back(std::move(side));
   }
 
   template <class View>
@@ -299,8 +323,10 @@ class nccl_communicator {
       cudaEvent_t ended = nullptr;
       detail::check_cuda(cudaEventCreate(&ended), "cudaEventCreate");
       detail::check_cuda(cudaEventRecord(ended, exec.cuda_stream()), "cudaEventRecord");
-      m_shared->sends.push_back(
-          {c.timed_send->peer, c.timed_send->bytes, c.timed_send->mode, started, ended});
+      m_shared->sends.push_back({c.timed_send->peer, c.timed_send->bytes, c.timed_send->mode,
+                                 started, ended, c.timed_send->last_started,
+                                 c.timed_send->last_ended});
+      c.timed_send.reset();  // the shared state owns its events now
     }
     if (adaptive())
       for (const auto& s : c.receives)

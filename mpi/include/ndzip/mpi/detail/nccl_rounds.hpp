@@ -188,6 +188,12 @@ class nccl_outgoing final : public nccl_side {
 
   std::uint64_t rounds() const override { return m_segments + 1; }
   const transfer_stats& stats() const override { return m_stats; }
+  // Records `before` and `after` (events with timing) around the compression of the last
+  // segment, if the transfer compresses: the time its receiver may need to decode it.
+  void time_last_segment(cudaEvent_t before, cudaEvent_t after) {
+    m_last_before = before;
+    m_last_after = after;
+  }
   int peer() const override { return m_peer; }
 
   void before(std::uint64_t r) override {
@@ -260,6 +266,9 @@ class nccl_outgoing final : public nccl_side {
     m_assemblies.push_back(
         buffer(m_memory->device_buffer(segment_head_bytes + std::max<std::size_t>(bound, raw))));
     std::byte* segment = m_assemblies.back().data();
+    const bool timed = k + 1 == m_segments && m_last_before != nullptr;
+    if (timed) check_cuda(cudaEventRecord(m_last_before, m_memory->exec().cuda_stream()),
+                          "cudaEventRecord");
     if (compressible)
       with_slab_codec<T>(*m_memory, shape, [&](auto& codec) {
         codec.compress_raw_async(slab, segment + segment_head_bytes, bound,
@@ -268,6 +277,8 @@ class nccl_outgoing final : public nccl_side {
     else
       m_slots->set_stream_bytes(k, raw);
     m_slots->template finish<T>(k, k, slab, raw, segment);
+    if (timed) check_cuda(cudaEventRecord(m_last_after, m_memory->exec().cuda_stream()),
+                          "cudaEventRecord");
     m_compressed.push_back(m_lane.mark(m_memory->exec().cuda_stream()));
     m_compressing.push_back(compressible);
   }
@@ -295,6 +306,7 @@ class nccl_outgoing final : public nccl_side {
   transfer_head m_head;
   std::uint64_t m_segments = 0, m_queued = 0, m_known = 0;
   bool m_raw_from_now = false;
+  cudaEvent_t m_last_before = nullptr, m_last_after = nullptr;  // time_last_segment
   transfer_stats m_stats;
   typename scratch<ExecSpace>::staging_lease m_heads_host;  // opening, then segment heads
   typename scratch<ExecSpace>::device_lease m_heads_device;
@@ -474,8 +486,9 @@ class nccl_incoming final : public nccl_side {
 
   // Reads segment k's head (host memory): its payload's size, which the rounds depend on.
   void learn(std::uint64_t k, const std::byte* at) {
-    std::uint64_t payload = 0;
-    for (int b = 7; b >= 0; --b) payload = payload << 8 | std::to_integer<std::uint64_t>(at[16 + b]);
+    std::uint64_t payload = 0;  // bytes 16-23, little endian
+    for (int b = 7; b >= 0; --b)
+      payload = payload << 8 | std::to_integer<std::uint64_t>(at[16 + b]);
     const std::uint64_t raw = m_head->rows_of(k) * m_head->row_bytes();
     segment_head seg;
     try {
@@ -508,8 +521,8 @@ class nccl_incoming final : public nccl_side {
         constexpr int dims = std::decay_t<decltype(grid)>::dimensions;
         auto codec = m_memory->template codec<T, dims>(grid);
         try {
-          codec->decompress_raw_async(payload, m_payload_bytes[k], reinterpret_cast<T*>(slab_bytes(k)),
-                                      outcome);
+          codec->decompress_raw_async(payload, m_payload_bytes[k],
+                                      reinterpret_cast<T*>(slab_bytes(k)), outcome);
         } catch (const stream_error& e) {
           throw stream_error("segment " + std::to_string(k) + " is damaged: " + e.what());
         }
