@@ -279,6 +279,47 @@ stage_times codec_stages(const exec_space& exec, const View& message, int reps) 
   });
 }
 
+// What one round of ndzip transfers reported: the codec time of both directions, and the
+// send's wire bytes and way (plain or compressed).
+struct round_report {
+  double codec_seconds = 0;
+  std::uint64_t wire_bytes = 0;
+  bool plain = false;
+};
+
+// Times `round` (ndzip transfers of `sent` into `received`, or into `spare` and back in a
+// ping-pong, returning a round_report) after the untimed rounds the adaptive choice needs, and
+// verifies what arrived.
+template <class View, class Managed, class Round>
+measurement time_ndzip(const exec_space& exec, const View& sent, const Managed& received,
+                       const Managed& spare, bool exchange, int reps,
+                       const ndzip::mpi::options& opts, Round&& round) {
+  Kokkos::deep_copy(exec, received, 0);
+  exec.fence();
+  std::vector<double> codec, plain;
+  std::uint64_t wire = 0;
+  // The adaptive choice times both ways before it picks (options::compression; the first
+  // transfer of each way is not timed): four transfers, two more for good measure.
+  const int warmups = opts.compression == ndzip::mpi::compression_choice::adaptive ? 6 : 1;
+  measurement packed;
+  const double seconds = timed_rounds(reps, [&] {
+    const round_report r = round();
+    codec.push_back(r.codec_seconds);
+    wire = r.wire_bytes;
+    plain.push_back(r.plain);
+  }, warmups);
+  packed.seconds = exchange ? seconds : seconds / 2;
+  plain.erase(plain.begin(), plain.end() - std::min<std::ptrdiff_t>(reps, plain.size()));
+  double counts[2] = {static_cast<double>(plain.size()), 0};  // sent, of which plain
+  for (const double p : plain) counts[1] += p;
+  MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  packed.plain_share = counts[0] > 0 ? counts[1] / counts[0] : 0;
+  packed.codec_seconds = agreed(median(codec));
+  packed.wire_bytes = static_cast<std::uint64_t>(agreed(static_cast<double>(wire)));
+  packed.verified = same_bits(exec, exchange || rank() == 1 ? received : spare, sent);
+  return packed;
+}
+
 // One message (the View `sent`, identical on both ranks) in one mode, raw and through a
 // communicator of its own with `opts` (so that what its adaptive choice measured of one message
 // does not carry over to the next).
@@ -332,48 +373,24 @@ std::pair<measurement, measurement> run_message(const exec_space& exec, const Vi
   }
 
   // ndzip::mpi.
-  {
-    Kokkos::deep_copy(exec, received, 0);
-    exec.fence();
-    std::vector<double> codec, plain;
-    std::uint64_t wire = 0;
-    // The adaptive choice times both ways before it picks (options::compression; the first
-    // transfer of each way is not timed): four transfers, two more for good measure.
-    const int warmups = opts.compression == ndzip::mpi::compression_choice::adaptive ? 6 : 1;
-    const double round = timed_rounds(reps, [&] {
-      double c = 0;
-      if (exchange) {
-        auto r = channel.irecv(received, peer, 2);
-        auto s = channel.isend(sent, peer, 2);
-        r.wait();
-        s.wait();
-        c = r.stats().codec_seconds + s.stats().codec_seconds;
-        wire = s.stats().wire_bytes;
-        plain.push_back(s.stats().plain);
-      } else if (me == 0) {
-        const auto s = channel.send(sent, peer, 2);
-        const auto r = channel.recv(spare, peer, 2);
-        c = (s.codec_seconds + r.codec_seconds);
-        wire = s.wire_bytes;
-        plain.push_back(s.plain);
-      } else {
-        const auto r = channel.recv(received, peer, 2);
-        const auto s = channel.send(received, peer, 2);
-        c = (r.codec_seconds + s.codec_seconds);
-        plain.push_back(s.plain);
-      }
-      codec.push_back(c);
-    }, warmups);
-    packed.seconds = exchange ? round : round / 2;
-    plain.erase(plain.begin(), plain.end() - std::min<std::ptrdiff_t>(reps, plain.size()));
-    double counts[2] = {static_cast<double>(plain.size()), 0};  // sent, of which plain
-    for (const double p : plain) counts[1] += p;
-    MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    packed.plain_share = counts[0] > 0 ? counts[1] / counts[0] : 0;
-    packed.codec_seconds = agreed(median(codec));
-    packed.wire_bytes = static_cast<std::uint64_t>(agreed(static_cast<double>(wire)));
-    packed.verified = same_bits(exec, exchange || me == 1 ? received : spare, sent);
-  }
+  packed = time_ndzip(exec, sent, received, spare, exchange, reps, opts, [&] {
+    if (exchange) {
+      auto r = channel.irecv(received, peer, 2);
+      auto s = channel.isend(sent, peer, 2);
+      r.wait();
+      s.wait();
+      return round_report{r.stats().codec_seconds + s.stats().codec_seconds,
+                          s.stats().wire_bytes, s.stats().plain};
+    }
+    if (me == 0) {
+      const auto s = channel.send(sent, peer, 2);
+      const auto r = channel.recv(spare, peer, 2);
+      return round_report{s.codec_seconds + r.codec_seconds, s.wire_bytes, s.plain};
+    }
+    const auto r = channel.recv(received, peer, 2);
+    const auto s = channel.send(received, peer, 2);
+    return round_report{r.codec_seconds + s.codec_seconds, s.wire_bytes, s.plain};
+  });
   return {raw, packed};
 }
 
@@ -432,40 +449,22 @@ std::pair<measurement, measurement> run_message_nccl(const exec_space& exec, con
     raw.verified = same_bits(exec, exchange || me == 1 ? received : spare, sent);
     Kokkos::deep_copy(exec, spare, 0);
   }
-  {
-    Kokkos::deep_copy(exec, received, 0);
+  packed = time_ndzip(exec, sent, received, spare, exchange, reps, opts, [&] {
+    ndzip::mpi::transfer_stats s, r;
+    if (exchange) {
+      const auto both = channel.sendrecv(sent, peer, received, peer);
+      s = both.sent;
+      r = both.received;
+    } else if (me == 0) {
+      s = channel.send(sent, peer);
+      r = channel.recv(spare, peer);
+    } else {
+      r = channel.recv(received, peer);
+      s = channel.send(received, peer);
+    }
     exec.fence();
-    std::vector<double> codec, plain;
-    std::uint64_t wire = 0;
-    const int warmups = opts.compression == ndzip::mpi::compression_choice::adaptive ? 6 : 1;
-    const double round = timed_rounds(reps, [&] {
-      ndzip::mpi::transfer_stats s, r;
-      if (exchange) {
-        const auto both = channel.sendrecv(sent, peer, received, peer);
-        s = both.sent;
-        r = both.received;
-      } else if (me == 0) {
-        s = channel.send(sent, peer);
-        r = channel.recv(spare, peer);
-      } else {
-        r = channel.recv(received, peer);
-        s = channel.send(received, peer);
-      }
-      exec.fence();
-      codec.push_back(r.codec_seconds + s.codec_seconds);
-      wire = s.wire_bytes;
-      plain.push_back(s.plain);
-    }, warmups);
-    packed.seconds = exchange ? round : round / 2;
-    plain.erase(plain.begin(), plain.end() - std::min<std::ptrdiff_t>(reps, plain.size()));
-    double counts[2] = {static_cast<double>(plain.size()), 0};
-    for (const double p : plain) counts[1] += p;
-    MPI_Allreduce(MPI_IN_PLACE, counts, 2, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    packed.plain_share = counts[0] > 0 ? counts[1] / counts[0] : 0;
-    packed.codec_seconds = agreed(median(codec));
-    packed.wire_bytes = static_cast<std::uint64_t>(agreed(static_cast<double>(wire)));
-    packed.verified = same_bits(exec, exchange || me == 1 ? received : spare, sent);
-  }
+    return round_report{r.codec_seconds + s.codec_seconds, s.wire_bytes, s.plain};
+  });
   return {raw, packed};
 }
 #endif

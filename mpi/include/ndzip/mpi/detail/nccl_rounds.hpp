@@ -15,8 +15,8 @@
 // go round by round, each round one NCCL group: both directions progress together, and any
 // number of ranks calling in step cannot wait on each other in a cycle.
 //
-// Streams: the NCCL operations go on a stream of the call's own (nccl_lane), after the work
-// queued on the instance before the call; a segment's payload after the instance has
+// Streams: the NCCL operations go on the communicator's NCCL stream (nccl_lane.hpp), after the
+// work queued on the instance before the call; a segment's payload after the instance has
 // compressed it (an event per segment), a decoder after its payload's round (an event per
 // round); the instance's work queued after the call runs after the call's NCCL operations. No
 // buffer is given back to the scratch before the call's end, and the scratch's next user is the
