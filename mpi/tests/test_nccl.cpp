@@ -6,9 +6,11 @@
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "mpi_test_support.hpp"
@@ -146,46 +148,108 @@ TEST_CASE("nccl: a transfer into a View of other extents is consumed and refused
   }
 }
 
-TEST_CASE("nccl: a damaged stream is refused naming its segment, and the rounds stay in step") {
-  // The sender writes a transfer of 2 segments by hand: heads that are sound, a first payload of
-  // bytes that decode to nothing sensible.
+namespace {
+
+// What a forged sender sends: `opening` (nccl_opening_bytes), then one NCCL message of each
+// size in `payloads` (bytes 0xa5), on the instance's stream.
+void forge(const std::vector<std::byte>& opening, const std::vector<std::size_t>& payloads) {
+  using ndzip::mpi::detail::nccl_opening_bytes;
+  std::size_t largest = 1;
+  for (const std::size_t p : payloads) largest = std::max(largest, p);
+  std::vector<std::byte> bytes(nccl_opening_bytes + largest, std::byte{0xa5});
+  std::memcpy(bytes.data(), opening.data(), nccl_opening_bytes);
+  Kokkos::View<std::byte*, space> device("forged", bytes.size());
+  Kokkos::deep_copy(device, Kokkos::View<const std::byte*, Kokkos::HostSpace,
+                                         Kokkos::MemoryUnmanaged>(bytes.data(), bytes.size()));
+  const cudaStream_t stream = exec_space().cuda_stream();
+  ncclSend(device.data(), nccl_opening_bytes, ncclUint8, peer(), world_nccl(), stream);
+  for (const std::size_t p : payloads)
+    ncclSend(device.data() + nccl_opening_bytes, p, ncclUint8, peer(), world_nccl(), stream);
+  exec_space().fence();
+}
+
+// The opening of a 1-D float transfer of 2048 values in two segments of 1024 (4096 bytes),
+// with `checksummed` in its head and the given segment heads.
+std::vector<std::byte> opening_of(bool checksummed,
+                                  const std::array<ndzip::mpi::detail::segment_head, 2>& heads) {
   using namespace ndzip::mpi::detail;
+  transfer_head head;
+  head.extents = {2048, 1, 1};
+  head.segment_rows = 1024;
+  head.checksummed = checksummed;
+  std::vector<std::byte> opening(nccl_opening_bytes);
+  write_transfer_head(head, opening.data());
+  for (std::size_t k = 0; k < 2; ++k)
+    write_segment_head(heads[k], false,
+                       opening.data() + transfer_head_bytes + k * segment_head_bytes);
+  return opening;
+}
+
+// The even rank forges a transfer (`forge_it`), then sends a sound one; the odd rank's receive
+// of the forged one throws ndzip::stream_error saying `expected`, and the sound one arrives
+// whole after it: nothing of the forged transfer was left unmatched.
+template <class Forge>
+void refused_then_in_step(Forge&& forge_it, const std::string& expected) {
   ndzip::mpi::nccl_communicator<exec_space> nc(exec_space(), world_nccl(),
                                                with_segments(4096, {}));
   view_of<float*> v("v", 2048);
-  const std::uint64_t payload = 1000;
   if (is_sender()) {
-    transfer_head head;
-    head.extents = {2048, 1, 1};
-    head.segment_rows = 1024;
-    std::vector<std::byte> opening(nccl_opening_bytes);
-    write_transfer_head(head, opening.data());
-    for (std::uint64_t k = 0; k < 2; ++k)
-      write_segment_head({segment_kind::stream, k, payload}, false,
-                         opening.data() + transfer_head_bytes + k * segment_head_bytes);
-    Kokkos::View<std::byte*, space> device("forged", nccl_opening_bytes + payload);
-    std::vector<std::byte> bytes(nccl_opening_bytes + payload, std::byte{0xa5});
-    std::memcpy(bytes.data(), opening.data(), nccl_opening_bytes);
-    Kokkos::deep_copy(device, Kokkos::View<const std::byte*, Kokkos::HostSpace,
-                                           Kokkos::MemoryUnmanaged>(bytes.data(), bytes.size()));
-    const cudaStream_t stream = exec_space().cuda_stream();
-    ncclSend(device.data(), nccl_opening_bytes, ncclUint8, peer(), world_nccl(), stream);
-    for (int k = 0; k < 2; ++k)
-      ncclSend(device.data() + nccl_opening_bytes, payload, ncclUint8, peer(), world_nccl(),
-               stream);
-    exec_space().fence();
+    forge_it();
     fill(v, 40);
     nc.send(v, peer());
   } else {
     try {
       nc.recv(v, peer());
-      FAIL("the damaged stream was accepted");
+      FAIL("the forged transfer was accepted");
     } catch (const ndzip::stream_error& e) {
-      CHECK(std::string(e.what()).find("segment 0") != std::string::npos);
+      CAPTURE(e.what());
+      CHECK(std::string(e.what()).find(expected) != std::string::npos);
     }
     nc.recv(v, peer());
     exec_space().fence();
     CHECK(differences(v, 40) == 0);
+  }
+}
+
+}  // namespace
+
+TEST_CASE("nccl: forged transfers are refused with a clear error, on the rank that receives them") {
+  using ndzip::mpi::detail::segment_head;
+  using ndzip::mpi::detail::segment_kind;
+  const std::size_t raw = 4096;
+  SUBCASE("a stream that does not decode: refused naming its segment, the rounds in step") {
+    refused_then_in_step(
+        [] {
+          forge(opening_of(false, {segment_head{segment_kind::stream, 0, 1000},
+                                   segment_head{segment_kind::stream, 1, 1000}}),
+                {1000, 1000});
+        },
+        "segment 0");
+  }
+  SUBCASE("a head with checksums, which no NCCL sender writes: consumed and refused") {
+    refused_then_in_step(
+        [&] {
+          forge(opening_of(true, {segment_head{segment_kind::raw, 0, raw},
+                                  segment_head{segment_kind::raw, 1, raw}}),
+                {raw, raw});
+        },
+        "checksums");
+  }
+  SUBCASE("a damaged transfer head: the later counts are unknown, the communicator out of step") {
+    // The forger sends nothing after the opening, so the communicator stays usable here.
+    refused_then_in_step(
+        [] { forge(std::vector<std::byte>(ndzip::mpi::detail::nccl_opening_bytes,
+                                          std::byte{0x5a}), {}); },
+        "out of step");
+  }
+  SUBCASE("a segment head announcing more than its slab's values: out of step") {
+    refused_then_in_step(
+        [&] {
+          forge(opening_of(false, {segment_head{segment_kind::stream, 0, raw + 1},
+                                   segment_head{segment_kind::stream, 1, 1000}}),
+                {});
+        },
+        "out of step");
   }
 }
 
