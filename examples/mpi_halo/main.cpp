@@ -14,6 +14,12 @@
 //
 //   mpiexec -n 4 ndzip-mpi-halo-example [--n CELLS] [--steps STEPS]
 //                                       [--transport automatic|staged|mpi-device|nccl]
+//                                       [--compression adaptive|always|never]
+//
+// Each step prints the bytes the halo took, the slowest rank's exchange time, and whether its
+// pieces went compressed or raw (options::compression: adaptive, the default, times the
+// exchange both ways and keeps the faster; the first two steps of each of the two halos
+// compress).
 //
 // --transport nccl (where ndzip::mpi is built with NCCL, one rank per GPU): the compressed
 // halos go through an ndzip::mpi::nccl_communicator's exchange() on an NCCL communicator made
@@ -49,7 +55,7 @@ using direction = std::array<int, 3>;  // -1, 0 or 1 per axis
 struct settings {
   std::size_t n = 128;  // interior cells per axis and rank
   int steps = 20;
-  ndzip::mpi::options options;  // --transport
+  ndzip::mpi::options options;  // --transport, --compression
   bool nccl = false;             // --transport nccl
 };
 
@@ -233,6 +239,19 @@ bool parse(int argc, char** argv, settings& s, std::string& error) {
         s.n = static_cast<std::size_t>(value);
       else
         s.steps = static_cast<int>(value);
+    } else if (arg == "--compression" && i + 1 < argc) {
+      const std::string name = argv[++i];
+      using choice = ndzip::mpi::compression_choice;
+      bool known = false;
+      for (const choice c : {choice::adaptive, choice::always, choice::never})
+        if (name == ndzip::mpi::compression_name(c)) {
+          s.options.compression = c;
+          known = true;
+        }
+      if (!known) {
+        error = "--compression takes adaptive, always or never, not '" + name + "'";
+        return false;
+      }
     } else if (arg == "--transport" && i + 1 < argc) {
       const std::string name = argv[++i];
       using kind = ndzip::mpi::transport_kind;
@@ -253,7 +272,8 @@ bool parse(int argc, char** argv, settings& s, std::string& error) {
     } else {
       error = "unknown or incomplete argument '" + arg +
               "' (usage: ndzip-mpi-halo-example [--n CELLS] [--steps STEPS] "
-              "[--transport automatic|staged|mpi-device|nccl])";
+              "[--transport automatic|staged|mpi-device|nccl] "
+              "[--compression adaptive|always|never])";
       return false;
     }
   }
@@ -304,12 +324,13 @@ int run(const settings& s) {
   if (grid.rank == 0)
     std::printf(
         "mpi_halo: %d ranks (%dx%dx%d), %zu^3 cells each, %d steps, 26 halo pieces\n"
-        "%5s %14s %14s %14s %8s\n",
+        "%5s %14s %14s %14s %8s %9s %s\n",
         grid.size, grid.dims[0], grid.dims[1], grid.dims[2], n, s.steps, "step", "raw bytes",
-        "wire bytes", "saved bytes", "wire/raw");
+        "wire bytes", "saved bytes", "wire/raw", "ms", "pieces");
   unsigned long long total_raw = 0, total_wire = 0;
   int current = 0;
   for (int step = 1; step <= s.steps; ++step) {
+    const double started = MPI_Wtime();
 #ifdef NDZIP_MPI_HAS_NCCL
     const auto stats = s.nccl ? nccl_halo->exchange(nccl_pieces[current].first,
                                                     nccl_pieces[current].second)
@@ -317,6 +338,9 @@ int run(const settings& s) {
 #else
     const auto stats = compressed[current]->exchange();
 #endif
+    const double seconds = MPI_Wtime() - started;
+    double slowest = 0;  // of the ranks' exchanges, printed
+    MPI_Reduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, grid.comm);
     plain[current].exchange();
     diffuse(exec, u[current], u[1 - current], n);
     diffuse(exec, v[current], v[1 - current], n);
@@ -328,9 +352,10 @@ int run(const settings& s) {
     total_raw += all[0];
     total_wire += all[1];
     if (grid.rank == 0)
-      std::printf("%5d %14llu %14llu %14lld %7.1f%%\n", step, all[0], all[1],
+      std::printf("%5d %14llu %14llu %14lld %7.1f%% %9.3f %s\n", step, all[0], all[1],
                   static_cast<long long>(all[0]) - static_cast<long long>(all[1]),
-                  100.0 * double(all[1]) / double(all[0]));
+                  100.0 * double(all[1]) / double(all[0]), 1e3 * slowest,
+                  stats.sent.plain ? "raw" : "compressed");
     // The check, every step: the compressed run must equal the plain one bit for bit.
     const long long wrong = differences(exec, u[current], v[current], n, grid.comm);
     if (wrong != 0) {

@@ -241,3 +241,49 @@ TEST_CASE("ndzip::mpi::neighbor_exchange batches pieces by the rank of their gri
     CHECK(differences(received[i], 300 + 10 * static_cast<std::uint64_t>(peer()) + i) == 0);
   }
 }
+
+TEST_CASE("ndzip::mpi::neighbor_exchange compresses or sends raw as options::compression says") {
+  // The pieces of the batching case; `never`: every piece raw (the same messages a piece too
+  // small to shrink makes); `adaptive`: compressed until timed, then raw until timed (the first
+  // exchange of each way untimed), whatever the times; every exchange arriving whole.
+  const exec_space exec;
+  const std::array<std::array<std::size_t, 3>, 3> shapes = {
+      {{1, 1, 5000}, {1, 64, 64}, {16, 16, 20}}};
+  for (const auto choice :
+       {ndzip::mpi::compression_choice::never, ndzip::mpi::compression_choice::adaptive}) {
+    CAPTURE(ndzip::mpi::compression_name(choice));
+    std::vector<ndzip::mpi::piece<piece_view>> sends, receives;
+    std::vector<block_view> mine, received;
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      const auto& e = shapes[i];
+      mine.emplace_back("mine", e[0], e[1], e[2]);
+      received.emplace_back("theirs", e[0], e[1], e[2]);
+      sends.push_back({piece_view(mine.back()), peer(), 400 + static_cast<int>(i)});
+      receives.push_back({piece_view(received.back()), peer(), 400 + static_cast<int>(i)});
+    }
+    ndzip::mpi::options opts;
+    opts.compression = choice;
+    ndzip::mpi::neighbor_exchange<exec_space, piece_view> exchange(exec, MPI_COMM_WORLD, sends,
+                                                                   receives, opts);
+    std::vector<bool> raw_ways;
+    for (std::uint64_t round = 0; round < 4; ++round) {
+      for (std::size_t i = 0; i < shapes.size(); ++i)
+        fill(mine[i], 500 + 100 * round + 10 * static_cast<std::uint64_t>(rank()) + i);
+      const auto stats = exchange.exchange();
+      raw_ways.push_back(stats.sent.plain);
+      CHECK(stats.sent.segments == 3);
+      CHECK(stats.sent.raw_segments == (stats.sent.plain ? 3 : 0));
+      if (stats.sent.plain) CHECK(stats.sent.wire_bytes == stats.sent.raw_bytes + 3 * 96);
+      for (std::size_t i = 0; i < shapes.size(); ++i) {
+        CAPTURE(round);
+        CAPTURE(i);
+        CHECK(differences(received[i],
+                          500 + 100 * round + 10 * static_cast<std::uint64_t>(peer()) + i) == 0);
+      }
+    }
+    if (choice == ndzip::mpi::compression_choice::never)
+      CHECK(raw_ways == std::vector<bool>{true, true, true, true});
+    else
+      CHECK(raw_ways == std::vector<bool>{false, false, true, true});
+  }
+}

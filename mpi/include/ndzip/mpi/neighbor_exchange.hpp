@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -21,6 +22,7 @@
 
 #include "ndzip/batch_compressor.hpp"
 #include "ndzip/mpi/detail/segment_pipeline.hpp"
+#include "ndzip/mpi/detail/send_choice.hpp"
 #include "ndzip/mpi/detail/slab_codec.hpp"
 #include "ndzip/mpi/detail/transport.hpp"
 #include "ndzip/mpi/detail/view_support.hpp"
@@ -45,6 +47,14 @@ namespace ndzip::mpi {
 // corners of a thin halo, too small to shrink) travel raw. Pieces without elements are allowed.
 // Each message is assembled in the execution space's memory and handed to MPI through the
 // communicator's transport, as ndzip::mpi::isend does (detail/segment_pipeline.hpp).
+//
+// options::compression decides per exchange whether the pieces are compressed or all go raw
+// (raw segments: the messages stay readable by any receive): `always`, `never`, or `adaptive`
+// (the default), which times whole exchange() calls both ways, as a communicator times its
+// sends (send_choice.hpp: the first exchange after a change of way untimed, the median of the
+// last three, a 5 % gain to switch, the other way tried again now and then). Halos are small
+// messages: over NVLink raw pieces win, over PCIe staging or a network compressed ones. With
+// the checksum on, pieces are always compressed.
 template <class ExecSpace, class View>
 class neighbor_exchange {
  public:
@@ -107,23 +117,27 @@ class neighbor_exchange {
   // first error of any piece, once every message of the exchange is complete.
   exchange_stats exchange() {
     detail::require_mpi_ready("neighbor_exchange::exchange");
+    const auto started = std::chrono::steady_clock::now();
+    const std::uint64_t send_bytes = m_packed.size() * sizeof(value_type);
+    const detail::send_mode mode = choose(send_bytes);
     exchange_stats stats;
+    stats.sent.plain = mode == detail::send_mode::plain;
     std::vector<request> receives;
     for (const auto& p : m_receives) receives.push_back(m_channel.irecv(p.values, p.peer, p.tag));
     std::vector<MPI_Request> sends(m_sends.size(), MPI_REQUEST_NULL);
     std::exception_ptr failure;
     try {
-      const auto started = std::chrono::steady_clock::now();
+      const auto compressing = std::chrono::steady_clock::now();
       detail::segment_slots<ExecSpace> slots(m_engine->memory(), m_sends.size());
       try {
-        compress_sends(slots);
+        compress_sends(slots, mode == detail::send_mode::compressed);
         post_sends(slots, sends, stats.sent);
       } catch (...) {
         m_exec.fence();  // no queued work may still use the slots
         throw;
       }
       stats.sent.codec_seconds =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - compressing).count();
     } catch (...) {
       failure = std::current_exception();
     }
@@ -139,6 +153,10 @@ class neighbor_exchange {
     m_staged.clear();
     if (failure) std::rethrow_exception(failure);
     detail::check(rc, "MPI_Waitall");
+    if (adaptive())
+      m_history->record(-1, -1, send_bytes, mode,
+                       std::chrono::duration<double>(std::chrono::steady_clock::now() - started)
+                           .count());
     return stats;
   }
 
@@ -191,16 +209,29 @@ class neighbor_exchange {
     return head;
   }
 
+  bool adaptive() const {
+    return m_opts.compression == compression_choice::adaptive && !m_opts.checksum;
+  }
+
+  // How this exchange's pieces go (options::compression).
+  detail::send_mode choose(std::uint64_t send_bytes) {
+    if (m_opts.checksum || m_opts.compression == compression_choice::always)
+      return detail::send_mode::compressed;
+    if (m_opts.compression == compression_choice::never) return detail::send_mode::plain;
+    return m_history->choose(-1, -1, send_bytes, false);
+  }
+
   // Packs every send piece in C order, compresses those that can shrink (one launch per
-  // batch, into their messages) and finishes every message (segment_pipeline.hpp), all queued.
-  void compress_sends(detail::segment_slots<ExecSpace>& slots) {
+  // batch, into their messages; none unless `compress`) and finishes every message
+  // (segment_pipeline.hpp), all queued.
+  void compress_sends(detail::segment_slots<ExecSpace>& slots, bool compress) {
     for (std::size_t i = 0; i < m_sends.size(); ++i) {
       const View& v = m_sends[i].values;
       Kokkos::deep_copy(m_exec, detail::c_order_over(m_packed.data() + m_packed_offsets[i], v), v);
     }
     std::vector<const std::uint64_t*> stream_sizes(m_sends.size(), nullptr);
     for_each_batch([&](auto& b) {
-      if (b.pieces.empty()) return;
+      if (b.pieces.empty() || !compress) return;
       b.codec->compress_async(b.items, b.sizes);
       for (std::size_t j = 0; j < b.pieces.size(); ++j)
         stream_sizes[b.pieces[j]] = b.sizes.data() + j;
@@ -274,6 +305,8 @@ class neighbor_exchange {
   std::tuple<batch<1>, batch<2>, batch<3>> m_batches;
   std::vector<detail::buffer> m_messages;  // assembled, one per send piece
   std::vector<detail::buffer> m_staged;    // where the engine staged them, until they are sent
+  // Whole exchanges timed (options::compression).
+  std::shared_ptr<detail::send_history> m_history = std::make_shared<detail::send_history>();
 };
 
 }  // namespace ndzip::mpi
