@@ -102,7 +102,10 @@ struct options {
   // fraction of its values (the data does not shrink enough to pay for the codec): the segments
   // not yet compressed go raw. 1 or more: never.
   double raw_after_ratio = 0.9;
-  // Whether to compress or send the values plain (compression_choice above).
+  // Whether to compress or send the values plain (compression_choice above). A
+  // neighbor_exchange decides for each exchange() as a whole, its pieces raw rather than plain
+  // (ndzip/mpi/neighbor_exchange.hpp); an nccl_communicator as a communicator does
+  // (ndzip/mpi/nccl.hpp).
   compression_choice compression = compression_choice::adaptive;
   // The caller of isend() leaves the values unchanged until the request completes (as
   // MPI_Isend asks of its buffer), so that a plain transfer may hand MPI the View's memory
