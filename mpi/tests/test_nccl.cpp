@@ -25,7 +25,7 @@ using mpi_test::is_sender;
 using mpi_test::peer;
 using exec_space = Kokkos::Cuda;
 using space = exec_space::memory_space;
-// C order: NCCL transfers take contiguous Views (Kokkos::Cuda's default layout is LayoutLeft).
+// C order, which NCCL transfers take as it is (Kokkos::Cuda's default, LayoutLeft, is copied).
 template <class Data>
 using view_of = Kokkos::View<Data, Kokkos::LayoutRight, space>;
 
