@@ -20,13 +20,13 @@
 // two directions wait for each other (NCCL's blocking operations). A transfer is one NCCL send
 // and receive per round (docs/FORMAT.md "NCCL transfers"): the receiver learns each payload's
 // size two rounds ahead from the segment heads, so the host reads 32 bytes per segment and the
-// link is never idle for it. The operations go on a stream of the call's own, ordered after the
-// work queued on `exec` before the call, and the work queued on `exec` after the call runs
-// after them: values sent plain are read, and received values written, by then (as ncclSend on
-// exec's stream would). send() returns once the last segment is compressed and queued (its
-// buffers stay in the communicator's memory until the stream has sent them); recv(),
-// sendrecv() and exchange() return once every segment has arrived and decoded, having checked
-// it.
+// link is never idle for it. The operations go on a stream the communicator keeps (at the
+// device's highest priority), ordered after the work queued on `exec` before the call, and the
+// work queued on `exec` after the call runs after them: values sent plain are read, and
+// received values written, by then (as ncclSend on exec's stream would). send() returns once
+// the last segment is compressed and queued (its buffers stay in the communicator's memory
+// until the stream has sent them); recv(), sendrecv() and exchange() return once every segment
+// has arrived and decoded, having checked it.
 //
 // Checks: a transfer of another type or extents than the receiving View is received to its end
 // and refused (ndzip::mpi::mismatch_error), as is a payload that does not decode to exactly its
