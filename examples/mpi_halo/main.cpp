@@ -33,6 +33,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -224,6 +225,17 @@ long long differences(const exec_space& exec, const block_view& a, const block_v
   return all;
 }
 
+// The one of `values` that `name_of` calls `name`, into `to`; whether there was one.
+template <class T, class Name>
+bool pick(const std::string& name, std::initializer_list<T> values, Name name_of, T& to) {
+  for (const T v : values)
+    if (name == name_of(v)) {
+      to = v;
+      return true;
+    }
+  return false;
+}
+
 bool parse(int argc, char** argv, settings& s, std::string& error) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -242,25 +254,16 @@ bool parse(int argc, char** argv, settings& s, std::string& error) {
     } else if (arg == "--compression" && i + 1 < argc) {
       const std::string name = argv[++i];
       using choice = ndzip::mpi::compression_choice;
-      bool known = false;
-      for (const choice c : {choice::adaptive, choice::always, choice::never})
-        if (name == ndzip::mpi::compression_name(c)) {
-          s.options.compression = c;
-          known = true;
-        }
-      if (!known) {
+      if (!pick(name, {choice::adaptive, choice::always, choice::never},
+                ndzip::mpi::compression_name, s.options.compression)) {
         error = "--compression takes adaptive, always or never, not '" + name + "'";
         return false;
       }
     } else if (arg == "--transport" && i + 1 < argc) {
       const std::string name = argv[++i];
       using kind = ndzip::mpi::transport_kind;
-      bool known = false;
-      for (const kind k : {kind::automatic, kind::staged, kind::mpi_device})
-        if (name == ndzip::mpi::transport_name(k)) {
-          s.options.transport = k;
-          known = true;
-        }
+      bool known = pick(name, {kind::automatic, kind::staged, kind::mpi_device},
+                        ndzip::mpi::transport_name, s.options.transport);
 #ifdef NDZIP_MPI_HAS_NCCL
       if (name == "nccl") s.nccl = known = true;
 #endif
