@@ -161,15 +161,12 @@ class nccl_outgoing final : public nccl_side {
         m_depth(std::max<std::size_t>(opts.pipeline_depth, 1)),
         m_raw_after_ratio(opts.raw_after_ratio) {
     const std::uint64_t values_bytes = extents[0] * extents[1] * extents[2] * sizeof(T);
-    // Compressed: a quarter of the View, 16 to 64 MiB, as through a GPU-aware MPI
-    // (transport.hpp). Plain: the largest segments, as each NCCL operation costs a setup (16 MiB
-    // plain moved at 0.8x of one operation of the whole View on two H200s).
-    constexpr std::uint64_t mib = std::uint64_t{1} << 20;
-    const std::size_t segment_bytes =
-        plain                   ? largest_message
-        : opts.segment_bytes > 0 ? opts.segment_bytes
-                                 : static_cast<std::size_t>(std::clamp<std::uint64_t>(
-                                       values_bytes / 4, 16 * mib, 64 * mib));
+    // Compressed: as through a GPU-aware MPI (transport.hpp). Plain: the largest segments, as
+    // each NCCL operation costs a setup (16 MiB plain moved at 0.8x of one operation of the
+    // whole View on two H200s).
+    const std::size_t segment_bytes = plain                    ? largest_message
+                                      : opts.segment_bytes > 0 ? opts.segment_bytes
+                                                               : device_segment_bytes(values_bytes);
     m_head = plan_transfer<T, Dims>(extents, segment_bytes, false, plain);
     m_segments = m_head.segments();
     m_stats.raw_bytes = values_bytes;
@@ -261,26 +258,18 @@ class nccl_outgoing final : public nccl_side {
     const std::uint64_t raw = raw_bytes_of(k);
     const T* slab = m_values + k * m_head.segment_rows * m_head.extents[1] * m_head.extents[2];
     const slab_shape shape = slab_of(m_head, k);
-    const bool compressible = !m_raw_from_now && holds_hypercube<T>(shape);
-    const std::size_t bound = compressible ? stream_bound<T>(shape) : 0;
+    const segment_plan plan = plan_segment<T>(shape, raw, m_raw_from_now);
     m_assemblies.push_back(
-        buffer(m_memory->device_buffer(segment_head_bytes + std::max<std::size_t>(bound, raw))));
-    std::byte* segment = m_assemblies.back().data();
+        buffer(m_memory->device_buffer(segment_head_bytes + plan.payload_room)));
     const bool timed = k + 1 == m_segments && m_last_before != nullptr;
     if (timed) check_cuda(cudaEventRecord(m_last_before, m_memory->exec().cuda_stream()),
                           "cudaEventRecord");
-    if (compressible)
-      with_slab_codec<T>(*m_memory, shape, [&](auto& codec) {
-        codec.compress_raw_async(slab, segment + segment_head_bytes, bound,
-                                 m_slots->stream_bytes(k));
-      });
-    else
-      m_slots->set_stream_bytes(k, raw);
-    m_slots->template finish<T>(k, k, slab, raw, segment);
+    queue_segment_payload(*m_memory, *m_slots, k, shape, plan, slab, raw,
+                          m_assemblies.back().data());
     if (timed) check_cuda(cudaEventRecord(m_last_after, m_memory->exec().cuda_stream()),
                           "cudaEventRecord");
     m_compressed.push_back(m_lane.mark(m_memory->exec().cuda_stream()));
-    m_compressing.push_back(compressible);
+    m_compressing.push_back(plan.compressed);
   }
 
   // Waits until segment k is compressed and writes its head on the host.

@@ -19,6 +19,7 @@
 #include "ndzip/mpi/detail/matching.hpp"
 #include "ndzip/mpi/detail/scratch.hpp"
 #include "ndzip/mpi/detail/segment_head.hpp"
+#include "ndzip/mpi/detail/slab_codec.hpp"
 #include "ndzip/mpi/detail/transport.hpp"
 #include "ndzip/mpi/detail/wire_format.hpp"
 
@@ -183,6 +184,41 @@ class segment_slots {
   typename scratch<ExecSpace>::device_lease m_device;
   typename scratch<ExecSpace>::staging_lease m_host;
 };
+
+// How segment k of a transfer goes: compressed where its slab holds a whole hypercube and the
+// sender still compresses (options::raw_after_ratio), into a stream of at most `bound` bytes;
+// else raw. Its payload takes `payload_room` bytes at most.
+struct segment_plan {
+  bool compressed = false;
+  std::size_t bound = 0;
+  std::size_t payload_room = 0;
+};
+
+template <class T>
+segment_plan plan_segment(const slab_shape& shape, std::uint64_t raw_bytes, bool raw_from_now) {
+  segment_plan plan;
+  plan.compressed = !raw_from_now && holds_hypercube<T>(shape);
+  plan.bound = plan.compressed ? stream_bound<T>(shape) : 0;
+  plan.payload_room = std::max<std::size_t>(plan.bound, raw_bytes);
+  return plan;
+}
+
+// Queues the compression of `slab` (segment k, `shape`, `raw_bytes` of values) into the payload
+// after the segment head at `segment`, or its raw values, as `plan` says, and the finishing of
+// the segment in slot k (finish_segment).
+template <class T, class ExecSpace>
+void queue_segment_payload(scratch<ExecSpace>& memory, segment_slots<ExecSpace>& slots,
+                           std::uint64_t k, const slab_shape& shape, const segment_plan& plan,
+                           const T* slab, std::uint64_t raw_bytes, std::byte* segment) {
+  if (plan.compressed)
+    with_slab_codec<T>(memory, shape, [&](auto& codec) {
+      codec.compress_raw_async(slab, segment + segment_head_bytes, plan.bound,
+                               slots.stream_bytes(k));
+    });
+  else
+    slots.set_stream_bytes(k, raw_bytes);
+  slots.template finish<T>(k, k, slab, raw_bytes, segment);
+}
 
 // Writes the checksum into the head of a segment finished in `engine`'s device memory (its
 // payload complete once `wait` returns): the segment is hashed in a host copy and its head,

@@ -231,24 +231,16 @@ class send_transfer final : public transfer {
     }
     const std::size_t offset = k == 0 ? transfer_head_bytes : 0;
     const slab_shape shape = slab_of(head, k);
-    const bool compressible = !m_raw_from_now && holds_hypercube<T>(shape);
-    const std::size_t bound = compressible ? stream_bound<T>(shape) : 0;
-    m.compressed = compressible;
-    m.assembled =
-        m_engine->assembly(offset + segment_head_bytes + std::max<std::size_t>(bound, raw));
+    const segment_plan plan = plan_segment<T>(shape, raw, m_raw_from_now);
+    m.compressed = plan.compressed;
+    m.assembled = m_engine->assembly(offset + segment_head_bytes + plan.payload_room);
     if (k == 0) {
       m.head = buffer(m_engine->memory().staging_buffer(transfer_head_bytes));
       write_transfer_head(head, m.head.data());
       m_engine->copy_from_host(m.assembled.data(), m.head.data(), transfer_head_bytes);
     }
-    std::byte* segment = m.assembled.data() + offset;
-    if (compressible)
-      with_slab_codec<T>(m_engine->memory(), shape, [&](auto& codec) {
-        codec.compress_raw_async(slab, segment + segment_head_bytes, bound, slots.stream_bytes(k));
-      });
-    else
-      slots.set_stream_bytes(k, raw);
-    slots.template finish<T>(k, k, slab, raw, segment);
+    queue_segment_payload(m_engine->memory(), slots, k, shape, plan, slab, raw,
+                          m.assembled.data() + offset);
     m_stats.codec_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return m;

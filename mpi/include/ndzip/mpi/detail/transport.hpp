@@ -65,6 +65,16 @@ void copy_bytes(const ExecSpace& exec, std::byte* to, const std::byte* from, std
   Kokkos::deep_copy(exec, destination, source);
 }
 
+// The segment size of a View of `bytes` in device memory handed to the link as it is (a
+// GPU-aware MPI, NCCL): a quarter of the View, 16 to 64 MiB. On two H200s over NVLink, segments
+// of 16 MiB left 256 MiB to 1 GiB messages at 0.8-0.95x the raw transfer in ping-pong, 64 MiB
+// ones at 1.0-1.3x, while 64 MiB messages did best in segments of 16
+// (docs/PERFORMANCE-HISTORY.md).
+inline std::size_t device_segment_bytes(std::uint64_t bytes) {
+  constexpr std::uint64_t mib = std::uint64_t{1} << 20;
+  return static_cast<std::size_t>(std::clamp<std::uint64_t>(bytes / 4, 16 * mib, 64 * mib));
+}
+
 template <class ExecSpace>
 class transport {
  public:
@@ -206,12 +216,8 @@ class mpi_device_transport final : public transport<ExecSpace> {
  public:
   using transport<ExecSpace>::transport;
   transport_kind kind() const override { return transport_kind::mpi_device; }
-  // A quarter of the View, 16 to 64 MiB: on two H200s over NVLink, segments of 16 MiB left 256
-  // MiB to 1 GiB messages at 0.8-0.95x the raw transfer in ping-pong, 64 MiB ones at 1.0-1.3x,
-  // while 64 MiB messages did best in segments of 16 (docs/PERFORMANCE-HISTORY.md).
   std::size_t segment_bytes(std::uint64_t bytes) const override {
-    constexpr std::uint64_t mib = std::uint64_t{1} << 20;
-    return static_cast<std::size_t>(std::clamp<std::uint64_t>(bytes / 4, 16 * mib, 64 * mib));
+    return device_segment_bytes(bytes);
   }
   buffer assembly(std::size_t bytes) override { return buffer(this->memory().wire_buffer(bytes)); }
   std::byte* outgoing(const buffer& assembled, std::size_t, buffer&,
