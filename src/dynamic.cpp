@@ -191,18 +191,66 @@ class typed_compressor final : public dynamic_compressor::typed_codec {
   bytes_view m_values, m_stream;
 };
 
+// The instance a compressor made without a stream runs on. Kokkos 4 runs one call at a time on
+// a Serial instance, so compressors sharing the default one would wait on each other across
+// threads: each gets its own. The other backends' default instances (a GPU's stream, the OpenMP
+// pool) are shared.
+template <class ExecSpace>
+ExecSpace instance_of_own() {
+#if defined(KOKKOS_ENABLE_SERIAL) && KOKKOS_VERSION >= 40000
+  if constexpr (std::is_same_v<ExecSpace, Kokkos::Serial>)
+    return Kokkos::Serial(Kokkos::NewInstance{});
+#endif
+  return ExecSpace{};
+}
+
+// f(the backend's instance on `stream`); std::invalid_argument for a backend without streams.
+template <class F>
+void with_stream_instance(std::string_view backend, native_stream stream, F&& f) {
+#ifdef KOKKOS_ENABLE_CUDA
+  if (backend == "cuda") return f(Kokkos::Cuda(reinterpret_cast<cudaStream_t>(stream.handle)));
+#endif
+#ifdef KOKKOS_ENABLE_HIP
+  if (backend == "hip")
+    return f(detail::hip_space(reinterpret_cast<hipStream_t>(stream.handle)));
+#endif
+  static_cast<void>(stream);  // a build without GPU backends
+  static_cast<void>(f);
+  with_backend(backend, [&](const auto&) {
+    throw std::invalid_argument("ndzip: the '" + std::string(backend) +
+                                "' backend runs on no native stream (only 'cuda' and 'hip' do)");
+  });
+}
+
 }  // namespace
+
+template <class MakeInstance>
+void dynamic_compressor::make_codec(std::string_view backend, const MakeInstance& make_instance) {
+  visit_shape(m_shape, [&](auto tag, const auto& grid) {
+    using T = typename decltype(tag)::type;
+    constexpr int Dims = std::decay_t<decltype(grid)>::dimensions;
+    make_instance(backend, [&](const auto& exec) {
+      using exec_type = std::decay_t<decltype(exec)>;
+      m_codec = std::make_unique<typed_compressor<T, Dims, exec_type>>(exec, grid, m_mode);
+    });
+  });
+}
 
 dynamic_compressor::dynamic_compressor(std::string_view backend, const array_shape& shape,
                                        codec_mode mode)
     : m_backend(backend), m_shape(shape), m_mode(mode) {
-  visit_shape(shape, [&](auto tag, const auto& grid) {
-    using T = typename decltype(tag)::type;
-    constexpr int Dims = std::decay_t<decltype(grid)>::dimensions;
-    with_backend(backend, [&](const auto& exec) {
-      using exec_type = std::decay_t<decltype(exec)>;
-      m_codec = std::make_unique<typed_compressor<T, Dims, exec_type>>(exec, grid, mode);
+  make_codec(backend, [](std::string_view name, const auto& f) {
+    with_backend(name, [&](const auto& exec) {
+      f(instance_of_own<std::decay_t<decltype(exec)>>());
     });
+  });
+}
+
+dynamic_compressor::dynamic_compressor(std::string_view backend, const array_shape& shape,
+                                       codec_mode mode, native_stream stream)
+    : m_backend(backend), m_shape(shape), m_mode(mode) {
+  make_codec(backend, [stream](std::string_view name, const auto& f) {
+    with_stream_instance(name, stream, f);
   });
 }
 

@@ -3,10 +3,11 @@
 // and dynamic_compressor on every backend against ndzip::compressor and the View API's frames:
 // the same bytes from host buffers, backend buffers and misaligned ones; every refusal (sizes,
 // overlap, a frame of another shape or mode, damage, an unknown backend) before anything is
-// written; the input callback; one object shared by threads.
+// written; the input callback; one object shared by threads; a compressor on a native stream.
 
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -176,6 +177,43 @@ TEST_CASE_TEMPLATE("dynamic: every backend writes compressor's stream and the Vi
     std::vector<unsigned char> from_frame(input_bytes.size(), 0x5a);
     codec.decompress_frame(frame.data(), frame.size(), from_frame.data());
     CHECK(mismatch(from_frame, input_bytes) == "");
+  });
+}
+
+TEST_CASE("dynamic: a compressor on the caller's native stream (GPU backends only)") {
+  const ndzip::extent<3> grid(40, 33, 70);
+  const auto input = generate_for<f32_3d>("smooth", 8, grid);
+  const auto input_bytes = bytes_of(input);
+  const ndzip::array_shape shape = shape_of<f32_3d>(grid);
+  const auto want = compress_on<float, 3>(Kokkos::DefaultHostExecutionSpace(), input, grid);
+  for_each_backend([&](const std::string& name, auto exec) {
+    using space = typename decltype(exec)::memory_space;
+    INFO(name);
+    std::optional<ndzip::native_stream> stream;
+#ifdef KOKKOS_ENABLE_CUDA
+    if constexpr (std::is_same_v<decltype(exec), Kokkos::Cuda>)
+      stream = ndzip::native_stream{reinterpret_cast<std::uintptr_t>(exec.cuda_stream())};
+#endif
+#ifdef KOKKOS_ENABLE_HIP
+    if constexpr (std::is_same_v<decltype(exec), ndzip::detail::hip_space>)
+      stream = ndzip::native_stream{reinterpret_cast<std::uintptr_t>(exec.hip_stream())};
+#endif
+    if (!stream) {
+      CHECK_THROWS_WITH_AS(ndzip::dynamic_compressor(name, shape, ndzip::codec_mode::ndzip,
+                                                     ndzip::native_stream{}),
+                           doctest::Contains("runs on no native stream"), std::invalid_argument);
+      return;
+    }
+    ndzip::dynamic_compressor codec(name, shape, ndzip::codec_mode::ndzip, *stream);
+    const auto values = device_bytes<space>(input_bytes, 0);
+    auto bytes = device_bytes<space>({}, codec.size_bound(), 0xa5);
+    const std::size_t size =
+        codec.compress(values.data(), bytes.data(), bytes.size(), ndzip::buffer_location::backend);
+    CHECK(mismatch(host_bytes(bytes, size), want) == "");
+    auto decoded = device_bytes<space>({}, input_bytes.size(), 0x5a);
+    CHECK(codec.decompress(bytes.data(), size, decoded.data(), ndzip::buffer_location::backend) ==
+          size);
+    CHECK(mismatch(host_bytes(decoded, input_bytes.size()), input_bytes) == "");
   });
 }
 

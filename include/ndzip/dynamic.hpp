@@ -55,13 +55,24 @@ NDZIP_EXPORT void check_stream_size(const array_shape& shape, std::size_t stream
 // execution space (device memory for "cuda" and "hip"; host memory for the host backends).
 enum class buffer_location { host, backend };
 
+// A stream of a GPU backend's own runtime, a cudaStream_t ("cuda") or hipStream_t ("hip") as an
+// integer (0: the legacy default stream), for a dynamic_compressor to run on in place of the
+// backend's default instance: its kernels and copies are then ordered with the caller's other
+// work on that stream (a framework's current stream), and its fences wait for that stream only.
+// The compressor runs on the stream's device; the stream must outlive the compressor.
+struct native_stream {
+  std::uintptr_t handle = 0;
+};
+
 // ndzip::compressor<T, Dims, ExecSpace> for a shape and a backend chosen at run time. Buffers in
 // host memory are copied through the backend's memory where the backend cannot read them (GPUs),
 // into memory the compressor keeps for its next calls; values and streams need no particular
 // alignment (misaligned ones are copied). Every call completes before it returns (it fences the
-// backend's default instance). Errors are those of ndzip::compressor: ndzip::capacity_error
-// (nothing written), ndzip::stream_error (a damaged stream; the values are then unspecified),
-// ndzip::frame_error, std::invalid_argument (overlapping buffers). Threads: as
+// compressor's instance: the backend's default one, its own one on Serial with Kokkos 4 so that
+// compressors on distinct threads run at once, or the caller's native_stream). Errors are those
+// of ndzip::compressor: ndzip::capacity_error (nothing written), ndzip::stream_error (a damaged
+// stream; the values are then unspecified), ndzip::frame_error, std::invalid_argument
+// (overlapping buffers). Threads: as
 // ndzip::compressor (calls on one object are serialised; distinct objects may run concurrently).
 // Kokkos must be initialised while a dynamic_compressor exists.
 class NDZIP_EXPORT dynamic_compressor {
@@ -74,6 +85,10 @@ class NDZIP_EXPORT dynamic_compressor {
   // a shape the format cannot hold.
   dynamic_compressor(std::string_view backend, const array_shape& shape,
                      codec_mode mode = codec_mode::ndzip);
+  // The same on the caller's stream; std::invalid_argument also for a backend without streams
+  // (the host backends).
+  dynamic_compressor(std::string_view backend, const array_shape& shape, codec_mode mode,
+                     native_stream stream);
   ~dynamic_compressor();
   dynamic_compressor(dynamic_compressor&&) noexcept;
   dynamic_compressor& operator=(dynamic_compressor&&) noexcept;
@@ -112,6 +127,10 @@ class NDZIP_EXPORT dynamic_compressor {
   struct typed_codec;  // the typed compressor (and its staging) behind the run-time shape
 
  private:
+  // m_codec for m_shape on the instance that make_instance(backend, f) hands to f.
+  template <class MakeInstance>
+  void make_codec(std::string_view backend, const MakeInstance& make_instance);
+
   std::string m_backend;
   array_shape m_shape;
   codec_mode m_mode;
