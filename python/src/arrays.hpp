@@ -12,12 +12,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include <ndzip/dynamic.hpp>
 #include <ndzip/error.hpp>
+
+#include "device_arrays.hpp"
 
 namespace ndzip_python {
 
@@ -139,15 +140,26 @@ inline py::bytes new_bytes(std::size_t capacity, const Write& write) {
   return bytes;
 }
 
-// Anything NumPy turns into an array (an array, a scalar, nested lists); else a TypeError.
+// Anything NumPy turns into an array (an array, a scalar, nested lists), or a host array that
+// only speaks DLPack; else a TypeError.
 inline py::array as_array(const py::object& object) {
+  if (py::isinstance<py::array>(object)) return py::reinterpret_borrow<py::array>(object);
+  // Before NumPy's conversion, which would wrap an object it does not know in a 0-d array.
+  if (auto exported = host_array_from_dlpack(object)) return *exported;
   py::array array = py::array::ensure(object);
-  if (!array) {
-    PyErr_Clear();
-    throw py::type_error("ndzip: expected a NumPy array, got " +
-                         py::repr(py::type::of(object)).cast<std::string>());
-  }
-  return array;
+  if (array) return array;
+  PyErr_Clear();
+  throw py::type_error("ndzip: expected an array (NumPy, DLPack or __cuda_array_interface__), "
+                       "got " + py::repr(py::type::of(object)).cast<std::string>());
+}
+
+// `out` of a decompression into host memory: a NumPy array or a host DLPack array, written in
+// place (never a converted copy); else a TypeError.
+inline py::array host_out_array(const py::object& out) {
+  if (py::isinstance<py::array>(out)) return py::reinterpret_borrow<py::array>(out);
+  if (auto exported = host_array_from_dlpack(out)) return *exported;
+  throw py::type_error("ndzip: out is " + py::repr(py::type::of(out)).cast<std::string>() +
+                       ", not a NumPy array (or a DLPack or device array)");
 }
 
 // A C-contiguous writable buffer of the caller's (bytearray, NumPy array of any dtype and shape,

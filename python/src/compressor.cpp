@@ -1,28 +1,370 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "compressor.hpp"
 
+#include "device_runtime.hpp"
+
 namespace ndzip_python {
 
-py::object compress(const py::object& object, const std::optional<py::object>& out,
-                    const std::optional<std::string>& backend, const std::string& mode,
-                    bool framed) {
-  py_compressor codec(shape_of(as_array(object)), backend, mode_named(mode));
-  return codec.compress(object, out, framed);
+namespace {
+
+bool same_place(const device_location& a, const device_location& b) {
+  return a.api == b.api && a.device == b.device;
 }
 
-py::array decompress(const py::object& buffer, const std::optional<py::array>& out,
-                     const std::optional<std::string>& backend) {
+std::string place_of(const std::optional<device_location>& where) {
+  return where ? where->to_string() : "host memory";
+}
+
+// The shape of a device array of float32 or float64 values, 1 to 3 dimensions.
+ndzip::array_shape shape_of(const device_array& a) {
+  if (!a.type)
+    throw py::type_error("ndzip compresses float32 and float64 arrays, not " + a.type_name +
+                         " (a " + a.where.to_string() + " array)");
+  if (a.shape.empty() || a.shape.size() > 3)
+    throw py::value_error("ndzip compresses arrays of 1 to 3 dimensions, not " +
+                          std::to_string(a.shape.size()));
+  std::uint64_t extents[3] = {};
+  for (std::size_t d = 0; d < a.shape.size(); ++d)
+    extents[d] = static_cast<std::uint64_t>(a.shape[d]);
+  return ndzip::array_shape(*a.type, static_cast<int>(a.shape.size()), extents);
+}
+
+// A device array is read and written where it lies, in place: one that is not C-contiguous is
+// refused rather than copied.
+void require_c_order(const device_array& a, const char* role) {
+  if (!a.c_contiguous)
+    throw py::value_error(std::string("ndzip: ") + role + " (a " + a.where.to_string() +
+                          " array of shape " + a.shape_text() +
+                          ") is not C-contiguous; device "
+                          "arrays are not copied: pass a contiguous one (x.copy(), "
+                          "x.contiguous())");
+}
+
+void require_writable(const device_array& a, const char* role) {
+  require_c_order(a, role);
+  if (a.read_only) throw py::value_error(std::string("ndzip: ") + role + " is read-only");
+}
+
+// The backend a one-shot call runs on: the one asked for, else the device's for a device array.
+std::optional<std::string> backend_for(const std::optional<std::string>& asked,
+                                       const std::optional<device_location>& where) {
+  if (asked || !where) return asked;
+  return std::string(where->backend());
+}
+
+// `out` for a stream written beside an array on `where`: a writable C-contiguous device array
+// there.
+device_array borrow_stream_out(const py::object& out, const device_location& where,
+                               std::uintptr_t stream) {
+  const auto out_on = device_location_of(out);
+  if (!out_on || !same_place(*out_on, where))
+    throw py::value_error("ndzip: out lies in " + place_of(out_on) + ", the array on " +
+                          where.to_string() + "; a stream is written beside its array");
+  device_array bytes = borrow_device_array(out, where, stream);
+  require_writable(bytes, "out");
+  return bytes;
+}
+
+[[noreturn]] void refuse_device_frame(const char* what) {
+  throw py::value_error(std::string("ndzip: ") + what +
+                        " lies in device memory, but frames are "
+                        "files' and messages' bytes, checksummed on the host: pass them in host "
+                        "memory, or use compress_raw/decompress_raw for streams kept on the "
+                        "device");
+}
+
+}  // namespace
+
+py_compressor::py_compressor(const ndzip::array_shape& shape,
+                             const std::optional<std::string>& backend, ndzip::codec_mode mode)
+    : m_shape(shape), m_mode(mode), m_slot(std::make_shared<codec_slot>()) {
+  require_kokkos();
+  m_backend = backend_for_call(backend);
+  {
+    py::gil_scoped_release release;
+    m_slot->codec.emplace(m_backend, shape, mode);
+    m_size_bound = m_slot->codec->size_bound();
+  }
+  register_slot(m_slot);
+}
+
+template <class F>
+decltype(auto) py_compressor::with_codec(const F& f) {
+  const std::lock_guard<std::mutex> lock(m_slot->mutex);
+  if (m_slot->finalised)
+    throw std::runtime_error(
+        "ndzip: Kokkos has been finalised; this Compressor can no longer "
+        "be used");
+  return f(*m_slot->codec);
+}
+
+template <class F>
+decltype(auto) py_compressor::with_stream_codec(std::uintptr_t stream, const F& f) {
+  const std::lock_guard<std::mutex> lock(m_slot->mutex);
+  if (m_slot->finalised)
+    throw std::runtime_error(
+        "ndzip: Kokkos has been finalised; this Compressor can no longer "
+        "be used");
+  if (!m_slot->on_stream || m_slot->stream != stream) {
+    m_slot->on_stream.reset();  // its instance released first (the old stream's work done)
+    m_slot->on_stream.emplace(m_backend, m_shape, m_mode, ndzip::native_stream{stream});
+    m_slot->stream = stream;
+  }
+  return f(*m_slot->on_stream);
+}
+
+void py_compressor::check_device(const device_location& where) const {
+  if (m_backend != where.backend())
+    throw py::value_error("ndzip: a " + where.to_string() + " array for a compressor on the '" +
+                          m_backend + "' backend: device arrays run on the '" + where.backend() +
+                          "' backend (backend='" + where.backend() + "' or None)");
+  const int device = backend_device();
+  if (where.device != device)
+    throw py::value_error("ndzip: the array lies on " + where.to_string() +
+                          ", but Kokkos runs "
+                          "on device " +
+                          std::to_string(device) +
+                          " in this process (choose it "
+                          "before importing ndzip: CUDA_VISIBLE_DEVICES, or KOKKOS_DEVICE_ID)");
+}
+
+py::object py_compressor::compress(const py::object& object, const std::optional<py::object>& out,
+                                   bool framed, const py::object& stream) {
+  check_thread();
+  if (const auto where = device_location_of(object)) {
+    const std::uintptr_t handle = stream_for_call(stream, object, *where);
+    return compress_device(object, borrow_device_array(object, *where, handle), handle, out,
+                           framed);
+  }
+  return compress_host(as_array(object), out, framed);
+}
+
+py::object py_compressor::compress_host(const py::array& array,
+                                        const std::optional<py::object>& out, bool framed) {
+  const ndzip::array_shape given = shape_of(array);
+  if (given.type() != m_shape.type())
+    throw py::type_error("ndzip: a " + given.to_string() + " array for a compressor of " +
+                         m_shape.to_string());
+  if (given != m_shape)
+    throw py::value_error("ndzip: a " + given.to_string() + " array for a compressor of " +
+                          m_shape.to_string());
+  if (out && device_location_of(*out))
+    throw py::value_error(
+        "ndzip: out lies in device memory but the array in host memory; "
+        "compress a device array into device memory");
+  const py::array values = c_order(array);
+  const void* data = values.data();
+  const auto write = [&](std::byte* to, std::size_t capacity) {
+    return with_codec([&](ndzip::dynamic_compressor& codec) {
+      return framed ? codec.compress_frame(data, to, capacity) : codec.compress(data, to, capacity);
+    });
+  };
+  const std::size_t bound = framed ? frame_size_bound() : size_bound();
+  if (!out) return new_bytes(bound, [&](std::byte* to) { return write(to, bound); });
+  std::size_t size = 0;
+  {
+    const output_buffer target(*out);
+    py::gil_scoped_release release;
+    size = write(target.data(), target.size());
+  }
+  return written_bytes(*out, size);
+}
+
+py::object py_compressor::compress_device(const py::object& object, const device_array& values,
+                                          std::uintptr_t stream,
+                                          const std::optional<py::object>& out, bool framed) {
+  const ndzip::array_shape given = shape_of(values);
+  if (given != m_shape) {
+    const std::string text =
+        "ndzip: a " + given.to_string() + " array for a compressor of " + m_shape.to_string();
+    if (given.type() != m_shape.type()) throw py::type_error(text);
+    throw py::value_error(text);
+  }
+  require_c_order(values, "the array");
+  if (framed) {
+    // The stream goes to the host with its header: the checksum covers it.
+    if (out && device_location_of(*out)) refuse_device_frame("out");
+    check_device(values.where);
+    const auto write = [&](std::byte* to, std::size_t capacity) {
+      return with_stream_codec(stream, [&](ndzip::dynamic_compressor& codec) {
+        return codec.compress_frame(values.data, to, capacity, ndzip::buffer_location::backend);
+      });
+    };
+    const std::size_t bound = frame_size_bound();
+    if (!out) return new_bytes(bound, [&](std::byte* to) { return write(to, bound); });
+    std::size_t size = 0;
+    {
+      const output_buffer target(*out);
+      py::gil_scoped_release release;
+      size = write(target.data(), target.size());
+    }
+    return written_bytes(*out, size);
+  }
+  std::optional<device_array> bytes;
+  if (out) bytes = borrow_stream_out(*out, values.where, stream);
+  check_device(values.where);
+  const py::object target =
+      out ? *out
+          : new_device_array(object, values.where, py::dtype::of<std::uint8_t>(),
+                             {static_cast<py::ssize_t>(size_bound())});
+  if (!out) bytes = borrow_device_array(target, values.where, stream);
+  std::size_t size = 0;
+  {
+    py::gil_scoped_release release;
+    size = with_stream_codec(stream, [&](ndzip::dynamic_compressor& codec) {
+      return codec.compress(values.data, bytes->data, bytes->bytes(),
+                            ndzip::buffer_location::backend);
+    });
+  }
+  return device_byte_prefix(target, size);
+}
+
+py::object py_compressor::decompress(const py::object& buffer, const std::optional<py::object>& out,
+                                     bool framed, const py::object& stream,
+                                     const py::object& like) {
+  check_thread();
+  const auto buffer_on = device_location_of(buffer);
+  if (buffer_on && framed) refuse_device_frame("the frame");
+  std::optional<device_location> result_on;
+  if (out)
+    result_on = device_location_of(*out);
+  else if (buffer_on)
+    result_on = buffer_on;
+  else if (!like.is_none())
+    result_on = device_location_of(like);
+  if (buffer_on && (!result_on || !same_place(*buffer_on, *result_on)))
+    throw py::value_error("ndzip: out lies in " + place_of(result_on) + ", the stream on " +
+                          buffer_on->to_string() + "; a stream is decoded beside it");
+  if (!result_on) return decompress_host(buffer, out, framed);
+  if (!buffer_on && !framed)
+    throw py::value_error("ndzip: a stream in host memory for values on " + result_on->to_string() +
+                          "; copy the stream to the device first, or "
+                          "decompress a frame");
+  const py::object& anchor = buffer_on ? buffer : out ? *out : like;
+  const std::uintptr_t handle = stream_for_call(stream, anchor, *result_on);
+  if (!out) check_device(*result_on);  // before anything is allocated there
+  const py::object target =
+      out ? *out
+          : new_device_array(anchor, *result_on, dtype_of(m_shape.type()), py_shape(m_shape));
+  return decompress_device(buffer, buffer_on, target, *result_on, handle, framed);
+}
+
+py::array py_compressor::decompress_host(const py::object& buffer,
+                                         const std::optional<py::object>& out, bool framed) {
+  const input_buffer input(buffer);
+  if (!framed)  // before the output is allocated
+    ndzip::check_stream_size(m_shape, input.size(), m_mode);
+  py::array result =
+      output_for(m_shape, out ? std::optional<py::array>(host_out_array(*out)) : std::nullopt);
+  void* values = result.mutable_data();
+  std::size_t consumed = 0;
+  {
+    py::gil_scoped_release release;
+    with_codec([&](ndzip::dynamic_compressor& codec) {
+      if (framed)
+        codec.decompress_frame(input.data(), input.size(), values);
+      else
+        consumed = codec.decompress(input.data(), input.size(), values);
+    });
+  }
+  if (!framed && consumed != input.size())
+    throw ndzip::stream_error("ndzip: the " + m_shape.to_string() + " stream ends after " +
+                              std::to_string(consumed) + " of the buffer's " +
+                              std::to_string(input.size()) + " bytes");
+  return result;
+}
+
+py::object py_compressor::decompress_device(const py::object& buffer,
+                                            const std::optional<device_location>& buffer_on,
+                                            const py::object& target, const device_location& where,
+                                            std::uintptr_t stream, bool framed) {
+  const device_array values = borrow_device_array(target, where, stream);
+  const ndzip::array_shape held = shape_of(values);
+  if (held != m_shape) {
+    const std::string text =
+        "ndzip: out is a " + held.to_string() + " array, the data holds " + m_shape.to_string();
+    if (held.type() != m_shape.type()) throw py::type_error(text);
+    throw py::value_error(text);
+  }
+  require_writable(values, "out");
+  if (framed) {
+    check_device(where);
+    const input_buffer input(buffer);
+    py::gil_scoped_release release;
+    with_stream_codec(stream, [&](ndzip::dynamic_compressor& codec) {
+      codec.decompress_frame(input.data(), input.size(), values.data,
+                             ndzip::buffer_location::backend);
+    });
+    return target;
+  }
+  const device_array input = borrow_device_array(buffer, *buffer_on, stream);
+  require_c_order(input, "the stream");
+  check_device(where);
+  ndzip::check_stream_size(m_shape, input.bytes(), m_mode);
+  std::size_t consumed = 0;
+  {
+    py::gil_scoped_release release;
+    consumed = with_stream_codec(stream, [&](ndzip::dynamic_compressor& codec) {
+      return codec.decompress(input.data, input.bytes(), values.data,
+                              ndzip::buffer_location::backend);
+    });
+  }
+  if (consumed != input.bytes())
+    throw ndzip::stream_error("ndzip: the " + m_shape.to_string() + " stream ends after " +
+                              std::to_string(consumed) + " of the buffer's " +
+                              std::to_string(input.bytes()) + " bytes");
+  return target;
+}
+
+py::object compress(const py::object& object, const std::optional<py::object>& out,
+                    const std::optional<std::string>& backend, const std::string& mode, bool framed,
+                    const py::object& stream) {
+  const auto where = device_location_of(object);
+  if (!where) {
+    py_compressor codec(shape_of(as_array(object)), backend, mode_named(mode));
+    return codec.compress(object, out, framed, stream);
+  }
+  require_kokkos();
+  const std::uintptr_t handle = stream_for_call(stream, object, *where);
+  const device_array values = borrow_device_array(object, *where, handle);
+  // What the arrays are is said before the backend is looked for.
+  const ndzip::array_shape shape = shape_of(values);
+  require_c_order(values, "the array");
+  if (out && !framed) borrow_stream_out(*out, *where, handle);
+  py_compressor codec(shape, backend_for(backend, where), mode_named(mode));
+  return codec.compress_device(object, values, handle, out, framed);
+}
+
+py::object decompress(const py::object& buffer, const std::optional<py::object>& out,
+                      const std::optional<std::string>& backend, const py::object& stream,
+                      const py::object& like) {
+  if (device_location_of(buffer)) refuse_device_frame("the frame");
   ndzip::frame_info info;
   {
     // The header alone first: it says what to allocate (a damaged one is refused here).
     const input_buffer input(buffer);
     info = ndzip::read_frame_header(input.data(), input.size());
   }
-  py_compressor codec(ndzip::array_shape::of(info), backend, info.mode);
-  return codec.decompress(buffer, out, true);
+  const auto result_on = out              ? device_location_of(*out)
+                         : like.is_none() ? std::nullopt
+                                          : device_location_of(like);
+  py_compressor codec(ndzip::array_shape::of(info), backend_for(backend, result_on), info.mode);
+  return codec.decompress(buffer, out, true, stream, like);
+}
+
+py::object decompress_raw(const py::object& buffer, const py::object& dtype,
+                          const std::vector<std::uint64_t>& extents,
+                          const std::optional<py::object>& out,
+                          const std::optional<std::string>& backend, const std::string& mode,
+                          const py::object& stream, const py::object& like) {
+  auto result_on = device_location_of(buffer);
+  if (!result_on && out) result_on = device_location_of(*out);
+  return py_compressor::for_array(dtype, extents, backend_for(backend, result_on), mode)
+      .decompress(buffer, out, false, stream, like);
 }
 
 py::dict frame_info(const py::object& buffer) {
+  if (device_location_of(buffer)) refuse_device_frame("the frame");
   const input_buffer input(buffer);
   const ndzip::frame_info info = ndzip::inspect_frame(input.data(), input.size());
   const ndzip::array_shape shape = ndzip::array_shape::of(info);

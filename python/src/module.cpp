@@ -82,31 +82,31 @@ PYBIND11_MODULE(_ndzip, m) {
   // Whether `name` can run on the calling thread (ndzip.numcodecs picks a backend that can).
   m.def("_runs_on_this_thread", &runs_on_this_thread, py::arg("backend"));
   using opt_object = std::optional<py::object>;
-  using opt_array = std::optional<py::array>;
   using opt_string = std::optional<std::string>;
+  // stream=None: the current stream of a device array's library (device_arrays.hpp); like=None:
+  // results of host input in NumPy arrays.
+  const auto none = py::none();
   m.def(
       "compress",
       [](const py::object& array, const opt_object& out, const opt_string& backend,
-         const std::string& mode) { return compress(array, out, backend, mode, true); },
-      py::arg("array"), py::kw_only(), py::arg("out") = py::none(),
-      py::arg("backend") = py::none(), py::arg("mode") = "ndzip");
+         const std::string& mode, const py::object& stream) {
+        return compress(array, out, backend, mode, true, stream);
+      },
+      py::arg("array"), py::kw_only(), py::arg("out") = none, py::arg("backend") = none,
+      py::arg("mode") = "ndzip", py::arg("stream") = none);
   m.def(
       "compress_raw",
       [](const py::object& array, const opt_object& out, const opt_string& backend,
-         const std::string& mode) { return compress(array, out, backend, mode, false); },
-      py::arg("array"), py::kw_only(), py::arg("out") = py::none(),
-      py::arg("backend") = py::none(), py::arg("mode") = "ndzip");
-  m.def("decompress", &decompress, py::arg("buffer"), py::kw_only(), py::arg("out") = py::none(),
-        py::arg("backend") = py::none());
-  m.def(
-      "decompress_raw",
-      [](const py::object& buffer, const py::object& dtype,
-         const std::vector<std::uint64_t>& shape, const opt_array& out,
-         const opt_string& backend, const std::string& mode) {
-        return py_compressor::for_array(dtype, shape, backend, mode).decompress(buffer, out, false);
+         const std::string& mode, const py::object& stream) {
+        return compress(array, out, backend, mode, false, stream);
       },
-      py::arg("buffer"), py::arg("dtype"), py::arg("shape"), py::kw_only(),
-      py::arg("out") = py::none(), py::arg("backend") = py::none(), py::arg("mode") = "ndzip");
+      py::arg("array"), py::kw_only(), py::arg("out") = none, py::arg("backend") = none,
+      py::arg("mode") = "ndzip", py::arg("stream") = none);
+  m.def("decompress", &decompress, py::arg("buffer"), py::kw_only(), py::arg("out") = none,
+        py::arg("backend") = none, py::arg("stream") = none, py::arg("like") = none);
+  m.def("decompress_raw", &decompress_raw, py::arg("buffer"), py::arg("dtype"), py::arg("shape"),
+        py::kw_only(), py::arg("out") = none, py::arg("backend") = none,
+        py::arg("mode") = "ndzip", py::arg("stream") = none, py::arg("like") = none);
   m.def(
       "size_bound",
       [](const py::object& dtype, const std::vector<std::uint64_t>& shape, const std::string& mode,
@@ -141,28 +141,30 @@ PYBIND11_MODULE(_ndzip, m) {
                              [](const py_compressor& c) { return c.frame_size_bound(); })
       .def(
           "compress",
-          [](py_compressor& c, const py::object& array, const opt_object& out) {
-            return c.compress(array, out, true);
-          },
-          py::arg("array"), py::kw_only(), py::arg("out") = py::none())
+          [](py_compressor& c, const py::object& array, const opt_object& out,
+             const py::object& stream) { return c.compress(array, out, true, stream); },
+          py::arg("array"), py::kw_only(), py::arg("out") = none, py::arg("stream") = none)
       .def(
           "compress_raw",
-          [](py_compressor& c, const py::object& array, const opt_object& out) {
-            return c.compress(array, out, false);
-          },
-          py::arg("array"), py::kw_only(), py::arg("out") = py::none())
+          [](py_compressor& c, const py::object& array, const opt_object& out,
+             const py::object& stream) { return c.compress(array, out, false, stream); },
+          py::arg("array"), py::kw_only(), py::arg("out") = none, py::arg("stream") = none)
       .def(
           "decompress",
-          [](py_compressor& c, const py::object& buffer, const opt_array& out) {
-            return c.decompress(buffer, out, true);
+          [](py_compressor& c, const py::object& buffer, const opt_object& out,
+             const py::object& stream, const py::object& like) {
+            return c.decompress(buffer, out, true, stream, like);
           },
-          py::arg("buffer"), py::kw_only(), py::arg("out") = py::none())
+          py::arg("buffer"), py::kw_only(), py::arg("out") = none, py::arg("stream") = none,
+          py::arg("like") = none)
       .def(
           "decompress_raw",
-          [](py_compressor& c, const py::object& buffer, const opt_array& out) {
-            return c.decompress(buffer, out, false);
+          [](py_compressor& c, const py::object& buffer, const opt_object& out,
+             const py::object& stream, const py::object& like) {
+            return c.decompress(buffer, out, false, stream, like);
           },
-          py::arg("buffer"), py::kw_only(), py::arg("out") = py::none())
+          py::arg("buffer"), py::kw_only(), py::arg("out") = none, py::arg("stream") = none,
+          py::arg("like") = none)
       .def("__repr__", [](const py_compressor& c) {
         return "ndzip.Compressor(" + c.shape().to_string() + ", backend='" + c.backend() +
                "', mode='" + ndzip::codec_mode_name(c.mode()) + "')";

@@ -76,6 +76,8 @@ void release_all_slots() {
     if (const auto slot = weak.lock()) {
       const std::lock_guard<std::mutex> slot_lock(slot->mutex);
       slot->codec.reset();
+      slot->on_stream.reset();
+      slot->finalised = true;
     }
   live_slots.clear();
 }

@@ -6,6 +6,7 @@
 // before Kokkos is finalised.
 
 #include <Kokkos_Core.hpp>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -38,11 +39,15 @@ std::string backend_for_call(const std::optional<std::string>& asked);
 
 // A compressor's Kokkos memory must be released before Kokkos is finalised, by whoever finalises
 // it (this module at interpreter exit, or the application): every ndzip.Compressor keeps its
-// dynamic_compressor in a slot, and a Kokkos finalize hook empties all slots still alive. A
+// dynamic_compressors in a slot, and a Kokkos finalize hook empties all slots still alive. A
 // Compressor used after that raises RuntimeError.
 struct codec_slot {
   std::mutex mutex;  // taken only with the GIL released (no lock-order cycle with the GIL)
-  std::optional<ndzip::dynamic_compressor> codec;
+  std::optional<ndzip::dynamic_compressor> codec;  // on the backend's own instance
+  // Device arrays: on the stream of the latest call that had them (remade when it changes).
+  std::optional<ndzip::dynamic_compressor> on_stream;
+  std::uintptr_t stream = 0;
+  bool finalised = false;
 };
 
 // Enters a slot, to be emptied by the Kokkos finalize hook if it is still alive then.

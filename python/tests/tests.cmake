@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The Python package's tests (pytest), run by CTest (ctest -L python) against the package in the
-# build tree: round trips and errors (test_module.py), the CLI interchange, the numcodecs/Zarr
+# build tree: round trips and errors (test_module.py), DLPack and __cuda_array_interface__
+# objects (test_protocols.py), the CLI interchange, the numcodecs/Zarr
 # codec (test_zarr.py) and h5py with the plugin (test_h5.py).
 
 # A sanitized extension cannot be loaded into the uninstrumented interpreter: compiled, not run.
@@ -25,7 +26,7 @@ set(python_test_environment
 if(TARGET ndzip-cli)
   list(APPEND python_test_environment "NDZIP_CLI=$<TARGET_FILE:ndzip-cli>")
 endif()
-foreach(test_file IN ITEMS test_module test_zarr test_h5)
+foreach(test_file IN ITEMS test_module test_protocols test_zarr test_h5)
   add_test(NAME python-${test_file}
            COMMAND "${NDZIP_PYTHON}" -m pytest -q -p no:cacheprovider
                    ${CMAKE_CURRENT_SOURCE_DIR}/tests/${test_file}.py)

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#include "device_runtime.hpp"
+
+#include <Kokkos_Core.hpp>
+#include <ndzip/detail/execution_spaces.hpp>
+#include <stdexcept>
+#include <string>
+
+namespace ndzip_python {
+
+namespace {
+
+#if defined(KOKKOS_ENABLE_CUDA)
+using stream_t = cudaStream_t;
+using event_t = cudaEvent_t;
+void check(cudaError_t status, const char* what) {
+  if (status != cudaSuccess)
+    throw std::runtime_error(std::string("ndzip: ") + what + ": " + cudaGetErrorString(status));
+}
+#elif defined(KOKKOS_ENABLE_HIP)
+using stream_t = hipStream_t;
+using event_t = hipEvent_t;
+void check(hipError_t status, const char* what) {
+  if (status != hipSuccess)
+    throw std::runtime_error(std::string("ndzip: ") + what + ": " + hipGetErrorString(status));
+}
+#else
+[[noreturn]] void no_gpu() { throw std::logic_error("ndzip: this build has no GPU backend"); }
+#endif
+
+}  // namespace
+
+#if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
+
+int device_of_pointer(const void* data) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  cudaPointerAttributes attributes{};
+  check(cudaPointerGetAttributes(&attributes, data), "the device of an array's address");
+#else
+  hipPointerAttribute_t attributes{};
+  check(hipPointerGetAttributes(&attributes, data), "the device of an array's address");
+#endif
+  return attributes.device;
+}
+
+int backend_device() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  return Kokkos::Cuda().cuda_device();
+#else
+  return ndzip::detail::hip_space().hip_device();
+#endif
+}
+
+void order_stream_after(std::uintptr_t consumer, std::uintptr_t producer) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  const stream_t from = producer == 1   ? cudaStreamLegacy
+                        : producer == 2 ? cudaStreamPerThread
+                                        : reinterpret_cast<stream_t>(producer);
+  event_t event{};
+  check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "an event");
+  const cudaError_t recorded = cudaEventRecord(event, from);
+  const cudaError_t waited =
+      recorded == cudaSuccess ? cudaStreamWaitEvent(reinterpret_cast<stream_t>(consumer), event, 0)
+                              : recorded;
+  cudaEventDestroy(event);  // released once the wait is satisfied
+  check(waited, "ordering the call after the array's stream");
+#else
+  const stream_t from = producer <= 2 ? nullptr : reinterpret_cast<stream_t>(producer);
+  event_t event{};
+  check(hipEventCreateWithFlags(&event, hipEventDisableTiming), "an event");
+  const hipError_t recorded = hipEventRecord(event, from);
+  const hipError_t waited = recorded == hipSuccess
+                                ? hipStreamWaitEvent(reinterpret_cast<stream_t>(consumer), event, 0)
+                                : recorded;
+  hipEventDestroy(event);
+  check(waited, "ordering the call after the array's stream");
+#endif
+}
+
+#else
+
+int device_of_pointer(const void*) { return -1; }
+int backend_device() { no_gpu(); }
+void order_stream_after(std::uintptr_t, std::uintptr_t) { no_gpu(); }
+
+#endif
+
+}  // namespace ndzip_python

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+// The few GPU runtime calls the extension makes itself (CUDA or HIP, whichever the build has):
+// the device a pointer lies on, the device Kokkos runs on, and one stream ordered after another.
+// In a build without a GPU backend no device array is run: they throw std::logic_error, but
+// device_of_pointer, asked where an array lies before it is refused, says it does not know.
+
+#include <cstdint>
+
+namespace ndzip_python {
+
+// The device of device memory at `data` (an array that says only its address:
+// __cuda_array_interface__); -1 in a build without a GPU backend.
+int device_of_pointer(const void* data);
+// The device the backend's default instance runs on (Kokkos' device in this process).
+int backend_device();
+// Orders the stream `consumer` (a handle; 0: the legacy default stream) after all work queued so
+// far on `producer` (as __cuda_array_interface__ encodes it: 1 the legacy default stream, 2 the
+// per-thread default stream, else a handle): an event recorded on one and waited for on the
+// other; the host does not wait.
+void order_stream_after(std::uintptr_t consumer, std::uintptr_t producer);
+
+}  // namespace ndzip_python
