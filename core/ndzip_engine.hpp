@@ -48,10 +48,10 @@ class ndzip_engine final : public engine<T, Dims, ExecSpace> {
       : base(exec, {grid}, codec_mode::ndzip, false) {
     const call_guard<ExecSpace> guard(nullptr);
     m_stream_bytes = decltype(m_stream_bytes)(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::stream_bytes"));
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "ndzip::stream_bytes"));
     m_stream_bytes_host = Kokkos::create_mirror_view(m_stream_bytes);
-    m_outcome =
-        decltype(m_outcome)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::outcome"));
+    m_outcome = decltype(m_outcome)(
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "ndzip::outcome"));
     m_outcome_host = Kokkos::create_mirror_view(m_outcome);
     // Zeroed on the instance, ahead of every decompression in its queue.
     m_decode_status =
@@ -65,7 +65,7 @@ class ndzip_engine final : public engine<T, Dims, ExecSpace> {
     const call_guard<ExecSpace> guard(nullptr);
     std::uint64_t hypercubes = 0;
     m_arrays = decltype(m_arrays)(
-        Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::batch_arrays"), grids.size());
+        Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "ndzip::batch_arrays"), grids.size());
     auto arrays = Kokkos::create_mirror_view(m_arrays);
     for (std::size_t i = 0; i < grids.size(); ++i) {
       const stream_layout<T, Dims> layout(grids[i]);
@@ -223,11 +223,11 @@ class ndzip_engine final : public engine<T, Dims, ExecSpace> {
     const stream_layout<T, Dims> layout(m_grids[0]);
     const std::size_t n = layout.hypercube_count;
     if (m_blocks.extent(0) == 0) {
-      m_blocks =
-          decltype(m_blocks)(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::blocks"),
-                             n * profile<T, Dims>::max_block_words);
+      m_blocks = decltype(m_blocks)(
+          Kokkos::view_alloc(m_exec, Kokkos::WithoutInitializing, "ndzip::blocks"),
+          n * profile<T, Dims>::max_block_words);
       m_block_ends = decltype(m_block_ends)(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::block_ends"), n);
+          Kokkos::view_alloc(m_exec, Kokkos::WithoutInitializing, "ndzip::block_ends"), n);
     }
     const encode_hypercubes<T, Dims, ExecSpace, LaneOps> encode{
         layout, reinterpret_cast<const bits_type*>(values), m_blocks.data(), m_block_ends.data()};

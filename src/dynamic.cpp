@@ -151,11 +151,14 @@ class typed_compressor final : public dynamic_compressor::typed_codec {
     return !aligned;
   }
 
-  static void reserve(bytes_view& view, std::size_t bytes) {
+  // On the compressor's instance: its device, where that is not the default one (a stream of
+  // another GPU).
+  void reserve(bytes_view& view, std::size_t bytes) const {
     // Rounded up to whole words: the codec reads and writes words.
     if (view.size() < bytes)
-      view = bytes_view(Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::dynamic_staging"),
-                        (bytes + 7) / 8 * 8);
+      view = bytes_view(
+          Kokkos::view_alloc(m_exec, Kokkos::WithoutInitializing, "ndzip::dynamic_staging"),
+          (bytes + 7) / 8 * 8);
   }
 
   void copy_in(bytes_view& to, const void* from, std::size_t bytes, buffer_location at) {

@@ -158,11 +158,12 @@ struct engine final : public core::engine<T, Dims, ExecSpace> {
     using Kokkos::WithoutInitializing;
     const std::size_t count = m_grids.size();
     main_scratch =
-        bytes_view(view_alloc(WithoutInitializing, "ndzip::high_ratio::main"), main_bytes);
-    border_scratch =
-        bytes_view(view_alloc(WithoutInitializing, "ndzip::high_ratio::border"), border_bytes);
+        bytes_view(view_alloc(m_exec, WithoutInitializing, "ndzip::high_ratio::main"), main_bytes);
+    border_scratch = bytes_view(
+        view_alloc(m_exec, WithoutInitializing, "ndzip::high_ratio::border"), border_bytes);
     border_values = decltype(border_values)(
-        view_alloc(WithoutInitializing, "ndzip::high_ratio::border_values"), border_elements);
+        view_alloc(m_exec, WithoutInitializing, "ndzip::high_ratio::border_values"),
+        border_elements);
     std::size_t main_at = 0, border_at = 0, values_at = 0;
     std::vector<std::uint32_t> host_block_grid(blocks);
     for (std::size_t k = 0; k < count; ++k) {
@@ -178,9 +179,10 @@ struct engine final : public core::engine<T, Dims, ExecSpace> {
       for (std::uint64_t b = 0; b < plan.blocks(); ++b)
         host_block_grid[plan.first_block + b] = static_cast<std::uint32_t>(k);
     }
-    plans = decltype(plans)(view_alloc(WithoutInitializing, "ndzip::high_ratio::plans"), count);
+    plans =
+        decltype(plans)(view_alloc(m_exec, WithoutInitializing, "ndzip::high_ratio::plans"), count);
     block_grid = decltype(block_grid)(
-        view_alloc(WithoutInitializing, "ndzip::high_ratio::block_grid"), blocks);
+        view_alloc(m_exec, WithoutInitializing, "ndzip::high_ratio::block_grid"), blocks);
     Kokkos::deep_copy(
         m_exec, plans,
         Kokkos::View<const plan_type*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>(
@@ -189,32 +191,41 @@ struct engine final : public core::engine<T, Dims, ExecSpace> {
         m_exec, block_grid,
         Kokkos::View<const std::uint32_t*, Kokkos::HostSpace,
                      Kokkos::MemoryTraits<Kokkos::Unmanaged>>(host_block_grid.data(), blocks));
-    states = decltype(states)("ndzip::high_ratio::states", count);
-    main_items = decltype(main_items)("ndzip::high_ratio::main_items", count);
-    border_items = decltype(border_items)("ndzip::high_ratio::border_items", borders.size());
-    own_item = decltype(own_item)("ndzip::high_ratio::own_item", 1);
-    main_outcomes = decltype(main_outcomes)("ndzip::high_ratio::main_outcomes", count);
-    border_outcomes =
-        decltype(border_outcomes)("ndzip::high_ratio::border_outcomes", borders.size());
+    states = decltype(states)(view_alloc(m_exec, "ndzip::high_ratio::states"), count);
+    main_items = decltype(main_items)(view_alloc(m_exec, "ndzip::high_ratio::main_items"), count);
+    border_items = decltype(border_items)(view_alloc(m_exec, "ndzip::high_ratio::border_items"),
+                                          borders.size());
+    own_item = decltype(own_item)(view_alloc(m_exec, "ndzip::high_ratio::own_item"), 1);
+    main_outcomes =
+        decltype(main_outcomes)(view_alloc(m_exec, "ndzip::high_ratio::main_outcomes"), count);
+    border_outcomes = decltype(border_outcomes)(
+        view_alloc(m_exec, "ndzip::high_ratio::border_outcomes"), borders.size());
     gray_slots = decltype(gray_slots)(
-        view_alloc(WithoutInitializing, "ndzip::high_ratio::gray_slots"), blocks * slot_words);
-    words = decltype(words)(view_alloc(WithoutInitializing, "ndzip::high_ratio::words"), blocks);
-    stream_bytes =
-        decltype(stream_bytes)(view_alloc(WithoutInitializing, "ndzip::high_ratio::stream_bytes"),
-                               blocks * streams_per_block);
-    sizes = decltype(sizes)(view_alloc(WithoutInitializing, "ndzip::high_ratio::sizes"), blocks);
+        view_alloc(m_exec, WithoutInitializing, "ndzip::high_ratio::gray_slots"),
+        blocks * slot_words);
+    words = decltype(words)(view_alloc(m_exec, WithoutInitializing, "ndzip::high_ratio::words"),
+                            blocks);
+    stream_bytes = decltype(stream_bytes)(
+        view_alloc(m_exec, WithoutInitializing, "ndzip::high_ratio::stream_bytes"),
+        blocks * streams_per_block);
+    sizes = decltype(sizes)(view_alloc(m_exec, WithoutInitializing, "ndzip::high_ratio::sizes"),
+                            blocks);
     if constexpr (keep_unit_bits)
       unit_bits = decltype(unit_bits)(
-          view_alloc(WithoutInitializing, "ndzip::high_ratio::unit_bits"), blocks * 2 * chunks);
-    ends = decltype(ends)(view_alloc(WithoutInitializing, "ndzip::high_ratio::ends"), blocks);
-    counts = decltype(counts)("ndzip::high_ratio::counts", count * tables * alphabet);
-    encoder = decltype(encoder)("ndzip::high_ratio::encoder", count * tables * alphabet);
-    serialized =
-        bytes_view("ndzip::high_ratio::serialized", count * tables * serialized_code_bytes);
-    serialized_sizes =
-        decltype(serialized_sizes)("ndzip::high_ratio::serialized_sizes", count * tables);
+          view_alloc(m_exec, WithoutInitializing, "ndzip::high_ratio::unit_bits"),
+          blocks * 2 * chunks);
+    ends =
+        decltype(ends)(view_alloc(m_exec, WithoutInitializing, "ndzip::high_ratio::ends"), blocks);
+    counts = decltype(counts)(view_alloc(m_exec, "ndzip::high_ratio::counts"),
+                              count * tables * alphabet);
+    encoder = decltype(encoder)(view_alloc(m_exec, "ndzip::high_ratio::encoder"),
+                                count * tables * alphabet);
+    serialized = bytes_view(view_alloc(m_exec, "ndzip::high_ratio::serialized"),
+                            count * tables * serialized_code_bytes);
+    serialized_sizes = decltype(serialized_sizes)(
+        view_alloc(m_exec, "ndzip::high_ratio::serialized_sizes"), count * tables);
     host_state = Kokkos::create_mirror_view(Kokkos::subview(states, 0));
-    outcome = decltype(outcome)("ndzip::high_ratio::outcome", 1);
+    outcome = decltype(outcome)(view_alloc(m_exec, "ndzip::high_ratio::outcome"), 1);
     host_outcome = Kokkos::create_mirror_view(outcome);
     // The host copies of the plans and the block grids must outlive the queued copies.
     m_exec.fence();
@@ -414,17 +425,18 @@ struct engine final : public core::engine<T, Dims, ExecSpace> {
         // streams' states.
         using Kokkos::view_alloc;
         using Kokkos::WithoutInitializing;
-        slots = decltype(slots)(view_alloc(WithoutInitializing, "ndzip::high_ratio::slots"),
+        slots = decltype(slots)(view_alloc(m_exec, WithoutInitializing, "ndzip::high_ratio::slots"),
                                 blocks * slot_words);
-        decoder = decltype(decoder)(view_alloc(WithoutInitializing, "ndzip::high_ratio::decoder"),
-                                    count * tables * decoder_table_size);
+        decoder =
+            decltype(decoder)(view_alloc(m_exec, WithoutInitializing, "ndzip::high_ratio::decoder"),
+                              count * tables * decoder_table_size);
         if constexpr (DeviceSchedule)
           stream_states = decltype(stream_states)(
-              view_alloc(WithoutInitializing, "ndzip::high_ratio::stream_states"),
+              view_alloc(m_exec, WithoutInitializing, "ndzip::high_ratio::stream_states"),
               blocks * streams_per_block);
       } else if (decoder.extent(0) == 0) {
         decoder = decltype(decoder)(
-            Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::high_ratio::decoder"),
+            Kokkos::view_alloc(m_exec, Kokkos::WithoutInitializing, "ndzip::high_ratio::decoder"),
             count * tables * decoder_table_size);
       }
       Kokkos::parallel_for("ndzip::high_ratio::read_header", per_grid(m_exec, 0, count),

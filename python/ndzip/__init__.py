@@ -17,6 +17,13 @@ frame or stream raises StreamError (a ValueError); an array of another dtype rai
 of another rank ValueError. Arrays that are not C-contiguous are copied into C order first (the
 values are those of the array as indexed).
 
+GPU arrays (CuPy, PyTorch, JAX, Numba: __dlpack__ or __cuda_array_interface__) are compressed
+on their device by a build with a GPU backend, never copied to the host: compress_raw and
+decompress_raw return arrays of the input's library there, compress returns a frame in host
+bytes, decompress(frame, like=array or out=array) decodes onto a device; every call takes
+stream= (else the library's current stream). Non-contiguous device arrays are refused. See
+docs/PYTHON.md, "GPU arrays".
+
 Backends and threads: importing ndzip initialises Kokkos on the importing thread (unless the
 process already has). Calls without backend= run on default_backend(), the first of backends(),
 the same on every thread. The GIL is released while the codec runs, so threads may compress

@@ -5,6 +5,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -16,5 +17,14 @@ namespace ndzip_python {
 // backend, without the binding.
 pybind11::dict time_cpp(const pybind11::object& object, const std::optional<std::string>& backend,
                         int repeats);
+
+// ndzip.bench --device's C++ side: median seconds of dynamic_compressor::compress and
+// decompress on buffers in the backend's memory (the device array `values`, and `stream` and
+// `decoded` for the results, of a library's), on the backend's default instance or on
+// `native_stream`, each call complete on return as Compressor's; and the stream's size. Checks
+// nothing: the caller compares the bytes.
+pybind11::dict time_cpp_device(const pybind11::object& values, const pybind11::object& stream,
+                               const pybind11::object& decoded, int repeats,
+                               std::optional<std::uintptr_t> native_stream);
 
 }  // namespace ndzip_python

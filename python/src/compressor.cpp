@@ -55,7 +55,7 @@ std::optional<std::string> backend_for(const std::optional<std::string>& asked,
 // `out` for a stream written beside an array on `where`: a writable C-contiguous device array
 // there.
 device_array borrow_stream_out(const py::object& out, const device_location& where,
-                               std::uintptr_t stream) {
+                               const call_stream& stream) {
   const auto out_on = device_location_of(out);
   if (!out_on || !same_place(*out_on, where))
     throw py::value_error("ndzip: out lies in " + place_of(out_on) + ", the array on " +
@@ -99,16 +99,18 @@ decltype(auto) py_compressor::with_codec(const F& f) {
 }
 
 template <class F>
-decltype(auto) py_compressor::with_stream_codec(std::uintptr_t stream, const F& f) {
+decltype(auto) py_compressor::with_stream_codec(std::uintptr_t stream, int device, const F& f) {
   const std::lock_guard<std::mutex> lock(m_slot->mutex);
   if (m_slot->finalised)
     throw std::runtime_error(
         "ndzip: Kokkos has been finalised; this Compressor can no longer "
         "be used");
-  if (!m_slot->on_stream || m_slot->stream != stream) {
+  const current_device on(device);
+  if (!m_slot->on_stream || m_slot->stream != stream || m_slot->device != device) {
     m_slot->on_stream.reset();  // its instance released first (the old stream's work done)
     m_slot->on_stream.emplace(m_backend, m_shape, m_mode, ndzip::native_stream{stream});
     m_slot->stream = stream;
+    m_slot->device = device;
   }
   return f(*m_slot->on_stream);
 }
@@ -118,21 +120,22 @@ void py_compressor::check_device(const device_location& where) const {
     throw py::value_error("ndzip: a " + where.to_string() + " array for a compressor on the '" +
                           m_backend + "' backend: device arrays run on the '" + where.backend() +
                           "' backend (backend='" + where.backend() + "' or None)");
+  if (runs_on_any_device()) return;
   const int device = backend_device();
   if (where.device != device)
     throw py::value_error("ndzip: the array lies on " + where.to_string() +
-                          ", but Kokkos runs "
-                          "on device " +
+                          ", but this Kokkos (before 4.4 for CUDA, 4.6 for HIP) runs on one "
+                          "device per process, device " +
                           std::to_string(device) +
-                          " in this process (choose it "
-                          "before importing ndzip: CUDA_VISIBLE_DEVICES, or KOKKOS_DEVICE_ID)");
+                          " here (choose it before importing ndzip: CUDA_VISIBLE_DEVICES, or "
+                          "KOKKOS_DEVICE_ID)");
 }
 
 py::object py_compressor::compress(const py::object& object, const std::optional<py::object>& out,
                                    bool framed, const py::object& stream) {
   check_thread();
   if (const auto where = device_location_of(object)) {
-    const std::uintptr_t handle = stream_for_call(stream, object, *where);
+    const call_stream handle = stream_for_call(stream, object, *where);
     return compress_device(object, borrow_device_array(object, *where, handle), handle, out,
                            framed);
   }
@@ -171,7 +174,7 @@ py::object py_compressor::compress_host(const py::array& array,
 }
 
 py::object py_compressor::compress_device(const py::object& object, const device_array& values,
-                                          std::uintptr_t stream,
+                                          const call_stream& stream,
                                           const std::optional<py::object>& out, bool framed) {
   const ndzip::array_shape given = shape_of(values);
   if (given != m_shape) {
@@ -186,9 +189,10 @@ py::object py_compressor::compress_device(const py::object& object, const device
     if (out && device_location_of(*out)) refuse_device_frame("out");
     check_device(values.where);
     const auto write = [&](std::byte* to, std::size_t capacity) {
-      return with_stream_codec(stream, [&](ndzip::dynamic_compressor& codec) {
-        return codec.compress_frame(values.data, to, capacity, ndzip::buffer_location::backend);
-      });
+      return with_stream_codec(
+          stream.handle, values.where.device, [&](ndzip::dynamic_compressor& codec) {
+            return codec.compress_frame(values.data, to, capacity, ndzip::buffer_location::backend);
+          });
     };
     const std::size_t bound = frame_size_bound();
     if (!out) return new_bytes(bound, [&](std::byte* to) { return write(to, bound); });
@@ -211,12 +215,13 @@ py::object py_compressor::compress_device(const py::object& object, const device
   std::size_t size = 0;
   {
     py::gil_scoped_release release;
-    size = with_stream_codec(stream, [&](ndzip::dynamic_compressor& codec) {
-      return codec.compress(values.data, bytes->data, bytes->bytes(),
-                            ndzip::buffer_location::backend);
-    });
+    size = with_stream_codec(stream.handle, values.where.device,
+                             [&](ndzip::dynamic_compressor& codec) {
+                               return codec.compress(values.data, bytes->data, bytes->bytes(),
+                                                     ndzip::buffer_location::backend);
+                             });
   }
-  return device_byte_prefix(target, size);
+  return device_byte_prefix(target, *bytes, size);
 }
 
 py::object py_compressor::decompress(const py::object& buffer, const std::optional<py::object>& out,
@@ -241,7 +246,7 @@ py::object py_compressor::decompress(const py::object& buffer, const std::option
                           "; copy the stream to the device first, or "
                           "decompress a frame");
   const py::object& anchor = buffer_on ? buffer : out ? *out : like;
-  const std::uintptr_t handle = stream_for_call(stream, anchor, *result_on);
+  const call_stream handle = stream_for_call(stream, anchor, *result_on);
   if (!out) check_device(*result_on);  // before anything is allocated there
   const py::object target =
       out ? *out
@@ -277,7 +282,7 @@ py::array py_compressor::decompress_host(const py::object& buffer,
 py::object py_compressor::decompress_device(const py::object& buffer,
                                             const std::optional<device_location>& buffer_on,
                                             const py::object& target, const device_location& where,
-                                            std::uintptr_t stream, bool framed) {
+                                            const call_stream& stream, bool framed) {
   const device_array values = borrow_device_array(target, where, stream);
   const ndzip::array_shape held = shape_of(values);
   if (held != m_shape) {
@@ -290,11 +295,13 @@ py::object py_compressor::decompress_device(const py::object& buffer,
   if (framed) {
     check_device(where);
     const input_buffer input(buffer);
-    py::gil_scoped_release release;
-    with_stream_codec(stream, [&](ndzip::dynamic_compressor& codec) {
-      codec.decompress_frame(input.data(), input.size(), values.data,
-                             ndzip::buffer_location::backend);
-    });
+    {
+      py::gil_scoped_release release;
+      with_stream_codec(stream.handle, values.where.device, [&](ndzip::dynamic_compressor& codec) {
+        codec.decompress_frame(input.data(), input.size(), values.data,
+                               ndzip::buffer_location::backend);
+      });
+    }
     return target;
   }
   const device_array input = borrow_device_array(buffer, *buffer_on, stream);
@@ -304,10 +311,11 @@ py::object py_compressor::decompress_device(const py::object& buffer,
   std::size_t consumed = 0;
   {
     py::gil_scoped_release release;
-    consumed = with_stream_codec(stream, [&](ndzip::dynamic_compressor& codec) {
-      return codec.decompress(input.data, input.bytes(), values.data,
-                              ndzip::buffer_location::backend);
-    });
+    consumed = with_stream_codec(stream.handle, values.where.device,
+                                 [&](ndzip::dynamic_compressor& codec) {
+                                   return codec.decompress(input.data, input.bytes(), values.data,
+                                                           ndzip::buffer_location::backend);
+                                 });
   }
   if (consumed != input.bytes())
     throw ndzip::stream_error("ndzip: the " + m_shape.to_string() + " stream ends after " +
@@ -325,7 +333,7 @@ py::object compress(const py::object& object, const std::optional<py::object>& o
     return codec.compress(object, out, framed, stream);
   }
   require_kokkos();
-  const std::uintptr_t handle = stream_for_call(stream, object, *where);
+  const call_stream handle = stream_for_call(stream, object, *where);
   const device_array values = borrow_device_array(object, *where, handle);
   // What the arrays are is said before the backend is looked for.
   const ndzip::array_shape shape = shape_of(values);

@@ -56,7 +56,7 @@ class py_compressor {
                       bool framed, const py::object& stream);
   // A device array already borrowed (the one-shot functions learn its shape from it).
   py::object compress_device(const py::object& object, const device_array& values,
-                             std::uintptr_t stream, const std::optional<py::object>& out,
+                             const call_stream& stream, const std::optional<py::object>& out,
                              bool framed);
 
   // Decodes a frame (checked whole, and to hold this compressor's array and mode; in host
@@ -76,8 +76,9 @@ class py_compressor {
   // RuntimeError once Kokkos has been finalised.
   template <class F>
   decltype(auto) with_codec(const F& f);
+  // `stream` is a handle of `device` (0: its legacy default stream), made current meanwhile.
   template <class F>
-  decltype(auto) with_stream_codec(std::uintptr_t stream, const F& f);
+  decltype(auto) with_stream_codec(std::uintptr_t stream, int device, const F& f);
 
   py::object compress_host(const py::array& array, const std::optional<py::object>& out,
                            bool framed);
@@ -86,7 +87,7 @@ class py_compressor {
   py::object decompress_device(const py::object& buffer,
                                const std::optional<device_location>& buffer_on,
                                const py::object& target, const device_location& where,
-                               std::uintptr_t stream, bool framed);
+                               const call_stream& stream, bool framed);
 
   ndzip::array_shape m_shape;
   ndzip::codec_mode m_mode;

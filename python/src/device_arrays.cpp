@@ -14,10 +14,12 @@ std::string type_name_of(const py::object& object) {
   return py::repr(py::type::of(object)).cast<std::string>();
 }
 
-// ndzip._device: the array libraries' own calls (current streams, new arrays), in Python.
+// ndzip._device: the array libraries' own calls (current streams, new arrays), in Python. Kept
+// for the life of the process and never released: a static py::object would be released after
+// the interpreter has gone.
 const py::module_& device_module() {
-  static const py::module_ module = py::module_::import("ndzip._device");
-  return module;
+  static const auto* module = new py::module_(py::module_::import("ndzip._device"));
+  return *module;
 }
 
 std::optional<ndzip::element_type> float_type(std::uint8_t code, unsigned bits) {
@@ -47,7 +49,10 @@ std::intptr_t dlpack_stream(const device_location& where, std::uintptr_t stream)
 
 device_array from_dlpack(const py::object& object, const device_location& where,
                          std::uintptr_t stream) {
-  const dlpack_tensor taken(object, dlpack_stream(where, stream));
+  const dlpack_tensor taken = [&] {
+    const current_device on(where.device);  // PyTorch exports only from the tensor's device
+    return dlpack_tensor(object, dlpack_stream(where, stream));
+  }();
   const dlpack::tensor& t = taken.get();
   device_array a;
   a.where = where;
@@ -59,6 +64,7 @@ device_array from_dlpack(const py::object& object, const device_location& where,
       std::to_string(t.dtype.bits) +
       (t.dtype.lanes == 1 ? "" : "x" + std::to_string(t.dtype.lanes));
   a.item_bytes = (std::size_t{t.dtype.bits} * t.dtype.lanes + 7) / 8;
+  a.unsigned_bytes = t.dtype.code == dlpack::uint_code && t.dtype.bits == 8 && t.dtype.lanes == 1;
   a.shape.assign(t.shape, t.shape + t.ndim);
   std::vector<std::int64_t> strides;
   if (t.strides) strides.assign(t.strides, t.strides + t.ndim);
@@ -80,6 +86,7 @@ device_array from_cuda_array_interface(const py::object& object, const device_lo
   a.type_name = typestr;
   const py::dtype dtype(typestr);
   a.item_bytes = static_cast<std::size_t>(dtype.itemsize());
+  a.unsigned_bytes = typestr.size() == 3 && typestr.compare(1, 2, "u1") == 0;
   if (dtype.equal(py::dtype::of<float>())) a.type = ndzip::element_type::float32;
   if (dtype.equal(py::dtype::of<double>())) a.type = ndzip::element_type::float64;
   for (const auto extent : py::tuple(cai["shape"])) a.shape.push_back(extent.cast<std::int64_t>());
@@ -110,6 +117,99 @@ device_array from_cuda_array_interface(const py::object& object, const device_lo
   return a;
 }
 
+// CuPy's arrays and PyTorch's tensors (their exact types), described by their own attributes:
+// about a microsecond, where DLPack and __cuda_array_interface__ take 3 to 20 (a 1 KiB call
+// takes 15). Used on the library's current stream only, where nothing is to be ordered.
+enum class known_library { none, cupy, torch };
+
+struct known_types {
+  PyTypeObject* cupy_array = nullptr;
+  PyTypeObject* torch_tensor = nullptr;
+  py::object torch_float32, torch_float64, torch_uint8, torch_strided;
+};
+
+// Filled as each library is first seen imported; never released (see device_module).
+known_types& known() {
+  static auto* types = new known_types;
+  return *types;
+}
+
+known_library library_of(const py::handle& object) {
+  known_types& k = known();
+  PyTypeObject* type = Py_TYPE(object.ptr());
+  if (type == k.cupy_array) return known_library::cupy;
+  if (type == k.torch_tensor) return known_library::torch;
+  const std::string_view name = type->tp_name;
+  // A library not imported has no arrays yet: sys.modules, not an import.
+  const auto imported = [](const char* library) {
+    return py::module_::import("sys").attr("modules").attr("get")(library);
+  };
+  if (!k.cupy_array && name == "cupy.ndarray") {
+    const py::object module = imported("cupy");
+    if (!module.is_none() && module.attr("ndarray").ptr() == reinterpret_cast<PyObject*>(type)) {
+      k.cupy_array = type;
+      return known_library::cupy;
+    }
+  }
+  if (!k.torch_tensor && name == "Tensor") {
+    const py::object module = imported("torch");
+    if (!module.is_none() && module.attr("Tensor").ptr() == reinterpret_cast<PyObject*>(type)) {
+      k.torch_float32 = module.attr("float32");
+      k.torch_float64 = module.attr("float64");
+      k.torch_uint8 = module.attr("uint8");
+      k.torch_strided = module.attr("strided");
+      k.torch_tensor = type;
+      return known_library::torch;
+    }
+  }
+  return known_library::none;
+}
+
+// Where a CuPy array or a PyTorch tensor lies, on the build's GPU runtime; nothing for a tensor
+// not on a GPU (the protocols say where).
+std::optional<device_location> known_location(known_library library, const py::handle& object) {
+  const auto api =
+      gpu_runtime_is_rocm() ? device_location::runtime::rocm : device_location::runtime::cuda;
+  if (library == known_library::cupy)
+    return device_location{api, object.attr("data").attr("device_id").cast<int>()};
+  if (!object.attr("is_cuda").cast<bool>()) return std::nullopt;  // PyTorch's ROCm too
+  return device_location{api, object.attr("get_device")().cast<int>()};
+}
+
+// A CuPy array's or a PyTorch tensor's memory; nothing for what only the protocols say right
+// (a tensor that requires grad, or not strided: their exports refuse it, saying why).
+std::optional<device_array> from_known_library(known_library library, const py::handle& object,
+                                               const device_location& where) {
+  device_array a;
+  a.where = where;
+  if (library == known_library::cupy) {
+    a.data = reinterpret_cast<void*>(object.attr("data").attr("ptr").cast<std::uintptr_t>());
+    const py::dtype dtype = object.attr("dtype");
+    a.item_bytes = static_cast<std::size_t>(dtype.itemsize());
+    if (dtype.equal(py::dtype::of<float>())) a.type = ndzip::element_type::float32;
+    if (dtype.equal(py::dtype::of<double>())) a.type = ndzip::element_type::float64;
+    a.unsigned_bytes = dtype.equal(py::dtype::of<std::uint8_t>());
+    a.type_name = py::str(static_cast<const py::handle&>(dtype)).cast<std::string>();
+    a.c_contiguous = object.attr("flags").attr("c_contiguous").cast<bool>();
+  } else {
+    const known_types& k = known();
+    if (object.attr("requires_grad").cast<bool>() || !py::object(object.attr("layout")).is(k.torch_strided))
+      return std::nullopt;
+    a.data = reinterpret_cast<void*>(object.attr("data_ptr")().cast<std::uintptr_t>());
+    const py::object dtype = object.attr("dtype");
+    if (dtype.is(k.torch_float32)) a.type = ndzip::element_type::float32;
+    if (dtype.is(k.torch_float64)) a.type = ndzip::element_type::float64;
+    a.unsigned_bytes = dtype.is(k.torch_uint8);
+    a.item_bytes = object.attr("element_size")().cast<std::size_t>();
+    a.type_name = py::str(static_cast<const py::handle&>(dtype)).cast<std::string>();
+    a.c_contiguous = object.attr("is_contiguous")().cast<bool>();
+  }
+  for (const auto extent : py::tuple(object.attr("shape")))
+    a.shape.push_back(extent.cast<std::int64_t>());
+  a.keeper = py::reinterpret_borrow<py::object>(object);
+  return a;
+}
+
 }  // namespace
 
 std::string device_location::to_string() const {
@@ -118,6 +218,8 @@ std::string device_location::to_string() const {
 }
 
 std::optional<device_location> device_location_of(const py::object& object) {
+  if (const known_library library = library_of(object); library != known_library::none)
+    if (auto where = known_location(library, object)) return where;
   if (py::hasattr(object, "__dlpack_device__")) {
     const py::tuple dev = object.attr("__dlpack_device__")();
     const auto type = dev[0].cast<std::int32_t>();
@@ -165,9 +267,15 @@ std::string device_array::shape_text() const {
 }
 
 device_array borrow_device_array(const py::object& object, const device_location& where,
-                                 std::uintptr_t stream) {
-  if (py::hasattr(object, "__dlpack__")) return from_dlpack(object, where, stream);
-  return from_cuda_array_interface(object, where, stream);
+                                 const call_stream& stream) {
+  if (stream.libraries_current) {
+    if (const known_library library = library_of(object); library != known_library::none)
+      if (auto a = from_known_library(library, object, where)) return std::move(*a);
+  }
+  const bool dlpack = py::hasattr(object, "__dlpack__");
+  if (dlpack && !(stream.libraries_current && py::hasattr(object, "__cuda_array_interface__")))
+    return from_dlpack(object, where, stream.handle);
+  return from_cuda_array_interface(object, where, stream.handle);
 }
 
 std::optional<py::array> host_array_from_dlpack(const py::object& object) {
@@ -191,11 +299,12 @@ std::optional<py::array> host_array_from_dlpack(const py::object& object) {
   return array;
 }
 
-std::uintptr_t stream_for_call(const py::object& stream, const py::object& array,
-                               const device_location& where) {
-  return device_module()
-      .attr("stream_handle")(stream, array, where.backend(), where.device)
-      .cast<std::uintptr_t>();
+call_stream stream_for_call(const py::object& stream, const py::object& array,
+                            const device_location& where) {
+  return call_stream{device_module()
+                         .attr("stream_handle")(stream, array, where.backend(), where.device)
+                         .cast<std::uintptr_t>(),
+                     stream.is_none()};
 }
 
 py::object new_device_array(const py::object& like, const device_location& where,
@@ -204,8 +313,12 @@ py::object new_device_array(const py::object& like, const device_location& where
                                        py::tuple(py::cast(shape)));
 }
 
-py::object device_byte_prefix(const py::object& array, std::size_t bytes) {
-  return device_module().attr("byte_prefix")(array, bytes);
+py::object device_byte_prefix(const py::object& array, const device_array& memory,
+                              std::size_t bytes) {
+  // A 1-D uint8 array (the usual out=, and every new one) is sliced here: no library's call.
+  if (memory.unsigned_bytes && memory.shape.size() == 1)
+    return array[py::slice(0, static_cast<py::ssize_t>(bytes), 1)];
+  return device_module().attr("byte_prefix")(array, bytes, memory.where.device);
 }
 
 }  // namespace ndzip_python

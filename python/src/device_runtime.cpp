@@ -30,6 +30,14 @@ void check(hipError_t status, const char* what) {
 
 }  // namespace
 
+bool gpu_runtime_is_rocm() {
+#if defined(KOKKOS_ENABLE_HIP) && !defined(KOKKOS_ENABLE_CUDA)
+  return true;
+#else
+  return false;
+#endif
+}
+
 #if defined(KOKKOS_ENABLE_CUDA) || defined(KOKKOS_ENABLE_HIP)
 
 int device_of_pointer(const void* data) {
@@ -48,6 +56,32 @@ int backend_device() {
   return Kokkos::Cuda().cuda_device();
 #else
   return ndzip::detail::hip_space().hip_device();
+#endif
+}
+
+bool runs_on_any_device() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  return KOKKOS_VERSION >= 40400;
+#else
+  return KOKKOS_VERSION >= 40600;
+#endif
+}
+
+current_device::current_device(int device) {
+#if defined(KOKKOS_ENABLE_CUDA)
+  check(cudaGetDevice(&m_previous), "the current device");
+  if (device != m_previous) check(cudaSetDevice(device), "selecting the array's device");
+#else
+  check(hipGetDevice(&m_previous), "the current device");
+  if (device != m_previous) check(hipSetDevice(device), "selecting the array's device");
+#endif
+}
+
+current_device::~current_device() {
+#if defined(KOKKOS_ENABLE_CUDA)
+  cudaSetDevice(m_previous);
+#else
+  hipSetDevice(m_previous);
 #endif
 }
 
@@ -81,6 +115,9 @@ void order_stream_after(std::uintptr_t consumer, std::uintptr_t producer) {
 
 int device_of_pointer(const void*) { return -1; }
 int backend_device() { no_gpu(); }
+bool runs_on_any_device() { return false; }
+current_device::current_device(int) {}
+current_device::~current_device() = default;
 void order_stream_after(std::uintptr_t, std::uintptr_t) { no_gpu(); }
 
 #endif

@@ -3,8 +3,10 @@
 // NumPy arrays to frames and bare streams and back through the library's run-time layer
 // (ndzip/dynamic.hpp). This file holds the bindings only: the Kokkos session and the threads a
 // backend runs on (session.hpp), the adapters between Python objects and the run-time layer
-// (arrays.hpp), ndzip.Compressor and the one-shot functions (compressor.hpp), and ndzip.bench's
-// C++ timing in the private submodule _bench (bench_timing.hpp).
+// (arrays.hpp; device arrays through DLPack and __cuda_array_interface__: device_arrays.hpp,
+// dlpack.hpp, device_runtime.hpp), ndzip.Compressor and the one-shot functions
+// (compressor.hpp), and ndzip.bench's C++ timing in the private submodule _bench
+// (bench_timing.hpp).
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -174,5 +176,7 @@ PYBIND11_MODULE(_ndzip, m) {
   // ndzip.bench's measurement of the C++ calls, out of the package's namespace.
   m.def_submodule("_bench", "ndzip.bench's C++ side (not part of the API)")
       .def("time_cpp", &time_cpp, py::arg("array"), py::arg("backend") = py::none(),
-           py::arg("repeats") = 5);
+           py::arg("repeats") = 5)
+      .def("time_cpp_device", &time_cpp_device, py::arg("values"), py::arg("stream"),
+           py::arg("decoded"), py::arg("repeats") = 5, py::arg("native_stream") = py::none());
 }

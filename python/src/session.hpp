@@ -47,6 +47,7 @@ struct codec_slot {
   // Device arrays: on the stream of the latest call that had them (remade when it changes).
   std::optional<ndzip::dynamic_compressor> on_stream;
   std::uintptr_t stream = 0;
+  int device = -1;
   bool finalised = false;
 };
 

@@ -80,7 +80,9 @@ std::size_t compress_into_frame(Codec& codec, const ValuesView& values, std::byt
       return codec.compress(values, unmanaged_bytes<std::byte, FrameSpace>(stream, capacity));
   }
   const Kokkos::View<std::byte*, typename ExecSpace::memory_space> scratch(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::frame_stream"), codec.size_bound());
+      Kokkos::view_alloc(codec.execution_space_instance(), Kokkos::WithoutInitializing,
+                         "ndzip::frame_stream"),
+      codec.size_bound());
   const std::size_t stream_bytes = codec.compress(values, scratch);
   if (stream_bytes > capacity)
     throw capacity_error(
@@ -105,7 +107,9 @@ std::size_t decompress_from_frame(Codec& codec, const std::byte* stream, std::si
       return codec.decompress(frame_stream(stream, stream_bytes), values);
   }
   const Kokkos::View<std::byte*, typename ExecSpace::memory_space> scratch(
-      Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::frame_stream"), stream_bytes);
+      Kokkos::view_alloc(codec.execution_space_instance(), Kokkos::WithoutInitializing,
+                         "ndzip::frame_stream"),
+      stream_bytes);
   Kokkos::deep_copy(codec.execution_space_instance(), scratch, frame_stream(stream, stream_bytes));
   return codec.decompress(scratch, values);
 }
