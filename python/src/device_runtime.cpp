@@ -67,7 +67,7 @@ bool runs_on_any_device() {
 #endif
 }
 
-current_device::current_device(int device) {
+current_device::current_device(int device) : m_device(device) {
 #if defined(KOKKOS_ENABLE_CUDA)
   check(cudaGetDevice(&m_previous), "the current device");
   if (device != m_previous) check(cudaSetDevice(device), "selecting the array's device");
@@ -78,6 +78,8 @@ current_device::current_device(int device) {
 }
 
 current_device::~current_device() {
+  // Kokkos makes only the instance's device current, which was current before if m_device is.
+  if (m_device == m_previous) return;
 #if defined(KOKKOS_ENABLE_CUDA)
   cudaSetDevice(m_previous);
 #else

@@ -35,6 +35,7 @@ class current_device {
   current_device& operator=(const current_device&) = delete;
 
  private:
+  int m_device = -1;
   int m_previous = -1;
 };
 // Orders the stream `consumer` (a handle; 0: the legacy default stream) after all work queued so
