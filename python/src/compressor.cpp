@@ -29,6 +29,30 @@ ndzip::array_shape shape_of(const device_array& a) {
   return ndzip::array_shape(*a.type, static_cast<int>(a.shape.size()), extents);
 }
 
+// TypeError (another dtype) or ValueError (another shape) saying `what`, unless `given` is
+// `expected`.
+void require_shape(const ndzip::array_shape& given, const ndzip::array_shape& expected,
+                   const std::string& what) {
+  if (given == expected) return;
+  if (given.type() != expected.type()) throw py::type_error(what);
+  throw py::value_error(what);
+}
+
+// What write(to, capacity) writes into host memory: a new bytes object of `bound` bytes cut to
+// size, or `out` (a writable buffer of the caller's) and the memoryview of the bytes written.
+template <class Write>
+py::object into_host_bytes(const std::optional<py::object>& out, std::size_t bound,
+                           const Write& write) {
+  if (!out) return new_bytes(bound, [&](std::byte* to) { return write(to, bound); });
+  std::size_t size = 0;
+  {
+    const output_buffer target(*out);
+    py::gil_scoped_release release;
+    size = write(target.data(), target.size());
+  }
+  return written_bytes(*out, size);
+}
+
 // A device array is read and written where it lies, in place: one that is not C-contiguous is
 // refused rather than copied.
 void require_c_order(const device_array& a, const char* role) {
@@ -145,12 +169,9 @@ py::object py_compressor::compress(const py::object& object, const std::optional
 py::object py_compressor::compress_host(const py::array& array,
                                         const std::optional<py::object>& out, bool framed) {
   const ndzip::array_shape given = shape_of(array);
-  if (given.type() != m_shape.type())
-    throw py::type_error("ndzip: a " + given.to_string() + " array for a compressor of " +
-                         m_shape.to_string());
-  if (given != m_shape)
-    throw py::value_error("ndzip: a " + given.to_string() + " array for a compressor of " +
-                          m_shape.to_string());
+  require_shape(
+      given, m_shape,
+      "ndzip: a " + given.to_string() + " array for a compressor of " + m_shape.to_string());
   if (out && device_location_of(*out))
     throw py::value_error(
         "ndzip: out lies in device memory but the array in host memory; "
@@ -162,27 +183,16 @@ py::object py_compressor::compress_host(const py::array& array,
       return framed ? codec.compress_frame(data, to, capacity) : codec.compress(data, to, capacity);
     });
   };
-  const std::size_t bound = framed ? frame_size_bound() : size_bound();
-  if (!out) return new_bytes(bound, [&](std::byte* to) { return write(to, bound); });
-  std::size_t size = 0;
-  {
-    const output_buffer target(*out);
-    py::gil_scoped_release release;
-    size = write(target.data(), target.size());
-  }
-  return written_bytes(*out, size);
+  return into_host_bytes(out, framed ? frame_size_bound() : size_bound(), write);
 }
 
 py::object py_compressor::compress_device(const py::object& object, const device_array& values,
                                           const call_stream& stream,
                                           const std::optional<py::object>& out, bool framed) {
   const ndzip::array_shape given = shape_of(values);
-  if (given != m_shape) {
-    const std::string text =
-        "ndzip: a " + given.to_string() + " array for a compressor of " + m_shape.to_string();
-    if (given.type() != m_shape.type()) throw py::type_error(text);
-    throw py::value_error(text);
-  }
+  require_shape(
+      given, m_shape,
+      "ndzip: a " + given.to_string() + " array for a compressor of " + m_shape.to_string());
   require_c_order(values, "the array");
   if (framed) {
     // The stream goes to the host with its header: the checksum covers it.
@@ -194,15 +204,7 @@ py::object py_compressor::compress_device(const py::object& object, const device
             return codec.compress_frame(values.data, to, capacity, ndzip::buffer_location::backend);
           });
     };
-    const std::size_t bound = frame_size_bound();
-    if (!out) return new_bytes(bound, [&](std::byte* to) { return write(to, bound); });
-    std::size_t size = 0;
-    {
-      const output_buffer target(*out);
-      py::gil_scoped_release release;
-      size = write(target.data(), target.size());
-    }
-    return written_bytes(*out, size);
+    return into_host_bytes(out, frame_size_bound(), write);
   }
   std::optional<device_array> bytes;
   if (out) bytes = borrow_stream_out(*out, values.where, stream);
@@ -285,12 +287,9 @@ py::object py_compressor::decompress_device(const py::object& buffer,
                                             const call_stream& stream, bool framed) {
   const device_array values = borrow_device_array(target, where, stream);
   const ndzip::array_shape held = shape_of(values);
-  if (held != m_shape) {
-    const std::string text =
-        "ndzip: out is a " + held.to_string() + " array, the data holds " + m_shape.to_string();
-    if (held.type() != m_shape.type()) throw py::type_error(text);
-    throw py::value_error(text);
-  }
+  require_shape(
+      held, m_shape,
+      "ndzip: out is a " + held.to_string() + " array, the data holds " + m_shape.to_string());
   require_writable(values, "out");
   if (framed) {
     check_device(where);
