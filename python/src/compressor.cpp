@@ -29,13 +29,14 @@ ndzip::array_shape shape_of(const device_array& a) {
   return ndzip::array_shape(*a.type, static_cast<int>(a.shape.size()), extents);
 }
 
-// TypeError (another dtype) or ValueError (another shape) saying `what`, unless `given` is
-// `expected`.
+// TypeError (another dtype) or ValueError (another shape) saying what(), unless `given` is
+// `expected` (the message is made only then: this runs on every call).
+template <class What>
 void require_shape(const ndzip::array_shape& given, const ndzip::array_shape& expected,
-                   const std::string& what) {
+                   const What& what) {
   if (given == expected) return;
-  if (given.type() != expected.type()) throw py::type_error(what);
-  throw py::value_error(what);
+  if (given.type() != expected.type()) throw py::type_error(what());
+  throw py::value_error(what());
 }
 
 // What write(to, capacity) writes into host memory: a new bytes object of `bound` bytes cut to
@@ -169,9 +170,9 @@ py::object py_compressor::compress(const py::object& object, const std::optional
 py::object py_compressor::compress_host(const py::array& array,
                                         const std::optional<py::object>& out, bool framed) {
   const ndzip::array_shape given = shape_of(array);
-  require_shape(
-      given, m_shape,
-      "ndzip: a " + given.to_string() + " array for a compressor of " + m_shape.to_string());
+  require_shape(given, m_shape, [&] {
+    return "ndzip: a " + given.to_string() + " array for a compressor of " + m_shape.to_string();
+  });
   if (out && device_location_of(*out))
     throw py::value_error(
         "ndzip: out lies in device memory but the array in host memory; "
@@ -190,9 +191,9 @@ py::object py_compressor::compress_device(const py::object& object, const device
                                           const call_stream& stream,
                                           const std::optional<py::object>& out, bool framed) {
   const ndzip::array_shape given = shape_of(values);
-  require_shape(
-      given, m_shape,
-      "ndzip: a " + given.to_string() + " array for a compressor of " + m_shape.to_string());
+  require_shape(given, m_shape, [&] {
+    return "ndzip: a " + given.to_string() + " array for a compressor of " + m_shape.to_string();
+  });
   require_c_order(values, "the array");
   if (framed) {
     // The stream goes to the host with its header: the checksum covers it.
@@ -287,9 +288,9 @@ py::object py_compressor::decompress_device(const py::object& buffer,
                                             const call_stream& stream, bool framed) {
   const device_array values = borrow_device_array(target, where, stream);
   const ndzip::array_shape held = shape_of(values);
-  require_shape(
-      held, m_shape,
-      "ndzip: out is a " + held.to_string() + " array, the data holds " + m_shape.to_string());
+  require_shape(held, m_shape, [&] {
+    return "ndzip: out is a " + held.to_string() + " array, the data holds " + m_shape.to_string();
+  });
   require_writable(values, "out");
   if (framed) {
     check_device(where);
