@@ -20,4 +20,7 @@ cmake -S "$root" -B "$cuda_build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_FLAGS="-arch=sm_80 $host_call_errors" \
   -DCUDAToolkit_INCLUDE_DIR=/usr/include >/dev/null
 cmake --build "$cuda_build" -j "$jobs"
-echo "build-cuda: the CUDA configuration compiles (binaries in $cuda_build/bin, not run here)"
+compile_python_sources "$cuda_build/python-objects" "$kokkos_cuda/bin/nvcc_wrapper" -arch=sm_80 \
+  -O1 "-I$root/include" "-I$cuda_build/include" -isystem "$kokkos_cuda/include"
+echo "build-cuda: the CUDA configuration compiles, the Python extension's sources too (binaries" \
+     "in $cuda_build/bin, not run here)"

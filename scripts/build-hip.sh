@@ -20,4 +20,7 @@ cmake -S "$root" -B "$hip_build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DNDZIP_BUILD_TESTS=OFF \
   -DCMAKE_CXX_COMPILER=hipcc >/dev/null
 cmake --build "$hip_build" -j "$jobs"
-echo "build-hip: the HIP configuration compiles (binaries in $hip_build/bin, not run here)"
+compile_python_sources "$hip_build/python-objects" hipcc -O1 -I"$root/include" \
+  -I"$hip_build/include" -isystem "$kokkos_hip/include"
+echo "build-hip: the HIP configuration compiles, the Python extension's sources too (binaries in" \
+     "$hip_build/bin, not run here)"

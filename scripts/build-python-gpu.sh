@@ -60,10 +60,8 @@ rm -rf "$build/package" && mkdir -p "$package" "$build/objects"
 # Joined: nvcc_wrapper passes a separate -I's folder on as an option of its own.
 includes=("-I$pybind11" "-I$root/include" "-I$build/lib/include" -isystem "$kokkos/include")
 for dir in "${python_includes[@]}"; do includes+=("-I$dir"); done
-sources=$(sed -n '/pybind11_add_module/,/)/p' "$root/python/CMakeLists.txt" |
-          grep -o 'src/[a-z0-9_]*\.cpp')
 objects=()
-for source in $sources; do
+for source in $(python_extension_sources); do
   object="$build/objects/$(basename "$source" .cpp).o"
   "$kokkos/bin/nvcc_wrapper" -arch="$arch" -O2 -std=c++17 -fPIC -fvisibility=hidden -fopenmp \
     "${includes[@]}" -c "$root/python/$source" -o "$object" &

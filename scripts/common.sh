@@ -31,3 +31,32 @@ ndzip_configure() {
 ndzip_build() {
   cmake --build "$build" -j "$jobs" "$@"
 }
+
+# The Python extension's sources, as python/CMakeLists.txt lists them (src/*.cpp, relative to
+# python/).
+python_extension_sources() {
+  sed -n '/pybind11_add_module/,/)/p' "$root/python/CMakeLists.txt" | grep -o 'src/[a-z0-9_]*\.cpp'
+}
+
+# Compiles, without linking, the Python extension's sources with a GPU configuration's compiler
+# into OUT_DIR, so that their CUDA and HIP branches (python/src/device_runtime.cpp) cannot rot
+# where the module itself is not built (it needs a shared libndzip). Skipped, saying so, without
+# pybind11 or Python's headers.
+#   compile_python_sources OUT_DIR COMPILER [FLAGS...]   (include folders come from the caller)
+compile_python_sources() {
+  local out="$1" compiler="$2"
+  shift 2
+  local python_include
+  python_include=$(/usr/bin/python3 -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+  if [ ! -f /usr/include/pybind11/pybind11.h ] || [ ! -f "$python_include/Python.h" ]; then
+    echo "compile_python_sources: no pybind11 or Python headers, the extension is not compiled"
+    return 0
+  fi
+  mkdir -p "$out"
+  local source
+  for source in $(python_extension_sources); do
+    "$compiler" "$@" -std=c++17 -fPIC -fvisibility=hidden -I/usr/include/pybind11 \
+      "-I$python_include" \
+      -c "$root/python/$source" -o "$out/$(basename "$source" .cpp).o"
+  done
+}

@@ -81,9 +81,9 @@ current_device::~current_device() {
   // Kokkos makes only the instance's device current, which was current before if m_device is.
   if (m_device == m_previous) return;
 #if defined(KOKKOS_ENABLE_CUDA)
-  cudaSetDevice(m_previous);
+  static_cast<void>(cudaSetDevice(m_previous));  // a destructor has no one to tell
 #else
-  hipSetDevice(m_previous);
+  static_cast<void>(hipSetDevice(m_previous));  // a destructor has no one to tell
 #endif
 }
 
@@ -98,7 +98,7 @@ void order_stream_after(std::uintptr_t consumer, std::uintptr_t producer) {
   const cudaError_t waited =
       recorded == cudaSuccess ? cudaStreamWaitEvent(reinterpret_cast<stream_t>(consumer), event, 0)
                               : recorded;
-  cudaEventDestroy(event);  // released once the wait is satisfied
+  static_cast<void>(cudaEventDestroy(event));  // released once the wait is satisfied
   check(waited, "ordering the call after the array's stream");
 #else
   const stream_t from = producer <= 2 ? nullptr : reinterpret_cast<stream_t>(producer);
@@ -108,7 +108,7 @@ void order_stream_after(std::uintptr_t consumer, std::uintptr_t producer) {
   const hipError_t waited = recorded == hipSuccess
                                 ? hipStreamWaitEvent(reinterpret_cast<stream_t>(consumer), event, 0)
                                 : recorded;
-  hipEventDestroy(event);
+  static_cast<void>(hipEventDestroy(event));  // released once the wait is satisfied
   check(waited, "ordering the call after the array's stream");
 #endif
 }
