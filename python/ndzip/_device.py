@@ -30,6 +30,8 @@ def stream_handle(stream, array, backend, device):
     `stream` (an int, or an object with __cuda_stream__, .cuda_stream (PyTorch) or .ptr (CuPy)),
     else the current stream of the library of `array` on that device, else 0."""
     if stream is None:
+        # The extension asks CuPy's and PyTorch's own array types itself; their subclasses
+        # (torch.nn.Parameter) come here.
         library = _library(array)
         if library == "cupy":
             import cupy

@@ -70,8 +70,7 @@ py::dict time_cpp(const py::object& object, const std::optional<std::string>& ba
 }
 
 py::dict time_cpp_device(const py::object& values, const py::object& stream,
-                         const py::object& decoded, int repeats,
-                         std::optional<std::uintptr_t> native_stream) {
+                         const py::object& decoded, int repeats) {
   const auto where = device_location_of(values);
   if (!where) throw py::type_error("ndzip.bench: time_cpp_device takes device arrays");
   const device_array in = borrow_device_array(values, *where, call_stream{});
@@ -86,10 +85,7 @@ py::dict time_cpp_device(const py::object& values, const py::object& stream,
   std::size_t size = 0;
   {
     py::gil_scoped_release release;
-    ndzip::dynamic_compressor codec =
-        native_stream ? ndzip::dynamic_compressor(where->backend(), shape, ndzip::codec_mode::ndzip,
-                                                  ndzip::native_stream{*native_stream})
-                      : ndzip::dynamic_compressor(where->backend(), shape);
+    ndzip::dynamic_compressor codec(where->backend(), shape);
     const auto where_backend = ndzip::buffer_location::backend;
     for (int r = 0; r <= repeats; ++r) {  // the first round allocates the scratch: not counted
       const double c = seconds_of(

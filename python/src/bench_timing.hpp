@@ -5,7 +5,6 @@
 
 #include <pybind11/pybind11.h>
 
-#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -20,11 +19,10 @@ pybind11::dict time_cpp(const pybind11::object& object, const std::optional<std:
 
 // ndzip.bench --device's C++ side: median seconds of dynamic_compressor::compress and
 // decompress on buffers in the backend's memory (the device array `values`, and `stream` and
-// `decoded` for the results, of a library's), on the backend's default instance or on
-// `native_stream`, each call complete on return as Compressor's; and the stream's size. Checks
-// nothing: the caller compares the bytes.
+// `decoded` for the results, of a library's), on the backend's default instance, each call
+// complete on return as Compressor's; and the stream's size. Checks nothing: the caller compares
+// the bytes.
 pybind11::dict time_cpp_device(const pybind11::object& values, const pybind11::object& stream,
-                               const pybind11::object& decoded, int repeats,
-                               std::optional<std::uintptr_t> native_stream);
+                               const pybind11::object& decoded, int repeats);
 
 }  // namespace ndzip_python

@@ -178,5 +178,5 @@ PYBIND11_MODULE(_ndzip, m) {
       .def("time_cpp", &time_cpp, py::arg("array"), py::arg("backend") = py::none(),
            py::arg("repeats") = 5)
       .def("time_cpp_device", &time_cpp_device, py::arg("values"), py::arg("stream"),
-           py::arg("decoded"), py::arg("repeats") = 5, py::arg("native_stream") = py::none());
+           py::arg("decoded"), py::arg("repeats") = 5);
 }
