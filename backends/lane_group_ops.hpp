@@ -24,6 +24,8 @@
 //                                  (teams per multiprocessor; 0: none)
 //   teams_progress_independently   whether a team may wait for another that started before it
 //                                  (single-pass compression, core/block_placement.hpp)
+//   groups_progress_independently  whether a lane group may wait for another, of its own team
+//                                  too (the streamed kernels, core/streamed_kernels.hpp)
 //   held_lanes, groups_per_call    slots per call, and how many lane groups they make up
 //   lanes                          the held lanes: lane(s) is slot s's lane in its group,
 //                                  group(s) which of the call's groups it belongs to
@@ -72,6 +74,12 @@ struct device_lane_group {
   }
   // A started thread block runs to its end whatever other blocks do.
   static constexpr bool teams_progress_independently = true;
+  // Whether a lane group may wait for another of the same or an earlier team
+  // (core/streamed_kernels.hpp): a CUDA warp is a group and runs whatever its neighbours do;
+  // two HIP groups share a wavefront, whose halves do not progress independently while one
+  // spins.
+  static constexpr bool groups_progress_independently = false;
+  static constexpr bool has_reduce_or = false;  // no group OR of their own
   static constexpr int held_lanes = 1;
   static constexpr int groups_per_call = 1;
 
@@ -105,6 +113,7 @@ struct lane_group_ops {
     return Intrinsics::min_teams_per_multiprocessor(role, word_bytes);
   }
   static constexpr bool teams_progress_independently = Intrinsics::teams_progress_independently;
+  static constexpr bool groups_progress_independently = Intrinsics::groups_progress_independently;
   using schedule = Kokkos::Schedule<Kokkos::Static>;  // devices schedule blocks themselves
   static constexpr int max_hypercubes_per_team = 1;   // a hypercube per team, no staging
   static constexpr int group_lanes = 32;
@@ -187,6 +196,53 @@ struct lane_group_ops {
       Intrinsics::shuffle(held, values, before, shuffle_kind::up, d);
       for (int s = 0; s < held_lanes; ++s)
         if ((held.lane(s) & (Segment - 1)) >= d) values[s] += before[s];
+    }
+  }
+
+  // Every lane's `values` combined with op over the lanes of its group: xor butterflies,
+  // log2(32) of them.
+  template <class Bits, class Op>
+  KOKKOS_INLINE_FUNCTION static void all_reduce(const lanes& held, Bits (&values)[held_lanes],
+                                                const Op& op) {
+    for (int d = 1; d < group_lanes; d *= 2) {
+      Bits other[held_lanes];
+      Intrinsics::shuffle(held, values, other, shuffle_kind::xor_lane, d);
+      for (int s = 0; s < held_lanes; ++s) values[s] = op(values[s], other[s]);
+    }
+  }
+
+  // out[s] bit 31 - l: the predicate of lane l of s's group.
+  KOKKOS_INLINE_FUNCTION static void ballot_reversed(const lanes& held,
+                                                     const bool (&predicates)[held_lanes],
+                                                     std::uint32_t (&out)[held_lanes]) {
+    Intrinsics::ballot_reversed(held, predicates, out);
+  }
+
+  // Every lane's `values` OR-ed over the lanes of its group: the intrinsics' own reduction
+  // where they have one.
+  template <class Bits>
+  KOKKOS_INLINE_FUNCTION static void reduce_or(const lanes& held, Bits (&values)[held_lanes]) {
+    if constexpr (Intrinsics::has_reduce_or)
+      Intrinsics::reduce_or(held, values);
+    else
+      all_reduce(held, values, [](Bits a, Bits b) { return static_cast<Bits>(a | b); });
+  }
+
+  // f() run once for the group, by its lane 0, and its result given to every lane: what a lane
+  // group does once for the item it owns (a look-back, an offset-table entry). Groups that hold
+  // one item each (groups_per_call == 1).
+  template <class F>
+  KOKKOS_INLINE_FUNCTION static auto on_first_lane(const lanes& held, const F& f) {
+    static_assert(groups_per_call == 1);
+    using result_type = decltype(f());
+    if constexpr (held_lanes == 1) {
+      result_type result[1] = {result_type{}};
+      if (held.lane(0) == 0) result[0] = f();
+      result_type out[1];
+      Intrinsics::shuffle(held, result, out, shuffle_kind::from_lane, 0);
+      return out[0];
+    } else {
+      return f();  // one call holds every lane
     }
   }
 

@@ -72,6 +72,25 @@ struct block_placement {
     return before;
   }
 
+  // The parts of exclusive_prefix, for look-backs that read several words at once
+  // (core/streamed_kernels.hpp).
+  KOKKOS_INLINE_FUNCTION void publish_aggregate(std::uint64_t index, std::uint64_t length) const {
+    publish(index, aggregate, length);
+  }
+  KOKKOS_INLINE_FUNCTION void publish_inclusive_prefix(std::uint64_t index,
+                                                       std::uint64_t words) const {
+    publish(index, inclusive_prefix, words);
+  }
+  // Block j's word, once this call has published one: its value, and whether that is an
+  // inclusive prefix (else an aggregate).
+  KOKKOS_INLINE_FUNCTION std::uint64_t published_word(std::uint64_t j) const { return wait_for(j); }
+  KOKKOS_INLINE_FUNCTION static std::uint64_t value_of(std::uint64_t word) {
+    return word & 0xffffffffu;
+  }
+  KOKKOS_INLINE_FUNCTION static bool is_inclusive_prefix(std::uint64_t word) {
+    return (word >> 32 & 3) == inclusive_prefix;
+  }
+
   // The inclusive prefix of block `index`, once published (one caller per team).
   KOKKOS_INLINE_FUNCTION std::uint64_t inclusive_prefix_of(std::uint64_t index) const {
     for (;;) {

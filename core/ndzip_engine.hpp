@@ -29,6 +29,7 @@
 #include "core/encoder.hpp"
 #include "core/engine.hpp"
 #include "core/stream_status.hpp"
+#include "core/streamed_kernels.hpp"
 #include "ndzip/detail/result_space.hpp"
 
 namespace ndzip::core {
@@ -190,31 +191,64 @@ class ndzip_engine final : public engine<T, Dims, ExecSpace> {
   // *stream_bytes. Single pass where teams progress independently, otherwise three kernels.
   void enqueue_compress(const T* values, std::byte* stream, std::uint64_t* stream_bytes) {
     const stream_layout<T, Dims> layout(m_grids[0]);
+    if constexpr (LaneOps::groups_progress_independently) {
+      if (streamed_kernels_suit(backend::kernel_role::encode, layout)) {
+        using types = streamed_types<T, Dims, ExecSpace, LaneOps>;
+        const std::size_t teams = types::teams(layout);
+        const encode_streamed<T, Dims, ExecSpace, LaneOps> encode{
+            layout, reinterpret_cast<const bits_type*>(values), stream,
+            next_placement(layout, 1), stream_bytes};
+        Kokkos::parallel_for("ndzip::encode_streamed", types::policy(m_exec, teams), encode);
+        count_compression(teams);
+        return;
+      }
+    }
     if constexpr (LaneOps::teams_progress_independently) {
       const auto teams_at_once = static_cast<std::uint64_t>(m_exec.concurrency());
       const std::size_t run =
           hypercubes_per_team<LaneOps, Dims>(layout.hypercube_count, teams_at_once);
       const std::size_t runs = (layout.hypercube_count + run - 1) / run;
       const std::size_t teams = std::max<std::size_t>(runs + border_slices(layout), 1);
-      if (m_tickets.data() == nullptr) {
-        // Zeroed on the engine's instance, ahead of the kernel in its queue.
-        m_published = decltype(m_published)(Kokkos::view_alloc(m_exec, "ndzip::published"),
-                                             layout.hypercube_count);
-        m_tickets = decltype(m_tickets)(Kokkos::view_alloc(m_exec, "ndzip::tickets"));
-      }
-      // Counted once launched: a launch that throws takes no tickets.
-      const std::uint64_t call = m_compressions + 1;
-      const block_placement placement{m_published.data(), m_tickets.data(), (call - 1) * teams,
-                                      block_placement::epoch_of_call(call), teams_at_once};
       const encode_into_stream<T, Dims, ExecSpace, LaneOps> encode{
-          layout, reinterpret_cast<const bits_type*>(values), stream, placement, stream_bytes, run};
+          layout,       reinterpret_cast<const bits_type*>(values),
+          stream,       next_placement(layout, teams_at_once),
+          stream_bytes, run};
       kernels::template launch<backend::kernel_role::encode>("ndzip::encode_into_stream", m_exec,
                                                              teams, encode);
-      m_compressions = call;
+      count_compression(teams);
     } else {
       if (layout.hypercube_count > 0) encode_blocks(values, stream_bytes);
       compact_blocks_into(values, stream, stream_bytes);
     }
+  }
+
+  // Whether the streamed kernels (core/streamed_kernels.hpp) take this grid's `role`.
+  bool streamed_kernels_suit(backend::kernel_role role,
+                             const stream_layout<T, Dims>& layout) const {
+    const auto groups_at_once =
+        static_cast<std::uint64_t>(m_exec.concurrency()) / LaneOps::vector_length;
+    return streamed_kernels_win<T, Dims>(role, layout.hypercube_count, groups_at_once);
+  }
+
+  // The look-back of one grid's next single-pass compression (core/block_placement.hpp): a
+  // published word per hypercube, allocated by the first, and the ticket counter, whose
+  // tickets of this call follow every earlier call's.
+  block_placement next_placement(const stream_layout<T, Dims>& layout,
+                                 std::uint64_t teams_at_once) {
+    if (m_tickets.data() == nullptr) {
+      // Zeroed on the engine's instance, ahead of the kernel in its queue.
+      m_published = decltype(m_published)(Kokkos::view_alloc(m_exec, "ndzip::published"),
+                                           layout.hypercube_count);
+      m_tickets = decltype(m_tickets)(Kokkos::view_alloc(m_exec, "ndzip::tickets"));
+    }
+    return {m_published.data(), m_tickets.data(), m_tickets_taken,
+            block_placement::epoch_of_call(m_compressions + 1), teams_at_once};
+  }
+
+  // Counted once launched: a launch that throws takes no tickets.
+  void count_compression(std::uint64_t teams) {
+    m_tickets_taken += teams;
+    ++m_compressions;
   }
 
   // K1 and K2 (core/encoder.hpp): every hypercube into its worst-case scratch block, the block
@@ -253,6 +287,18 @@ class ndzip_engine final : public engine<T, Dims, ExecSpace> {
   void enqueue_decompress(const std::byte* stream, std::size_t stream_size, T* values,
                           decompress_outcome* outcome) {
     const stream_layout<T, Dims> layout(m_grids[0]);
+    if constexpr (LaneOps::groups_progress_independently) {
+      if (streamed_kernels_suit(backend::kernel_role::decode, layout)) {
+        using types = streamed_types<T, Dims, ExecSpace, LaneOps>;
+        const std::size_t teams = types::teams(layout);
+        std::uint64_t* status = m_decode_status.data();
+        const decode_streamed<T, Dims, ExecSpace, LaneOps> decode{
+            layout, stream, stream_size, reinterpret_cast<bits_type*>(values),
+            outcome_gatherer{status, status + 1, status + 2, outcome, teams}};
+        Kokkos::parallel_for("ndzip::decode_streamed", types::policy(m_exec, teams), decode);
+        return;
+      }
+    }
     const std::size_t teams = block_kernel_teams(layout);
     std::uint64_t* status = m_decode_status.data();
     const outcome_gatherer gatherer{status, status + 1, status + 2, outcome, teams};
@@ -268,6 +314,7 @@ class ndzip_engine final : public engine<T, Dims, ExecSpace> {
   Kokkos::View<std::uint64_t*, memory_space> m_published;
   Kokkos::View<std::uint64_t[1], memory_space> m_tickets;
   std::uint64_t m_compressions = 0;
+  std::uint64_t m_tickets_taken = 0;  // by one grid's single-pass compressions so far
   // Decompression: three words per grid (core/stream_status.hpp), zero between calls.
   Kokkos::View<std::uint64_t*, memory_space> m_decode_status;
   // One grid's three-kernel compression, allocated by the first that needs it: every

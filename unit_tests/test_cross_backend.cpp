@@ -8,6 +8,7 @@
 #include "backends/host/lane_ops.hpp"
 #include "codec_support.hpp"
 #include "core/encoder.hpp"
+#include "core/streamed_kernels.hpp"
 
 using namespace ndzip_test;
 
@@ -72,6 +73,43 @@ TEST_CASE_TEMPLATE("cross-backend streams are identical on grids of thousands of
     CHECK(mismatch(decompress_with(codec, stream, &consumed), input) == "");
     CHECK(consumed == stream.size());
   });
+}
+
+// GPUs compress 1-D and 2-D grids of many hypercubes, and decompress 1-D double ones, with the
+// streamed kernels (core/streamed_kernels.hpp, streamed_kernels_win): on every GPU backend, a
+// grid just large enough for them, with a border, against the default host space's stream.
+TEST_CASE_TEMPLATE("cross-backend streams are identical where GPUs take the streamed kernels", C,
+                   ndzip_test::f32_1d, ndzip_test::f32_2d, ndzip_test::f64_1d,
+                   ndzip_test::f64_2d) {
+  using T = typename C::value_type;
+  constexpr int D = C::dims;
+  int gpu_backends = 0;
+  for_each_backend([&](const std::string&, auto exec) {
+    using Exec = decltype(exec);
+    if constexpr (!Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) {
+      ++gpu_backends;
+      const auto groups = static_cast<std::uint64_t>(exec.concurrency()) / 32;
+      const auto role = D == 1 && C::is_double ? ndzip::backend::kernel_role::decode
+                                               : ndzip::backend::kernel_role::encode;
+      const std::size_t hypercubes = role == ndzip::backend::kernel_role::decode
+                                         ? 2 * groups
+                                         : std::max<std::uint64_t>(groups / 4, 1);
+      const auto grid = D == 1 ? make_extent<D>({hypercubes * 4096 + 123, 1, 1})
+                               : make_extent<D>({(hypercubes + 63) / 64 * 64 + 7, 64 * 64 + 5, 1});
+      const ndzip::stream_layout<T, D> layout(grid);
+      REQUIRE(ndzip::core::streamed_kernels_win<T, D>(role, layout.hypercube_count, groups));
+      const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grid);
+      ndzip::compressor<T, D, Kokkos::DefaultHostExecutionSpace> host(
+          Kokkos::DefaultHostExecutionSpace{}, grid);
+      const auto expected = compress_with(host, input);
+      ndzip::compressor<T, D, Exec> codec(exec, grid);
+      CHECK(mismatch(compress_with(codec, input), expected) == "");
+      std::size_t consumed = 0;
+      CHECK(mismatch(decompress_with(codec, expected, &consumed), input) == "");
+      CHECK(consumed == expected.size());
+    }
+  });
+  if (gpu_backends == 0) MESSAGE("no GPU backend enabled: the streamed kernels run on GPUs only");
 }
 
 // Host backends running several threads give each single-pass team a run of consecutive

@@ -5,13 +5,16 @@
 // cross-backend stream byte for byte, and decode them back to the input. So every CI run runs
 // the GPU kernels' logic: the row layout, shuffles, ballots, column placement, lane-level scans,
 // the GPU shape of the forward and inverse transforms, and single-pass compression with its
-// look-back (and, for stream buffers smaller than the bound, the three-kernel path).
+// look-back (and, for stream buffers smaller than the bound, the three-kernel path). The
+// streamed kernels are run here for every profile, also those the engine does not launch them
+// for (core/streamed_kernels.hpp, streamed_kernels_win).
 
 #include <cstring>
 
 #include "backends/emulated/lane_ops.hpp"
 #include "codec_support.hpp"
 #include "core/ndzip_engine.hpp"
+#include "core/streamed_kernels.hpp"
 
 using namespace ndzip_test;
 
@@ -166,4 +169,150 @@ TEST_CASE_TEMPLATE("emulation: single-pass and three-kernel compression give the
     CHECK(mismatch(emulated_compress(wavefronts, input), expected) == "");
     CHECK_THROWS_AS(emulated_compress(warps, input, expected.size() - 1), ndzip::capacity_error);
   });
+}
+
+namespace {
+
+// What the streamed kernels (32-lane groups, emulated) make of one grid on `exec`, launched
+// directly: the stream, and the outcome and values of decoding `stream_to_decode` (its first
+// `given` bytes) with them.
+template <class C, class Exec>
+struct streamed_run {
+  using T = typename C::value_type;
+  using Bits = typename C::bits_type;
+  using lane_ops = ndzip::backend::emulated_lane_ops<32>;
+  using types = ndzip::core::streamed_types<T, C::dims, Exec, lane_ops>;
+
+  Exec exec;
+  ndzip::stream_layout<T, C::dims> layout;
+
+  std::vector<unsigned char> compress(const std::vector<Bits>& input) const {
+    const std::size_t teams = types::teams(layout);
+    std::vector<Bits> stream(layout.stream_bytes(layout.hypercube_count *
+                                                 ndzip::profile<T, C::dims>::max_block_words) /
+                                 sizeof(Bits) +
+                             1);
+    std::vector<std::uint64_t> published(layout.hypercube_count, 0);
+    std::uint64_t tickets = 0, size = 0;
+    const ndzip::core::block_placement placement{published.data(), &tickets, 0, 1, 1};
+    Kokkos::parallel_for("test::encode_streamed", types::policy(exec, teams),
+                         ndzip::core::encode_streamed<T, C::dims, Exec, lane_ops>{
+                             layout, input.data(), reinterpret_cast<std::byte*>(stream.data()),
+                             placement, &size});
+    exec.fence();
+    REQUIRE(size <= stream.size() * sizeof(Bits));
+    std::vector<unsigned char> bytes(size);
+    std::memcpy(bytes.data(), stream.data(), size);
+    return bytes;
+  }
+
+  ndzip::decompress_outcome decompress(const std::vector<unsigned char>& stream,
+                                       std::size_t given, std::vector<Bits>& values) const {
+    const std::size_t teams = types::teams(layout);
+    std::vector<Bits> words(stream.size() / sizeof(Bits) + 1);
+    std::memcpy(words.data(), stream.data(), stream.size());
+    values.assign(layout.grid.size(), 0);
+    std::uint64_t status[3] = {0, 0, 0};
+    ndzip::decompress_outcome outcome{};
+    Kokkos::parallel_for(
+        "test::decode_streamed", types::policy(exec, teams),
+        ndzip::core::decode_streamed<T, C::dims, Exec, lane_ops>{
+            layout, reinterpret_cast<const std::byte*>(words.data()), given, values.data(),
+            ndzip::core::outcome_gatherer{status, status + 1, status + 2, &outcome, teams}});
+    exec.fence();
+    return outcome;
+  }
+};
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("emulation: the streamed kernels give the model stream for every profile", C,
+                   NDZIP_ALL_CONFIGS) {
+  using T = typename C::value_type;
+  constexpr int D = C::dims;
+  const int noise = C::is_double ? 24 : 8;
+  for (const auto& grid : cross_backend_shapes<D>()) {
+    for (const auto& family : cross_backend_families()) {
+      INFO("grid " << ndzip::to_string(grid) << ", family " << family);
+      const auto input = generate_for<C>(family, noise, grid);
+      const auto expected = model_stream<C>(input, grid);
+      for_each_host_backend([&](auto exec) {
+        using Exec = decltype(exec);
+        const streamed_run<C, Exec> run{exec, ndzip::stream_layout<T, D>(grid)};
+        REQUIRE(run.layout.hypercube_count > 0);
+        CHECK(mismatch(run.compress(input), expected) == "");
+        std::vector<typename C::bits_type> values;
+        const auto outcome = run.decompress(expected, expected.size(), values);
+        CHECK(outcome.failure == ndzip::decompress_outcome::no_failure);
+        CHECK(outcome.stream_bytes == expected.size());
+        CHECK(mismatch(values, input) == "");
+      });
+    }
+  }
+}
+
+TEST_CASE_TEMPLATE("emulation: the streamed decoder reports damaged streams", C,
+                   NDZIP_ALL_CONFIGS) {
+  using T = typename C::value_type;
+  using Bits = typename C::bits_type;
+  constexpr int D = C::dims;
+  const auto grid = cross_backend_shapes<D>().back();
+  const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grid);
+  const auto stream = model_stream<C>(input, grid);
+  const ndzip::stream_layout<T, D> layout(grid);
+  REQUIRE(layout.hypercube_count >= 3);
+  for_each_host_backend([&](auto exec) {
+    const streamed_run<C, decltype(exec)> run{exec, layout};
+    std::vector<Bits> values;
+    // Truncated: hypercube 0 reports it, with the size the table needs.
+    auto outcome = run.decompress(stream, stream.size() - 1, values);
+    CHECK(outcome.failure ==
+          ndzip::core::failure_key(0, ndzip::core::stream_failure::stream_truncated));
+    CHECK(outcome.stream_bytes == stream.size());
+    // A head of hypercube 1 with one more column than its block holds.
+    auto damaged = stream;
+    const auto* table = reinterpret_cast<const std::uint32_t*>(stream.data());
+    const std::size_t head = layout.header_bytes() + table[0] * sizeof(Bits);
+    Bits word;
+    std::memcpy(&word, damaged.data() + head, sizeof word);
+    // One column more (its lowest clear bit set), or one fewer where every bit is set.
+    word = word == static_cast<Bits>(~Bits{0}) ? static_cast<Bits>(word & (word - 1))
+                                               : static_cast<Bits>(word | (word + 1));
+    std::memcpy(damaged.data() + head, &word, sizeof word);
+    outcome = run.decompress(damaged, damaged.size(), values);
+    CHECK(outcome.failure ==
+          ndzip::core::failure_key(1, ndzip::core::stream_failure::heads_do_not_match_block));
+    // Hypercube 1's entry equal to hypercube 0's: its block is shorter than its heads.
+    damaged = stream;
+    std::uint32_t entry = table[0];
+    std::memcpy(damaged.data() + 4, &entry, sizeof entry);
+    outcome = run.decompress(damaged, damaged.size(), values);
+    CHECK(outcome.failure ==
+          ndzip::core::failure_key(1, ndzip::core::stream_failure::block_shorter_than_heads));
+  });
+}
+
+TEST_CASE("emulation: a lane group's look-back reads windows of 32 published words") {
+  using lane_ops = ndzip::backend::emulated_lane_ops<32>;
+  // Block 0 an inclusive prefix, blocks 1..99 aggregates of length j, except where a test
+  // publishes an inclusive prefix: the walk from block 100 crosses three whole windows.
+  std::vector<std::uint64_t> published(101, 0);
+  std::uint64_t tickets = 0;
+  const ndzip::core::block_placement placement{published.data(), &tickets, 0, 1, 1};
+  placement.publish_inclusive_prefix(0, 1000);
+  std::uint64_t sum = 1000;
+  for (std::uint64_t j = 1; j < 100; ++j) {
+    placement.publish_aggregate(j, j);
+    sum += j;
+  }
+  CHECK(ndzip::core::group_exclusive_prefix<lane_ops>({}, placement, 100, 7) == sum);
+  CHECK(ndzip::core::block_placement::is_inclusive_prefix(placement.published_word(100)));
+  CHECK(ndzip::core::block_placement::value_of(placement.published_word(100)) == sum + 7);
+  // An inclusive prefix in the middle of the first window ends the walk there.
+  placement.publish_inclusive_prefix(90, 50);
+  const std::uint64_t after_90 = 91 + 92 + 93 + 94 + 95 + 96 + 97 + 98 + 99;
+  CHECK(ndzip::core::group_exclusive_prefix<lane_ops>({}, placement, 100, 7) == 50 + after_90);
+  // Block 0 takes no look-back.
+  CHECK(ndzip::core::group_exclusive_prefix<lane_ops>({}, placement, 0, 3) == 0);
+  CHECK(ndzip::core::block_placement::value_of(placement.published_word(0)) == 3);
 }

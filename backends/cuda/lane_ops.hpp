@@ -12,6 +12,9 @@
 namespace ndzip::backend {
 
 struct cuda_intrinsics : device_lane_group {
+  // A warp is one lane group, scheduled independently of the others (Volta on).
+  static constexpr bool groups_progress_independently = true;
+
   template <class Bits>
   KOKKOS_INLINE_FUNCTION static void shuffle(const lanes& /*held*/, const Bits (&in)[1],
                                              Bits (&out)[1], shuffle_kind kind, int argument) {
@@ -30,6 +33,31 @@ struct cuda_intrinsics : device_lane_group {
     static_cast<void>(kind);
     static_cast<void>(argument);
     out[0] = in[0];  // never called on the host
+#endif
+  }
+
+  // values[0] = the OR of every lane's values[0]: one warp reduction per 32-bit half from
+  // compute capability 8.0 on, xor shuffles before.
+  static constexpr bool has_reduce_or = true;
+  template <class Bits>
+  KOKKOS_INLINE_FUNCTION static void reduce_or(const lanes& held, Bits (&values)[1]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    static_cast<void>(held);
+    if constexpr (sizeof(Bits) == 4) {
+      values[0] = __reduce_or_sync(0xffffffffu, values[0]);
+    } else {
+      const std::uint32_t low =
+          __reduce_or_sync(0xffffffffu, static_cast<std::uint32_t>(values[0]));
+      const std::uint32_t high =
+          __reduce_or_sync(0xffffffffu, static_cast<std::uint32_t>(values[0] >> 32));
+      values[0] = static_cast<Bits>(high) << 32 | low;
+    }
+#else
+    for (int d = 1; d < 32; d *= 2) {
+      Bits other[1];
+      shuffle(held, values, other, shuffle_kind::xor_lane, d);
+      values[0] |= other[0];
+    }
 #endif
   }
 

@@ -37,6 +37,10 @@ struct emulated_intrinsics {
   // take tickets in start order, so a waiting team waits for a running one, which its thread
   // lets run by yielding.
   static constexpr bool teams_progress_independently = true;
+  // A 32-lane group is a thread of its own, as a CUDA warp is; a 64-lane wavefront's two groups
+  // run in one thread, as HIP's share a wavefront.
+  static constexpr bool groups_progress_independently = WaveLanes == 32;
+  static constexpr bool has_reduce_or = false;
   static constexpr int held_lanes = WaveLanes;
   static constexpr int groups_per_call = WaveLanes / group_width;
 

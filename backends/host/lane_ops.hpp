@@ -34,6 +34,8 @@ struct host_lane_ops {
   // straight into the stream saves a write and a read of every block through scratch and a
   // kernel: with 16 threads, memory traffic is what limits the host.
   static constexpr bool teams_progress_independently = true;
+  // A thread's one lane is no group of lanes: the streamed kernels are for lane groups.
+  static constexpr bool groups_progress_independently = false;
   // Teams handed to the threads as they come free: with Kokkos' static split, the slowest
   // thread (a busy core, a virtual CPU the hypervisor holds back) held up every kernel.
   using schedule = Kokkos::Schedule<Kokkos::Dynamic>;

@@ -1,0 +1,420 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+// The streamed kernels of the default mode, for one large grid on GPUs: each lane group (a CUDA
+// warp) owns whole hypercubes and streams them through its registers, a few pieces of 32
+// elements at a time (core/streamed_lorenzo.hpp), so that a hypercube needs no team scratch and
+// no team barrier; a team's groups and the multiprocessor's other teams cover each other's
+// waits. The stream is the same as the team kernels' (core/encoder.hpp, core/decoder.hpp).
+//
+// Compression reads the hypercube twice: once for the block's length (a chunk's head is the OR
+// of its folded residuals, so the length needs no transposition), which the look-back
+// (core/block_placement.hpp) turns into the block's place, then again to transpose each chunk
+// and write its heads and non-zero columns straight into the stream. The second read mostly
+// hits the caches; holding the hypercube instead (16 KB of shared memory) is what limited the
+// team kernels' residency.
+//
+// Decompression reads a block's heads once into registers (a lane holds every 32nd), checks
+// them against the block length, then expands, transposes and sums each chunk in registers,
+// the next chunk's offset a running sum of the heads' column counts.
+//
+// Needs lane groups that progress independently (a group waits in the look-back for groups
+// that may share its team) and hold one item each: LaneOps::groups_progress_independently.
+
+#include <Kokkos_Core.hpp>
+#include <cstddef>
+#include <cstdint>
+
+#include "backends/host_inline.hpp"
+#include "backends/kernel_role.hpp"
+#include "core/bit_mapping.hpp"
+#include "core/block_placement.hpp"
+#include "core/border.hpp"
+#include "core/chunk_packing.hpp"
+#include "core/encoder.hpp"
+#include "core/hypercube_access.hpp"
+#include "core/stream_status.hpp"
+#include "core/streamed_lorenzo.hpp"
+#include "ndzip/format.hpp"
+
+namespace ndzip::core {
+
+// Where the streamed kernels replace the team kernels for one grid of `hypercubes`, on a
+// device that holds `groups_at_once` lane groups at once: by measurement (H200, the five
+// gen_synthetic fields and random walks and images of 4-64 MiB, same-call A/B against the team
+// kernels; docs/PERFORMANCE-HISTORY.md, "Streamed kernels"), GB/s new / old:
+//   compressing 1-D float 946 / 862, double 1099 / 1017, 2-D float 723 / 665 at 268-1074 MB,
+//     1.07-1.08x at 64 MiB, 0.92x at 16 MiB (where groups outnumber hypercubes);
+//     3-D float 760 / 788, double 746 / 801: the team kernels stay;
+//   decompressing 1-D double 1115 / 1037 at 1 GB but 0.95x at 64 MiB; every other profile
+//     0.83-1.01x (2-D float 903 / 1010, 3-D double 735 / 887): the team kernels stay.
+// 2-D double takes what 2-D float measured.
+template <class T, int Dims>
+constexpr bool streamed_kernels_win(backend::kernel_role role, std::uint64_t hypercubes,
+                                    std::uint64_t groups_at_once) {
+  if (hypercubes == 0) return false;
+  if (role == backend::kernel_role::encode) return Dims < 3 && hypercubes >= groups_at_once / 4;
+  return Dims == 1 && sizeof(T) == 8 && hypercubes >= 2 * groups_at_once;
+}
+
+template <class T, int Dims, class ExecSpace, class LaneOps>
+struct streamed_types {
+  using profile_type = profile<T, Dims>;
+  using bits_type = typename profile_type::bits_type;
+  using lorenzo = streamed_lorenzo<profile_type, LaneOps>;
+  using lanes_type = typename LaneOps::lanes;
+  static constexpr int slots = LaneOps::held_lanes;
+  static constexpr int lanes = LaneOps::group_lanes;
+  static constexpr int rows = rows_per_lane<profile_type, LaneOps>;  // a chunk's rows per lane
+  static constexpr int step_pieces = lorenzo::step_pieces;
+  static constexpr int step_chunks = step_pieces / rows;
+  static constexpr int chunks = profile_type::chunks_per_hypercube;
+  static constexpr int pieces = profile_type::hypercube_size / lanes;
+  static_assert(LaneOps::groups_progress_independently && LaneOps::groups_per_call == 1);
+
+  // Lane groups per team, and the launch bounds' teams per multiprocessor.
+  static constexpr int groups_per_team = 4;
+  static constexpr int teams_per_multiprocessor = LaneOps::vector_length == 1 ? 0
+                                                  : sizeof(bits_type) == 4    ? 8
+                                                                              : 5;
+  using team_policy = Kokkos::TeamPolicy<
+      ExecSpace, typename LaneOps::schedule,
+      Kokkos::LaunchBounds<teams_per_multiprocessor == 0 ? 0
+                                                         : groups_per_team * LaneOps::vector_length,
+                           teams_per_multiprocessor>>;
+  using member_type = typename team_policy::member_type;
+
+  // Team threads (lane groups) of a team: the host emulation's one thread holds every lane of
+  // its one group.
+  static constexpr int team_size = LaneOps::vector_length == 1 ? 1 : groups_per_team;
+
+  // A grid's teams: one per team_size hypercubes, then one per border slice.
+  static std::size_t teams(const stream_layout<T, Dims>& layout) {
+    return (layout.hypercube_count + team_size - 1) / team_size + border_slices(layout);
+  }
+
+  // The first team that copies the border.
+  KOKKOS_INLINE_FUNCTION static std::size_t border_team(const stream_layout<T, Dims>& layout) {
+    return (layout.hypercube_count + team_size - 1) / team_size;
+  }
+
+  static team_policy policy(const ExecSpace& exec, std::size_t teams) {
+    return team_policy(exec, static_cast<int>(teams), team_size, LaneOps::vector_length)
+        .set_scratch_size(0, Kokkos::PerTeam(team_size * sizeof(std::uint64_t)));
+  }
+
+  // Calls chunk(k, words) for every chunk k of the hypercube at `placement`, in order, with its
+  // folded residuals as the group holds them: words[s][r] is row held.lane(s) + 32 r.
+  template <class Chunk>
+  KOKKOS_INLINE_FUNCTION static void for_each_residual_chunk(
+      const lanes_type& held, const bits_type* values,
+      const grid_placement<profile_type>& placement, const Chunk& chunk) {
+    lorenzo transform;
+    for (int p0 = 0; p0 < pieces; p0 += step_pieces) {
+      bits_type v[step_pieces][slots];
+      for (int i = 0; i < step_pieces; ++i)
+        for (int s = 0; s < slots; ++s)
+          v[i][s] = rotate_left_1(values[placement.offset((p0 + i) * lanes + held.lane(s))]);
+      transform.forward(held, p0, v);
+      for (int c = 0; c < step_chunks; ++c) {
+        bits_type words[slots][rows];
+        for (int s = 0; s < slots; ++s)
+          for (int r = 0; r < rows; ++r) words[s][r] = fold(v[c * rows + r][s]);
+        chunk(p0 / rows + c, words);
+      }
+    }
+  }
+};
+
+// block_placement::exclusive_prefix by a whole lane group: each round reads the published
+// words of the 32 blocks before the window's end at once, a lane each, and stops at the nearest
+// inclusive prefix among them. One lane walking back a word at a time waited a round trip per
+// word, and the first wave of a launch, whose groups reach their look-backs together, walked
+// back over thousands of aggregates (H200, 512^3 float: 274 against 784 GB/s compressing).
+template <class LaneOps>
+KOKKOS_INLINE_FUNCTION std::uint64_t group_exclusive_prefix(const typename LaneOps::lanes& held,
+                                                            const block_placement& placement,
+                                                            std::uint64_t index,
+                                                            std::uint64_t length) {
+  constexpr int slots = LaneOps::held_lanes;
+  constexpr int lanes = LaneOps::group_lanes;
+  if (index == 0)
+    return LaneOps::on_first_lane(held, [&]() -> std::uint64_t {
+      placement.publish_inclusive_prefix(0, length);
+      return 0;
+    });
+  LaneOps::on_first_lane(held, [&]() -> int {
+    placement.publish_aggregate(index, length);
+    return 0;
+  });
+  std::uint64_t before = 0;
+  for (std::uint64_t end = index;; end -= lanes) {
+    // Lane l reads block end - 1 - l; lanes past block 0 read as an inclusive prefix of 0.
+    std::uint64_t value[slots];
+    bool inclusive[slots];
+    for (int s = 0; s < slots; ++s) {
+      const auto lane = static_cast<std::uint64_t>(held.lane(s));
+      const std::uint64_t word = lane < end ? placement.published_word(end - 1 - lane) : 0;
+      value[s] = block_placement::value_of(word);
+      inclusive[s] = lane >= end || block_placement::is_inclusive_prefix(word);
+    }
+    std::uint32_t found[slots];  // bit 31 - l: lane l read an inclusive prefix
+    LaneOps::ballot_reversed(held, inclusive, found);
+    // A lane counts unless a lane nearer the index read an inclusive prefix.
+    for (int s = 0; s < slots; ++s)
+      if (held.lane(s) != 0 && (found[s] >> (lanes - held.lane(s))) != 0) value[s] = 0;
+    LaneOps::all_reduce(held, value, [](std::uint64_t a, std::uint64_t b) { return a + b; });
+    before += value[0];
+    if (found[0] != 0) break;
+  }
+  LaneOps::on_first_lane(held, [&]() -> int {
+    placement.publish_inclusive_prefix(index, before + length);
+    return 0;
+  });
+  return before;
+}
+
+// Lane group `held` encodes hypercube `index` into the stream: the first read gives the block
+// length, the look-back its place (and the offset-table entry), the second read the block.
+template <class T, int Dims, class ExecSpace, class LaneOps, class SizeSink>
+KOKKOS_INLINE_FUNCTION void encode_streamed_hypercube(
+    const typename LaneOps::lanes& held, const stream_layout<T, Dims>& layout,
+    const typename profile<T, Dims>::bits_type* values, std::byte* stream,
+    const block_placement& placement, const SizeSink& stream_bytes, std::size_t index) {
+  using types = streamed_types<T, Dims, ExecSpace, LaneOps>;
+  using bits_type = typename types::bits_type;
+  constexpr int slots = types::slots;
+  constexpr int rows = types::rows;
+  std::size_t origin[Dims];
+  layout.hypercube_origin(index, origin);
+  const grid_placement<typename types::profile_type> at(layout.grid, origin);
+
+  int columns = 0;
+  types::for_each_residual_chunk(held, values, at,
+                                 [&](int, bits_type(&words)[slots][rows]) NDZIP_INLINE_LAMBDA {
+                                   bits_type head[slots];
+                                   for (int s = 0; s < slots; ++s) {
+                                     head[s] = 0;
+                                     for (int r = 0; r < rows; ++r) head[s] |= words[s][r];
+                                   }
+                                   LaneOps::reduce_or(held, head);
+                                   columns += LaneOps::popcount(head[0]);
+                                 });
+
+  const std::size_t n = layout.hypercube_count;
+  const std::uint64_t length = types::chunks + columns;
+  const std::uint64_t begin = group_exclusive_prefix<LaneOps>(held, placement, index, length);
+  LaneOps::on_first_lane(held, [&]() -> int {
+    const std::uint64_t words = begin;
+    auto* table = reinterpret_cast<std::uint32_t*>(stream);
+    table[index] = static_cast<std::uint32_t>(words + length);
+    // Double streams with an odd hypercube count pad the table with a zero word.
+    if (index == 0 && layout.header_bytes() > 4 * n) table[n] = 0;
+    if (index + 1 == n) store_stream_size(stream_bytes, layout.stream_bytes(words + length));
+    return 0;
+  });
+
+  bits_type* const block = reinterpret_cast<bits_type*>(stream + layout.header_bytes()) + begin;
+  int offset = 0;  // columns of the chunks before
+  types::for_each_residual_chunk(held, values, at,
+                                 [&](int k, bits_type(&words)[slots][rows]) NDZIP_INLINE_LAMBDA {
+                                   bits_type heads[slots];
+                                   bits_type* out[slots];
+                                   for (int s = 0; s < slots; ++s)
+                                     out[s] = block + types::chunks + offset;
+                                   LaneOps::transpose(held, words);
+                                   LaneOps::nonzero_columns(held, words, heads);
+                                   LaneOps::compact(held, words, heads, out);
+                                   for (int s = 0; s < slots; ++s)
+                                     if (held.lane(s) == 0) block[k] = heads[s];
+                                   offset += LaneOps::popcount(heads[0]);
+                                 });
+}
+
+// Single-pass compression of one grid by the streamed kernel: each team takes a ticket (in
+// start order), its groups encode hypercubes ticket * groups .. in full, and teams past the
+// last hypercube copy the border once the block area's size is known.
+template <class T, int Dims, class ExecSpace, class LaneOps>
+struct encode_streamed {
+  using types = streamed_types<T, Dims, ExecSpace, LaneOps>;
+  using bits_type = typename types::bits_type;
+  using member_type = typename types::member_type;
+
+  stream_layout<T, Dims> layout;
+  const bits_type* values;
+  std::byte* stream;
+  block_placement placement;  // a published word per hypercube
+  std::uint64_t* stream_bytes;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    std::uint64_t team = 0;
+    Kokkos::single(
+        Kokkos::PerTeam(member),
+        [&](std::uint64_t& ticket) NDZIP_INLINE_LAMBDA { ticket = placement.take_ticket(); }, team);
+    const std::size_t n = layout.hypercube_count;
+    const std::size_t cube_teams = types::border_team(layout);
+    if (team >= cube_teams) {
+      std::uint64_t area = 0;
+      if (n > 0)
+        Kokkos::single(
+            Kokkos::PerTeam(member),
+            [&](std::uint64_t& words)
+                NDZIP_INLINE_LAMBDA { words = placement.inclusive_prefix_of(n - 1); },
+            area);
+      else if (team == 0)
+        Kokkos::single(Kokkos::PerTeam(member), [&]() NDZIP_INLINE_LAMBDA {
+          store_stream_size(stream_bytes, layout.stream_bytes(0));
+        });
+      auto* block_area = reinterpret_cast<bits_type*>(stream + layout.header_bytes());
+      copy_border_slice<border_direction::grid_to_stream, LaneOps>(
+          member, layout, const_cast<bits_type*>(values), block_area + area, team - cube_teams);
+      return;
+    }
+    LaneOps::for_each_group(
+        member, types::team_size,
+        [&](const typename LaneOps::lanes& held, int group) NDZIP_INLINE_LAMBDA {
+          const std::size_t index = team * types::team_size + group;
+          if (index < n)
+            encode_streamed_hypercube<T, Dims, ExecSpace, LaneOps>(held, layout, values, stream,
+                                                                   placement, stream_bytes, index);
+        });
+  }
+};
+
+// Lane group `held` decodes hypercube `index` of a stream whose block area holds `area` words
+// (checked against the stream's size); returns its failure key (no_stream_failure if none).
+template <class T, int Dims, class ExecSpace, class LaneOps>
+KOKKOS_INLINE_FUNCTION std::uint64_t decode_streamed_hypercube(
+    const typename LaneOps::lanes& held, const stream_layout<T, Dims>& layout,
+    const std::byte* stream, typename profile<T, Dims>::bits_type* values, std::size_t index,
+    std::uint64_t area) {
+  using types = streamed_types<T, Dims, ExecSpace, LaneOps>;
+  using bits_type = typename types::bits_type;
+  constexpr int slots = types::slots;
+  constexpr int rows = types::rows;
+  constexpr int lanes = types::lanes;
+  constexpr int chunks = types::chunks;
+  constexpr int head_rounds = chunks / lanes;  // heads a lane holds
+
+  // The block's two offset-table entries, read once (by one lane) and used from registers.
+  const std::uint64_t entries = LaneOps::on_first_lane(held, [&]() -> std::uint64_t {
+    const auto* table = reinterpret_cast<const std::uint32_t*>(stream);
+    const std::uint64_t end = index + 1 == layout.hypercube_count ? area : table[index];
+    return (index == 0 ? std::uint64_t{0} : std::uint64_t{table[index - 1]}) << 32 | end;
+  });
+  const std::uint64_t begin = entries >> 32, end = entries & 0xffffffffu;
+  if (end < begin + chunks) return failure_key(index, stream_failure::block_shorter_than_heads);
+  if (end - begin > static_cast<std::uint64_t>(types::profile_type::max_block_words))
+    return failure_key(index, stream_failure::block_longer_than_possible);
+  if (end > area) return failure_key(index, stream_failure::entry_beyond_last);
+  const bits_type* const block =
+      reinterpret_cast<const bits_type*>(stream + layout.header_bytes()) + begin;
+
+  // The heads, read once: lane l holds those of chunks l, l + 32, ...; only this copy is
+  // checked and used, so every column read stays in the block.
+  bits_type heads[head_rounds][slots];
+  bits_type columns[slots];
+  for (int s = 0; s < slots; ++s) columns[s] = 0;
+  for (int j = 0; j < head_rounds; ++j)
+    for (int s = 0; s < slots; ++s) {
+      heads[j][s] = block[j * lanes + held.lane(s)];
+      columns[s] += static_cast<bits_type>(LaneOps::popcount(heads[j][s]));
+    }
+  LaneOps::all_reduce(held, columns, [](bits_type a, bits_type b) { return a + b; });
+  if (static_cast<std::uint64_t>(columns[0]) + chunks != end - begin)
+    return failure_key(index, stream_failure::heads_do_not_match_block);
+
+  std::size_t origin[Dims];
+  layout.hypercube_origin(index, origin);
+  const grid_placement<typename types::profile_type> at(layout.grid, origin);
+  typename types::lorenzo transform;
+  int offset = 0;  // columns of the chunks before
+  for (int j = 0; j < head_rounds; ++j)
+    for (int first = j * lanes; first < (j + 1) * lanes; first += types::step_chunks) {
+      // Every chunk's columns loaded before any is transposed, so that the loads are in
+      // flight together.
+      bits_type words[types::step_chunks][slots][rows];
+      for (int c = 0; c < types::step_chunks; ++c) {
+        bits_type head[slots];
+        const bits_type* in[slots];
+        LaneOps::broadcast(held, heads[j], (first + c) % lanes, head);
+        for (int s = 0; s < slots; ++s) in[s] = block + chunks + offset;
+        LaneOps::expand(held, head, in, words[c]);
+        offset += LaneOps::popcount(head[0]);
+      }
+      bits_type v[types::step_pieces][slots];
+      for (int c = 0; c < types::step_chunks; ++c) {
+        LaneOps::transpose(held, words[c]);
+        for (int s = 0; s < slots; ++s)
+          for (int r = 0; r < rows; ++r) v[c * rows + r][s] = fold(words[c][s][r]);
+      }
+      const int p0 = first * rows;
+      transform.inverse(held, p0, v);
+      for (int i = 0; i < types::step_pieces; ++i)
+        for (int s = 0; s < slots; ++s)
+          values[at.offset((p0 + i) * lanes + held.lane(s))] = rotate_right_1(v[i][s]);
+    }
+  return no_stream_failure;
+}
+
+// The streamed decoder for one grid's stream: each team decodes one hypercube per lane group
+// (or copies a border slice) and reports the lowest failure key of its groups to the gatherer,
+// whose team count is the launch's.
+template <class T, int Dims, class ExecSpace, class LaneOps>
+struct decode_streamed {
+  using types = streamed_types<T, Dims, ExecSpace, LaneOps>;
+  using bits_type = typename types::bits_type;
+  using member_type = typename types::member_type;
+
+  stream_layout<T, Dims> layout;
+  const std::byte* stream;
+  std::size_t stream_size;
+  bits_type* values;
+  outcome_gatherer gatherer;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
+    const std::size_t team = member.league_rank();
+    const std::size_t n = layout.hypercube_count;
+    // The last entry, read once for the team, so that the size it notes is the one it checked.
+    std::uint64_t area = 0;
+    Kokkos::single(
+        Kokkos::PerTeam(member),
+        [&](std::uint64_t& last) NDZIP_INLINE_LAMBDA {
+          last = n == 0 ? 0 : reinterpret_cast<const std::uint32_t*>(stream)[n - 1];
+        },
+        area);
+    const std::uint64_t needed = layout.stream_bytes(area);
+    const auto finish = [&](std::uint64_t key) NDZIP_INLINE_LAMBDA {
+      Kokkos::single(Kokkos::PerTeam(member), [&]() NDZIP_INLINE_LAMBDA {
+        gatherer.finish_team(team, key, needed, stream_size);
+      });
+    };
+    if (needed > stream_size)
+      return finish(team == 0 ? failure_key(0, stream_failure::stream_truncated)
+                              : no_stream_failure);
+    const std::size_t cube_teams = types::border_team(layout);
+    if (team >= cube_teams) {
+      const auto* block_area = reinterpret_cast<const bits_type*>(stream + layout.header_bytes());
+      copy_border_slice<border_direction::stream_to_grid, LaneOps>(
+          member, layout, values, const_cast<bits_type*>(block_area + area), team - cube_teams);
+      return finish(no_stream_failure);
+    }
+    const std::size_t key_bytes = types::team_size * sizeof(std::uint64_t);
+    auto* keys = static_cast<std::uint64_t*>(member.team_scratch(0).get_shmem(key_bytes));
+    LaneOps::for_each_group(
+        member, types::team_size,
+        [&](const typename LaneOps::lanes& held, int group) NDZIP_INLINE_LAMBDA {
+          const std::size_t index = team * types::team_size + group;
+          const std::uint64_t key = index < n
+                                        ? decode_streamed_hypercube<T, Dims, ExecSpace, LaneOps>(
+                                              held, layout, stream, values, index, area)
+                                        : no_stream_failure;
+          if (held.lane(0) == 0) keys[group] = key;
+        });
+    member.team_barrier();
+    std::uint64_t lowest = no_stream_failure;
+    for (int g = 0; g < types::team_size; ++g) lowest = keys[g] < lowest ? keys[g] : lowest;
+    finish(lowest);
+  }
+};
+
+}  // namespace ndzip::core
