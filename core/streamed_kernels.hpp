@@ -40,14 +40,13 @@ namespace ndzip::core {
 
 // Where the streamed kernels replace the team kernels for one grid of `hypercubes`, on a
 // device that holds `groups_at_once` lane groups at once: by measurement (H200, the five
-// gen_synthetic fields and random walks and images of 4-64 MiB, same-call A/B against the team
+// gen_synthetic fields and random walks and images of 4-256 MiB, same-call A/B against the team
 // kernels; docs/PERFORMANCE-HISTORY.md, "Streamed kernels"), GB/s new / old:
-//   compressing 1-D float 946 / 862, double 1099 / 1017, 2-D float 723 / 665 at 268-1074 MB,
-//     1.07-1.08x at 64 MiB, 0.92x at 16 MiB (where groups outnumber hypercubes);
-//     3-D float 760 / 788, double 746 / 801: the team kernels stay;
-//   decompressing 1-D double 1115 / 1037 at 1 GB but 0.95x at 64 MiB; every other profile
+//   compressing 1-D float 941 / 857, double 1146 / 1011, 2-D float 718 / 666, double 849 / 790
+//     at 268-1074 MB; 1.05-1.10x at 64 MiB, 0.73-0.94x at 16 MiB (where groups outnumber
+//     hypercubes); 3-D float 760 / 788, double 746 / 801: the team kernels stay;
+//   decompressing 1-D double 1210 / 1044 at 1 GB but 0.95x at 64 MiB; every other profile
 //     0.83-1.01x (2-D float 903 / 1010, 3-D double 735 / 887): the team kernels stay.
-// 2-D double takes what 2-D float measured.
 template <class T, int Dims>
 constexpr bool streamed_kernels_win(backend::kernel_role role, std::uint64_t hypercubes,
                                     std::uint64_t groups_at_once) {
@@ -71,11 +70,12 @@ struct streamed_types {
   static constexpr int pieces = profile_type::hypercube_size / lanes;
   static_assert(LaneOps::groups_progress_independently && LaneOps::groups_per_call == 1);
 
-  // Lane groups per team, and the launch bounds' teams per multiprocessor.
+  // Lane groups per team, and the launch bounds' teams per multiprocessor: eight, 64
+  // registers a thread (H200: double at five teams, 72-96 registers, 1-D compression 1099 and
+  // decompression 1108 GB/s against 1146 and 1210 at eight, though the double kernels spill
+  // there; unbounded, float took 48-72 registers).
   static constexpr int groups_per_team = 4;
-  static constexpr int teams_per_multiprocessor = LaneOps::vector_length == 1 ? 0
-                                                  : sizeof(bits_type) == 4    ? 8
-                                                                              : 5;
+  static constexpr int teams_per_multiprocessor = LaneOps::vector_length == 1 ? 0 : 8;
   using team_policy = Kokkos::TeamPolicy<
       ExecSpace, typename LaneOps::schedule,
       Kokkos::LaunchBounds<teams_per_multiprocessor == 0 ? 0
