@@ -9,9 +9,9 @@
 // Compression reads the hypercube twice: once for the block's length (a chunk's head is the OR
 // of its folded residuals, so the length needs no transposition), which the look-back
 // (core/block_placement.hpp) turns into the block's place, then again to transpose each chunk
-// and write its heads and non-zero columns straight into the stream. The second read mostly
-// hits the caches; holding the hypercube instead (16 KB of shared memory) is what limited the
-// team kernels' residency.
+// and write its heads and non-zero columns straight into the stream. Reading twice trades load
+// instructions and cache traffic for the 16 KB of shared memory a held hypercube takes, which
+// is what limited the team kernels' residency.
 //
 // Decompression reads a block's heads once into registers (a lane holds every 32nd), checks
 // them against the block length, then expands, transposes and sums each chunk in registers,

@@ -102,80 +102,9 @@ void check_reference_vectors() {
   CHECK(cases >= 10);
 }
 
-}  // namespace
-
-TEST_CASE_TEMPLATE("emulation: reference vectors through 32-lane warps (CUDA)", C,
-                   NDZIP_ALL_CONFIGS) {
-  check_reference_vectors<32, C>();
-}
-
-TEST_CASE_TEMPLATE("emulation: reference vectors through 64-lane wavefronts (HIP)", C,
-                   NDZIP_ALL_CONFIGS) {
-  check_reference_vectors<64, C>();
-}
-
-TEST_CASE_TEMPLATE("emulation: generated cross-backend cases through 32- and 64-lane groups", C,
-                   NDZIP_ALL_CONFIGS) {
-  using T = typename C::value_type;
-  constexpr int D = C::dims;
-  const int noise = C::is_double ? 24 : 8;
-  for (const auto& grid : cross_backend_shapes<D>()) {
-    for (const auto& family : cross_backend_families()) {
-      INFO("grid " << ndzip::to_string(grid) << ", family " << family);
-      const auto input = generate_for<C>(family, noise, grid);
-      const auto expected = model_stream<C>(input, grid);
-      for_each_host_backend([&](auto exec) {
-        using Exec = decltype(exec);
-        emulated_engine<32, T, D, Exec> warps(exec, grid);
-        INFO("32-lane warps");
-        CHECK(mismatch(emulated_compress(warps, input), expected) == "");
-        CHECK(mismatch(emulated_decompress(warps, expected), input) == "");
-        emulated_engine<64, T, D, Exec> wavefronts(exec, grid);
-        INFO("64-lane wavefronts");
-        CHECK(mismatch(emulated_compress(wavefronts, input), expected) == "");
-        CHECK(mismatch(emulated_decompress(wavefronts, expected), input) == "");
-      });
-    }
-  }
-}
-
-TEST_CASE_TEMPLATE("emulation: single-pass and three-kernel compression give the same streams", C,
-                   NDZIP_ALL_CONFIGS) {
-  using T = typename C::value_type;
-  constexpr int D = C::dims;
-  const auto grid = cross_backend_shapes<D>().front();
-  const int noise = C::is_double ? 24 : 8;
-  const auto input = generate_for<C>("smooth", noise, grid);
-  const auto expected = model_stream<C>(input, grid);
-  const auto other_input = generate_for<C>("checker", noise, grid);
-  const auto other_expected = model_stream<C>(other_input, grid);
-  for_each_host_backend([&](auto exec) {
-    using Exec = decltype(exec);
-    emulated_engine<32, T, D, Exec> warps(exec, grid);
-    emulated_engine<64, T, D, Exec> wavefronts(exec, grid);
-    REQUIRE(expected.size() < warps.size_bound(0));
-    // Repeated single-pass calls on one engine, with inputs whose blocks differ: each call's
-    // look-back must use only its own published words, never the previous call's.
-    for (int call = 0; call < 4; ++call) {
-      CAPTURE(call);
-      CHECK(mismatch(emulated_compress(wavefronts, input), expected) == "");
-      CHECK(mismatch(emulated_compress(wavefronts, other_input), other_expected) == "");
-      CHECK(mismatch(emulated_compress(warps, other_input), other_expected) == "");
-      CHECK(mismatch(emulated_compress(warps, input), expected) == "");
-    }
-    // A buffer of exactly the stream's size is below the bound: the three-kernel path, which
-    // checks the size before writing; one byte less is refused.
-    CHECK(mismatch(emulated_compress(wavefronts, input, expected.size()), expected) == "");
-    CHECK(mismatch(emulated_compress(wavefronts, input), expected) == "");
-    CHECK_THROWS_AS(emulated_compress(warps, input, expected.size() - 1), ndzip::capacity_error);
-  });
-}
-
-namespace {
-
 // What the streamed kernels (32-lane groups, emulated) make of one grid on `exec`, launched
-// directly: the stream, and the outcome and values of decoding `stream_to_decode` (its first
-// `given` bytes) with them.
+// directly: the stream of an input, and the outcome and values of decoding a stream's first
+// `given` bytes.
 template <class C, class Exec>
 struct streamed_run {
   using T = typename C::value_type;
@@ -226,8 +155,21 @@ struct streamed_run {
 
 }  // namespace
 
-TEST_CASE_TEMPLATE("emulation: the streamed kernels give the model stream for every profile", C,
+TEST_CASE_TEMPLATE("emulation: reference vectors through 32-lane warps (CUDA)", C,
                    NDZIP_ALL_CONFIGS) {
+  check_reference_vectors<32, C>();
+}
+
+TEST_CASE_TEMPLATE("emulation: reference vectors through 64-lane wavefronts (HIP)", C,
+                   NDZIP_ALL_CONFIGS) {
+  check_reference_vectors<64, C>();
+}
+
+// The streamed kernels run here for every profile, launched directly.
+TEST_CASE_TEMPLATE(
+    "emulation: generated cross-backend cases through 32- and 64-lane groups and the streamed "
+    "kernels",
+    C, NDZIP_ALL_CONFIGS) {
   using T = typename C::value_type;
   constexpr int D = C::dims;
   const int noise = C::is_double ? 24 : 8;
@@ -238,11 +180,20 @@ TEST_CASE_TEMPLATE("emulation: the streamed kernels give the model stream for ev
       const auto expected = model_stream<C>(input, grid);
       for_each_host_backend([&](auto exec) {
         using Exec = decltype(exec);
-        const streamed_run<C, Exec> run{exec, ndzip::stream_layout<T, D>(grid)};
-        REQUIRE(run.layout.hypercube_count > 0);
-        CHECK(mismatch(run.compress(input), expected) == "");
+        emulated_engine<32, T, D, Exec> warps(exec, grid);
+        INFO("32-lane warps");
+        CHECK(mismatch(emulated_compress(warps, input), expected) == "");
+        CHECK(mismatch(emulated_decompress(warps, expected), input) == "");
+        emulated_engine<64, T, D, Exec> wavefronts(exec, grid);
+        INFO("64-lane wavefronts");
+        CHECK(mismatch(emulated_compress(wavefronts, input), expected) == "");
+        CHECK(mismatch(emulated_decompress(wavefronts, expected), input) == "");
+        const streamed_run<C, Exec> streamed{exec, ndzip::stream_layout<T, D>(grid)};
+        INFO("streamed kernels");
+        REQUIRE(streamed.layout.hypercube_count > 0);
+        CHECK(mismatch(streamed.compress(input), expected) == "");
         std::vector<typename C::bits_type> values;
-        const auto outcome = run.decompress(expected, expected.size(), values);
+        const auto outcome = streamed.decompress(expected, expected.size(), values);
         CHECK(outcome.failure == ndzip::decompress_outcome::no_failure);
         CHECK(outcome.stream_bytes == expected.size());
         CHECK(mismatch(values, input) == "");
@@ -250,6 +201,39 @@ TEST_CASE_TEMPLATE("emulation: the streamed kernels give the model stream for ev
     }
   }
 }
+
+TEST_CASE_TEMPLATE("emulation: single-pass and three-kernel compression give the same streams", C,
+                   NDZIP_ALL_CONFIGS) {
+  using T = typename C::value_type;
+  constexpr int D = C::dims;
+  const auto grid = cross_backend_shapes<D>().front();
+  const int noise = C::is_double ? 24 : 8;
+  const auto input = generate_for<C>("smooth", noise, grid);
+  const auto expected = model_stream<C>(input, grid);
+  const auto other_input = generate_for<C>("checker", noise, grid);
+  const auto other_expected = model_stream<C>(other_input, grid);
+  for_each_host_backend([&](auto exec) {
+    using Exec = decltype(exec);
+    emulated_engine<32, T, D, Exec> warps(exec, grid);
+    emulated_engine<64, T, D, Exec> wavefronts(exec, grid);
+    REQUIRE(expected.size() < warps.size_bound(0));
+    // Repeated single-pass calls on one engine, with inputs whose blocks differ: each call's
+    // look-back must use only its own published words, never the previous call's.
+    for (int call = 0; call < 4; ++call) {
+      CAPTURE(call);
+      CHECK(mismatch(emulated_compress(wavefronts, input), expected) == "");
+      CHECK(mismatch(emulated_compress(wavefronts, other_input), other_expected) == "");
+      CHECK(mismatch(emulated_compress(warps, other_input), other_expected) == "");
+      CHECK(mismatch(emulated_compress(warps, input), expected) == "");
+    }
+    // A buffer of exactly the stream's size is below the bound: the three-kernel path, which
+    // checks the size before writing; one byte less is refused.
+    CHECK(mismatch(emulated_compress(wavefronts, input, expected.size()), expected) == "");
+    CHECK(mismatch(emulated_compress(wavefronts, input), expected) == "");
+    CHECK_THROWS_AS(emulated_compress(warps, input, expected.size() - 1), ndzip::capacity_error);
+  });
+}
+
 
 TEST_CASE_TEMPLATE("emulation: the streamed decoder reports damaged streams", C,
                    NDZIP_ALL_CONFIGS) {

@@ -5,6 +5,7 @@ the committed documents, fails (exit 1, with a diff) when a generated number was
 and stops with a message (exit 2) on a missing CSV or a marker without its pair; a rewrite
 restores the committed text byte for byte. Run by ctest (perf_report_detects)."""
 
+import json
 import os
 import re
 import shutil
@@ -73,11 +74,12 @@ def main():
         with open(performance, "w", encoding="utf-8") as f:
             f.write(committed)
 
-        # A CSV the manifest names, missing.
-        missing = os.path.join(copy, "docs", "bench", "gpu-default-gensyn-h200-after.csv")
-        os.remove(missing)
+        # A CSV the manifest names, missing: the one behind the H200 table.
+        with open(os.path.join(copy, "docs", "bench", "current.json"), encoding="utf-8") as f:
+            csv_path = json.load(f)["sources"]["gensyn-default-h200"]["csv"]
+        os.remove(os.path.join(copy, csv_path))
         status, output = run(copy, "--check")
-        expect(status == 2 and "gpu-default-gensyn-h200-after.csv" in output,
+        expect(status == 2 and os.path.basename(csv_path) in output,
                f"--check with a missing CSV: exit {status}\n{output}")
     print("perf-report: --check passes, and fails on an edited figure, an unpaired marker and a "
           "missing CSV")
