@@ -117,10 +117,7 @@ struct streamed_run {
 
   std::vector<unsigned char> compress(const std::vector<Bits>& input) const {
     const std::size_t teams = types::teams(layout);
-    std::vector<Bits> stream(layout.stream_bytes(layout.hypercube_count *
-                                                 ndzip::profile<T, C::dims>::max_block_words) /
-                                 sizeof(Bits) +
-                             1);
+    std::vector<Bits> stream(ndzip::compressed_size_bound<T>(layout.grid) / sizeof(Bits) + 1);
     std::vector<std::uint64_t> published(layout.hypercube_count, 0);
     std::uint64_t tickets = 0, size = 0;
     const ndzip::core::block_placement placement{published.data(), &tickets, 0, 1, 1};
