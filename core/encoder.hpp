@@ -219,6 +219,32 @@ std::size_t hypercubes_per_team(std::size_t hypercubes, std::size_t teams_at_onc
   return balanced < 1 ? 1 : balanced > longest ? longest : balanced;
 }
 
+// A single-pass encoder's team past the blocks: copies border slice `slice` behind the block
+// area once the look-back has placed the last of `placed` items (runs or hypercubes), whose
+// inclusive prefix is the area's size. Without any, the first border team writes the stream's
+// size into `stream_bytes`.
+template <class LaneOps, class Member, class T, int Dims, class Bits, class Placement,
+          class SizeSink>
+KOKKOS_INLINE_FUNCTION void copy_border_behind_blocks(
+    const Member& member, const stream_layout<T, Dims>& layout, const Bits* values,
+    std::byte* stream, const Placement& placement, std::size_t placed, const SizeSink& stream_bytes,
+    std::size_t slice) {
+  std::uint64_t area = 0;
+  if (placed > 0)
+    Kokkos::single(
+        Kokkos::PerTeam(member),
+        [&](std::uint64_t& words)
+            NDZIP_INLINE_LAMBDA { words = placement.inclusive_prefix_of(placed - 1); },
+        area);
+  else if (slice == 0)
+    Kokkos::single(Kokkos::PerTeam(member), [&]() NDZIP_INLINE_LAMBDA {
+      store_stream_size(stream_bytes, layout.stream_bytes(0));
+    });
+  auto* block_area = reinterpret_cast<Bits*>(stream + layout.header_bytes());
+  copy_border_slice<border_direction::grid_to_stream, LaneOps>(
+      member, layout, const_cast<Bits*>(values), block_area + area, slice);
+}
+
 // Single pass, team `team` (in ticket order) of one grid, which encodes the `run` hypercubes
 // from team * run on (fewer at the end): their blocks go into the stream at the place the
 // look-back over the teams before it gives, with their offset-table entries. A run of one is
@@ -241,22 +267,9 @@ KOKKOS_INLINE_FUNCTION void encode_team(
   const std::size_t runs = (n + run - 1) / run;
   auto* block_area = reinterpret_cast<bits_type*>(stream + layout.header_bytes());
   auto* table = reinterpret_cast<std::uint32_t*>(stream);
-  if (team >= runs) {
-    std::uint64_t area = 0;
-    if (n > 0)
-      Kokkos::single(
-          Kokkos::PerTeam(member),
-          [&](std::uint64_t& words)
-              NDZIP_INLINE_LAMBDA { words = placement.inclusive_prefix_of(runs - 1); },
-          area);
-    else if (team == 0)
-      Kokkos::single(Kokkos::PerTeam(member), [&]() NDZIP_INLINE_LAMBDA {
-        store_stream_size(stream_bytes, layout.stream_bytes(0));
-      });
-    copy_border_slice<border_direction::grid_to_stream, LaneOps>(
-        member, layout, const_cast<bits_type*>(values), block_area + area, team - runs);
-    return;
-  }
+  if (team >= runs)
+    return copy_border_behind_blocks<LaneOps>(member, layout, values, stream, placement, runs,
+                                              stream_bytes, team - runs);
   // Double streams with an odd hypercube count pad the table with a zero word.
   const auto pad_table = [&]() NDZIP_INLINE_LAMBDA {
     if (team == 0 && layout.header_bytes() > 4 * n) table[n] = 0;

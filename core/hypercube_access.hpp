@@ -59,8 +59,15 @@ struct grid_placement {
 
   // Grid offset of the hypercube-local position `local`.
   NDZIP_HOST_FORCEINLINE std::size_t offset(int local) const {
-    std::size_t at =
-        first + static_cast<std::size_t>(hypercube_coordinate<Profile>(local, dims - 1));
+    return first + relative_offset(local);
+  }
+
+  // Grid offset of `local` from the hypercube's first element. Linear in the coordinates, which
+  // are bit fields of `local`: for positions a and b without a common bit, relative_offset(a | b)
+  // = relative_offset(a) + relative_offset(b), so that a lane group can form a lane's part once
+  // and add a piece's part per access (core/streamed_kernels.hpp).
+  NDZIP_HOST_FORCEINLINE std::size_t relative_offset(int local) const {
+    std::size_t at = static_cast<std::size_t>(hypercube_coordinate<Profile>(local, dims - 1));
     for (int a = 0; a < dims - 1; ++a)
       at += static_cast<std::size_t>(hypercube_coordinate<Profile>(local, a)) * stride[a];
     return at;

@@ -39,20 +39,30 @@
 namespace ndzip::core {
 
 // Where the streamed kernels replace the team kernels for one grid of `hypercubes`, on a
-// device that holds `groups_at_once` lane groups at once: by measurement (H200, the five
-// gen_synthetic fields and random walks and images of 4-256 MiB, same-call A/B against the team
-// kernels; docs/PERFORMANCE-HISTORY.md, "Streamed kernels"), GB/s new / old:
-//   compressing 1-D float 941 / 857, double 1146 / 1011, 2-D float 718 / 666, double 849 / 790
-//     at 268-1074 MB; 1.05-1.10x at 64 MiB, 0.73-0.94x at 16 MiB (where groups outnumber
-//     hypercubes); 3-D float 760 / 788, double 746 / 801: the team kernels stay;
-//   decompressing 1-D double 1210 / 1044 at 1 GB but 0.95x at 64 MiB; every other profile
-//     0.83-1.01x (2-D float 903 / 1010, 3-D double 735 / 887): the team kernels stay.
+// device that holds `groups_at_once` lane groups at once (8448 on an H200): by measurement
+// (H200, same-call sweep of every profile at 16 MiB - 1 GiB, every grid on the team kernels
+// against every grid on the streamed ones; docs/PERFORMANCE-HISTORY.md, "Streamed kernels"),
+// GB/s streamed / team:
+//   compressing 1-D and 2-D float win from 1024 hypercubes (16 MiB: 474 / 356, 363 / 322;
+//     2^27 elements 1231 / 873, 8192^2 893 / 678); 3-D float loses at 1000 (296 / 332) and
+//     wins from 4096 (669 / 567; 512^3 949 / 793); 1-D and 2-D double lose at 512 (328 / 413),
+//     tie at 2048 and win at 8192 (1055 / 1002, 941 / 839); 3-D double ties or loses at every
+//     size (320^3 878 / 897): the team kernels stay;
+//   decompressing 1-D and 3-D float tie or lose at 1024 and win from 4096 (934 / 829, 816 /
+//     758; 2^27 1393 / 1095, 512^3 1185 / 957); 1-D and 2-D double lose or tie at 512-2048
+//     and win at 8192 (1111 / 1012, 1202 / 1048); 2-D float (8192^2: 905 / 1042) and 3-D
+//     double (320^3: 927 / 994) lose at every size: the team kernels stay.
 template <class T, int Dims>
 constexpr bool streamed_kernels_win(backend::kernel_role role, std::uint64_t hypercubes,
                                     std::uint64_t groups_at_once) {
   if (hypercubes == 0) return false;
-  if (role == backend::kernel_role::encode) return Dims < 3 && hypercubes >= groups_at_once / 4;
-  return Dims == 1 && sizeof(T) == 8 && hypercubes >= 2 * groups_at_once;
+  constexpr bool is_float = sizeof(T) == 4;
+  if (role == backend::kernel_role::encode) {
+    if (Dims == 3 && !is_float) return false;
+    return hypercubes >= (is_float && Dims < 3 ? groups_at_once / 16 : groups_at_once / 4);
+  }
+  if (Dims == 3 ? !is_float : Dims == 2 && is_float) return false;
+  return hypercubes >= (is_float ? groups_at_once / 4 : groups_at_once / 2);
 }
 
 template <class T, int Dims, class ExecSpace, class LaneOps>
@@ -70,12 +80,14 @@ struct streamed_types {
   static constexpr int pieces = profile_type::hypercube_size / lanes;
   static_assert(LaneOps::groups_progress_independently && LaneOps::groups_per_call == 1);
 
-  // Lane groups per team, and the launch bounds' teams per multiprocessor: eight, 64
-  // registers a thread (H200: double at five teams, 72-96 registers, 1-D compression 1099 and
-  // decompression 1108 GB/s against 1146 and 1210 at eight, though the double kernels spill
-  // there; unbounded, float took 48-72 registers).
+  // Lane groups per team, and the launch bounds' teams per multiprocessor: float ten, 48
+  // registers a thread (H200, 1-D compression 1242 against 1205 GB/s at eight, 2-D 891 against
+  // 874); double eight, 64 registers (five teams, 72-96 registers: 1-D compression 1099 and
+  // decompression 1108 against 1146 and 1210 at eight, though the double kernels spill there;
+  // unbounded, float took 48-72 registers).
   static constexpr int groups_per_team = 4;
-  static constexpr int teams_per_multiprocessor = LaneOps::vector_length == 1 ? 0 : 8;
+  static constexpr int teams_per_multiprocessor =
+      LaneOps::vector_length == 1 ? 0 : sizeof(T) == 4 ? 10 : 8;
   using team_policy = Kokkos::TeamPolicy<
       ExecSpace, typename LaneOps::schedule,
       Kokkos::LaunchBounds<teams_per_multiprocessor == 0 ? 0
@@ -102,6 +114,29 @@ struct streamed_types {
         .set_scratch_size(0, Kokkos::PerTeam(team_size * sizeof(std::uint64_t)));
   }
 
+  // Where lane s's element of each piece lies: position 32 p + l of a hypercube is p * 32 | l,
+  // so its grid offset is a lane's part plus a piece's part (grid_placement::relative_offset),
+  // and a step's part plus the piece's within the step. A lane forms its pointer once per
+  // hypercube, a step adds its part, and a piece its constant one: none to three instructions
+  // an access where the whole offset took seven (H200 SASS).
+  template <class Bits>
+  struct lane_addresses {
+    Bits* lane[slots];
+    const grid_placement<profile_type>& placement;
+
+    KOKKOS_INLINE_FUNCTION lane_addresses(const lanes_type& held, Bits* values,
+                                          const grid_placement<profile_type>& at)
+        : placement(at) {
+      for (int s = 0; s < slots; ++s) lane[s] = values + at.offset(held.lane(s));
+    }
+
+    // Lane s's element of piece p0 + i, p0 a multiple of step_pieces.
+    KOKKOS_INLINE_FUNCTION Bits& operator()(int s, int p0, int i) const {
+      Bits* const step = lane[s] + placement.relative_offset(p0 * lanes);
+      return step[placement.relative_offset(i * lanes)];
+    }
+  };
+
   // Calls chunk(k, words) for every chunk k of the hypercube at `placement`, in order, with its
   // folded residuals as the group holds them: words[s][r] is row held.lane(s) + 32 r.
   template <class Chunk>
@@ -109,11 +144,11 @@ struct streamed_types {
       const lanes_type& held, const bits_type* values,
       const grid_placement<profile_type>& placement, const Chunk& chunk) {
     lorenzo transform;
+    const lane_addresses<const bits_type> element(held, values, placement);
     for (int p0 = 0; p0 < pieces; p0 += step_pieces) {
       bits_type v[step_pieces][slots];
       for (int i = 0; i < step_pieces; ++i)
-        for (int s = 0; s < slots; ++s)
-          v[i][s] = rotate_left_1(values[placement.offset((p0 + i) * lanes + held.lane(s))]);
+        for (int s = 0; s < slots; ++s) v[i][s] = rotate_left_1(element(s, p0, i));
       transform.forward(held, p0, v);
       for (int c = 0; c < step_chunks; ++c) {
         bits_type words[slots][rows];
@@ -213,21 +248,27 @@ KOKKOS_INLINE_FUNCTION void encode_streamed_hypercube(
     return 0;
   });
 
+  // The heads go out 32 at a time, lane l's the head of chunk l of each 32 (a store by one
+  // lane per chunk took the memory pipeline's slots that the columns need); the columns follow
+  // the heads, each chunk's after the chunks' before.
   bits_type* const block = reinterpret_cast<bits_type*>(stream + layout.header_bytes()) + begin;
-  int offset = 0;  // columns of the chunks before
-  types::for_each_residual_chunk(held, values, at,
-                                 [&](int k, bits_type(&words)[slots][rows]) NDZIP_INLINE_LAMBDA {
-                                   bits_type heads[slots];
-                                   bits_type* out[slots];
-                                   for (int s = 0; s < slots; ++s)
-                                     out[s] = block + types::chunks + offset;
-                                   LaneOps::transpose(held, words);
-                                   LaneOps::nonzero_columns(held, words, heads);
-                                   LaneOps::compact(held, words, heads, out);
-                                   for (int s = 0; s < slots; ++s)
-                                     if (held.lane(s) == 0) block[k] = heads[s];
-                                   offset += LaneOps::popcount(heads[0]);
-                                 });
+  bits_type* columns_at = block + types::chunks;
+  bits_type kept_heads[slots] = {};
+  types::for_each_residual_chunk(
+      held, values, at, [&](int k, bits_type(&words)[slots][rows]) NDZIP_INLINE_LAMBDA {
+        constexpr int lanes = types::lanes;
+        bits_type heads[slots];
+        bits_type* out[slots];
+        for (int s = 0; s < slots; ++s) out[s] = columns_at;
+        LaneOps::transpose(held, words);
+        LaneOps::nonzero_columns(held, words, heads);
+        LaneOps::compact(held, words, heads, out);
+        for (int s = 0; s < slots; ++s) {
+          if (held.lane(s) == k % lanes) kept_heads[s] = heads[s];
+          if (k % lanes == lanes - 1) block[k - (lanes - 1) + held.lane(s)] = kept_heads[s];
+        }
+        columns_at += LaneOps::popcount(heads[0]);
+      });
 }
 
 // Single-pass compression of one grid by the streamed kernel: each team takes a ticket (in
@@ -252,23 +293,9 @@ struct encode_streamed {
         [&](std::uint64_t& ticket) NDZIP_INLINE_LAMBDA { ticket = placement.take_ticket(); }, team);
     const std::size_t n = layout.hypercube_count;
     const std::size_t cube_teams = types::border_team(layout);
-    if (team >= cube_teams) {
-      std::uint64_t area = 0;
-      if (n > 0)
-        Kokkos::single(
-            Kokkos::PerTeam(member),
-            [&](std::uint64_t& words)
-                NDZIP_INLINE_LAMBDA { words = placement.inclusive_prefix_of(n - 1); },
-            area);
-      else if (team == 0)
-        Kokkos::single(Kokkos::PerTeam(member), [&]() NDZIP_INLINE_LAMBDA {
-          store_stream_size(stream_bytes, layout.stream_bytes(0));
-        });
-      auto* block_area = reinterpret_cast<bits_type*>(stream + layout.header_bytes());
-      copy_border_slice<border_direction::grid_to_stream, LaneOps>(
-          member, layout, const_cast<bits_type*>(values), block_area + area, team - cube_teams);
-      return;
-    }
+    if (team >= cube_teams)
+      return copy_border_behind_blocks<LaneOps>(member, layout, values, stream, placement, n,
+                                                stream_bytes, team - cube_teams);
     LaneOps::for_each_group(
         member, types::team_size,
         [&](const typename LaneOps::lanes& held, int group) NDZIP_INLINE_LAMBDA {
@@ -327,6 +354,7 @@ KOKKOS_INLINE_FUNCTION std::uint64_t decode_streamed_hypercube(
   layout.hypercube_origin(index, origin);
   const grid_placement<typename types::profile_type> at(layout.grid, origin);
   typename types::lorenzo transform;
+  const typename types::template lane_addresses<bits_type> element(held, values, at);
   int offset = 0;  // columns of the chunks before
   for (int j = 0; j < head_rounds; ++j)
     for (int first = j * lanes; first < (j + 1) * lanes; first += types::step_chunks) {
@@ -350,8 +378,7 @@ KOKKOS_INLINE_FUNCTION std::uint64_t decode_streamed_hypercube(
       const int p0 = first * rows;
       transform.inverse(held, p0, v);
       for (int i = 0; i < types::step_pieces; ++i)
-        for (int s = 0; s < slots; ++s)
-          values[at.offset((p0 + i) * lanes + held.lane(s))] = rotate_right_1(v[i][s]);
+        for (int s = 0; s < slots; ++s) element(s, p0, i) = rotate_right_1(v[i][s]);
     }
   return no_stream_failure;
 }

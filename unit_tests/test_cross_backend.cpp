@@ -75,38 +75,55 @@ TEST_CASE_TEMPLATE("cross-backend streams are identical on grids of thousands of
   });
 }
 
-// GPUs compress 1-D and 2-D grids of many hypercubes, and decompress 1-D double ones, with the
-// streamed kernels (core/streamed_kernels.hpp, streamed_kernels_win): on every GPU backend, a
-// grid just large enough for them, with a border, against the default host space's stream.
+// GPUs take the streamed kernels (core/streamed_kernels.hpp) for grids of many hypercubes where
+// streamed_kernels_win says so: on every GPU backend, for each profile and direction that has
+// them, the smallest grid that takes them (with a border), against the default host space's
+// stream.
 TEST_CASE_TEMPLATE("cross-backend streams are identical where GPUs take the streamed kernels", C,
-                   ndzip_test::f32_1d, ndzip_test::f32_2d, ndzip_test::f64_1d,
-                   ndzip_test::f64_2d) {
+                   NDZIP_ALL_CONFIGS) {
   using T = typename C::value_type;
   constexpr int D = C::dims;
+  using ndzip::backend::kernel_role;
   int gpu_backends = 0;
-  for_each_backend([&](const std::string&, auto exec) {
+  for_each_backend([&](const std::string& backend, auto exec) {
     using Exec = decltype(exec);
     if constexpr (!Kokkos::SpaceAccessibility<Exec, Kokkos::HostSpace>::accessible) {
       ++gpu_backends;
       const auto groups = static_cast<std::uint64_t>(exec.concurrency()) / 32;
-      const auto role = D == 1 && C::is_double ? ndzip::backend::kernel_role::decode
-                                               : ndzip::backend::kernel_role::encode;
-      const std::size_t hypercubes = role == ndzip::backend::kernel_role::decode
-                                         ? 2 * groups
-                                         : std::max<std::uint64_t>(groups / 4, 1);
-      const auto grid = D == 1 ? make_extent<D>({hypercubes * 4096 + 123, 1, 1})
-                               : make_extent<D>({(hypercubes + 63) / 64 * 64 + 7, 64 * 64 + 5, 1});
-      const ndzip::stream_layout<T, D> layout(grid);
-      REQUIRE(ndzip::core::streamed_kernels_win<T, D>(role, layout.hypercube_count, groups));
-      const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grid);
-      ndzip::compressor<T, D, Kokkos::DefaultHostExecutionSpace> host(
-          Kokkos::DefaultHostExecutionSpace{}, grid);
-      const auto expected = compress_with(host, input);
-      ndzip::compressor<T, D, Exec> codec(exec, grid);
-      CHECK(mismatch(compress_with(codec, input), expected) == "");
-      std::size_t consumed = 0;
-      CHECK(mismatch(decompress_with(codec, expected, &consumed), input) == "");
-      CHECK(consumed == expected.size());
+      for (const auto role : {kernel_role::encode, kernel_role::decode}) {
+        // The rule grows with the hypercube count: the smallest count it takes, up to 4 groups.
+        std::uint64_t low = 0, high = 4 * groups;  // low: not taken; high: taken (if at all)
+        if (!ndzip::core::streamed_kernels_win<T, D>(role, high, groups)) continue;
+        while (high - low > 1) {
+          const std::uint64_t middle = low + (high - low) / 2;
+          if (ndzip::core::streamed_kernels_win<T, D>(role, middle, groups))
+            high = middle;
+          else
+            low = middle;
+        }
+        // At least `high` hypercubes, a partial one along every axis.
+        const std::size_t side = ndzip::profile<T, D>::side_length;
+        const auto grid =
+            D == 1   ? make_extent<D>({high * side + 123, 1, 1})
+            : D == 2 ? make_extent<D>({(high + 63) / 64 * side + 7, 64 * side + 5, 1})
+                     : make_extent<D>({(high + 15) / 16 * side + 3, 16 * side + 5, side + 7});
+        const ndzip::stream_layout<T, D> layout(grid);
+        INFO(backend << (role == kernel_role::encode ? " compressing " : " decompressing ")
+                     << layout.hypercube_count << " hypercubes");
+        REQUIRE(ndzip::core::streamed_kernels_win<T, D>(role, layout.hypercube_count, groups));
+        const auto input = generate_for<C>("smooth", C::is_double ? 24 : 8, grid);
+        ndzip::compressor<T, D, Kokkos::DefaultHostExecutionSpace> host(
+            Kokkos::DefaultHostExecutionSpace{}, grid);
+        const auto expected = compress_with(host, input);
+        ndzip::compressor<T, D, Exec> codec(exec, grid);
+        if (role == kernel_role::encode) {
+          CHECK(mismatch(compress_with(codec, input), expected) == "");
+        } else {
+          std::size_t consumed = 0;
+          CHECK(mismatch(decompress_with(codec, expected, &consumed), input) == "");
+          CHECK(consumed == expected.size());
+        }
+      }
     }
   });
   if (gpu_backends == 0) MESSAGE("no GPU backend enabled: the streamed kernels run on GPUs only");

@@ -61,6 +61,30 @@ struct cuda_intrinsics : device_lane_group {
 #endif
   }
 
+  // x rotated left by r bits (0 < r < W): a funnel shift per 32-bit word, where the compiler
+  // made two shifts of the plain expression with a per-lane amount (H200 SASS of the bit
+  // transposition: a stage took a shuffle, two shifts and two logic operations).
+  static constexpr bool has_rotate = true;
+  template <class Bits>
+  KOKKOS_INLINE_FUNCTION static Bits rotate_left(Bits x, int r) {
+#ifdef __CUDA_ARCH__
+    if constexpr (sizeof(Bits) == 4) {
+      return __funnelshift_l(x, x, static_cast<unsigned>(r));
+    } else {
+      // By 32 or more: the halves swapped, then rotated by r - 32 (funnel shifts take r mod 32).
+      const auto low = static_cast<std::uint32_t>(x), high = static_cast<std::uint32_t>(x >> 32);
+      const bool swap = (r & 32) != 0;
+      const std::uint32_t upper = swap ? low : high, lower = swap ? high : low;
+      const auto amount = static_cast<unsigned>(r);
+      return static_cast<Bits>(__funnelshift_l(lower, upper, amount)) << 32 |
+             __funnelshift_l(upper, lower, amount);
+    }
+#else
+    constexpr int w = sizeof(Bits) * 8;
+    return static_cast<Bits>(x << r) | static_cast<Bits>(x >> (w - r));  // never on the host
+#endif
+  }
+
   // Bit 31-l is lane l's predicate.
   KOKKOS_INLINE_FUNCTION static void ballot_reversed(const lanes& /*held*/,
                                                      const bool (&predicate)[1],

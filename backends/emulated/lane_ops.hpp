@@ -41,6 +41,7 @@ struct emulated_intrinsics {
   // run in one thread, as HIP's share a wavefront.
   static constexpr bool groups_progress_independently = WaveLanes == 32;
   static constexpr bool has_reduce_or = false;
+  static constexpr bool has_rotate = false;
   static constexpr int held_lanes = WaveLanes;
   static constexpr int groups_per_call = WaveLanes / group_width;
 
