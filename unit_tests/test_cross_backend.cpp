@@ -75,6 +75,25 @@ TEST_CASE_TEMPLATE("cross-backend streams are identical on grids of thousands of
   });
 }
 
+// The dispatch to the streamed kernels takes no empty grid and, once it takes a grid, every larger
+// one: the GPU test below searches for the smallest grid it takes.
+TEST_CASE_TEMPLATE("the streamed kernels' dispatch grows with the grid", C, NDZIP_ALL_CONFIGS) {
+  using T = typename C::value_type;
+  constexpr int D = C::dims;
+  for (const auto role : {ndzip::backend::kernel_role::encode, ndzip::backend::kernel_role::decode})
+    for (const std::uint64_t groups : {1, 32, 8448, 1 << 20}) {
+      CHECK_FALSE(ndzip::core::streamed_kernels_win<T, D>(role, 0, groups));
+      bool taken = false;
+      for (std::uint64_t hypercubes = 1; hypercubes <= 8 * groups;
+           hypercubes += 1 + hypercubes / 64) {
+        const bool now = ndzip::core::streamed_kernels_win<T, D>(role, hypercubes, groups);
+        INFO(groups << " groups, " << hypercubes << " hypercubes");
+        CHECK((now || !taken));
+        taken = now;
+      }
+    }
+}
+
 // GPUs take the streamed kernels (core/streamed_kernels.hpp) for grids of many hypercubes where
 // streamed_kernels_win says so: on every GPU backend, for each profile and direction that has
 // them, the smallest grid that takes them (with a border), against the default host space's
