@@ -39,7 +39,13 @@
 //                                  out[s] bit 31-l = the predicate of lane l of s's group
 //   has_reduce_or, reduce_or(lanes, values)
 //                                  a group OR of their own (else xor shuffles)
-//   has_rotate, rotate_left(x, r)  a rotation of their own (else two shifts)
+//   has_rotate, rotate_left(x, r)  a rotation of a 32-bit word (else two shifts)
+//   has_guarded_shuffle_up, combine_from_below<Segment, Subtract>(values, distance)
+//                                  values[0] +- the value `distance` lanes below in its segment,
+//                                  where there is one (else a shuffle and a lane test)
+//   has_byte_permute, byte_permute(x, y, selector)
+//                                  CUDA's byte permutation (__byte_perm): result byte n is
+//                                  byte (selector >> 4n) & 7 of y:x (else rotations and masks)
 
 #include <cstdint>
 #include <type_traits>
@@ -84,6 +90,8 @@ struct device_lane_group {
   static constexpr bool groups_progress_independently = false;
   static constexpr bool has_reduce_or = false;  // no group OR of their own
   static constexpr bool has_rotate = false;     // no rotation of their own
+  static constexpr bool has_byte_permute = false;
+  static constexpr bool has_guarded_shuffle_up = false;  // no shuffle that tells "none"
   static constexpr int held_lanes = 1;
   static constexpr int groups_per_call = 1;
 
@@ -171,16 +179,18 @@ struct lane_group_ops {
           for (int s = 0; s < held_lanes; ++s) mine[s] = words[s][h];
           Intrinsics::shuffle(held, mine, other, shuffle_kind::xor_lane, j);
           for (int s = 0; s < held_lanes; ++s) {
-            // The lane of the pair that holds row k + j takes the low halves of its partner's
-            // 2j-bit groups, moved up by j bits; the other lane takes the high halves, moved
-            // down. A rotation moves them as a shift would wherever the mask takes bits (those
-            // it wraps around land outside the mask) and, unlike a shift, takes its direction
-            // from a per-lane amount: a rotation and a bit select per row instead of two
-            // shifts, two masks and a choice.
+            // The 2j-bit groups (j < 32) lie inside 32-bit words, so a 64-bit word exchanges
+            // its halves apart: no rotation across the halves (a choice of halves per lane
+            // before two funnel shifts).
             const bool upper = held.lane(s) & j;
-            const Bits take = upper ? static_cast<Bits>(mask << j) : mask;
-            const Bits moved = rotate_left(other[s], upper ? j : w - j);
-            words[s][h] = (mine[s] & static_cast<Bits>(~take)) | (moved & take);
+            const auto half_mask = static_cast<std::uint32_t>(mask);
+            Bits exchanged = 0;
+            for (int half = 0; half < w; half += 32)
+              exchanged |= static_cast<Bits>(exchange_word(
+                               static_cast<std::uint32_t>(mine[s] >> half),
+                               static_cast<std::uint32_t>(other[s] >> half), upper, j, half_mask))
+                           << half;
+            words[s][h] = exchanged;
           }
         }
       }
@@ -195,12 +205,15 @@ struct lane_group_ops {
   KOKKOS_INLINE_FUNCTION static void inclusive_scan(const lanes& held,
                                                     Bits (&values)[held_lanes]) {
     static_assert(Segment >= 1 && Segment <= group_lanes && (Segment & (Segment - 1)) == 0);
-    for (int d = 1; d < Segment; d *= 2) {
-      Bits before[held_lanes];
-      Intrinsics::shuffle(held, values, before, shuffle_kind::up, d);
-      for (int s = 0; s < held_lanes; ++s)
-        if ((held.lane(s) & (Segment - 1)) >= d) values[s] += before[s];
-    }
+    for (int d = 1; d < Segment; d *= 2) combine_from_below<Segment, false>(held, values, d);
+  }
+
+  // values[s] minus the value of the lane `distance` below s's lane in its aligned segment of
+  // Segment lanes, where there is one (a difference along a row of Segment lanes).
+  template <int Segment, class Bits>
+  KOKKOS_INLINE_FUNCTION static void subtract_from_below(const lanes& held,
+                                                         Bits (&values)[held_lanes], int distance) {
+    combine_from_below<Segment, true>(held, values, distance);
   }
 
   // Every lane's `values` combined with op over the lanes of its group: xor butterflies,
@@ -318,14 +331,49 @@ struct lane_group_ops {
   }
 
  private:
-  // x rotated left by r bits, 0 < r < W.
-  template <class Bits>
-  KOKKOS_INLINE_FUNCTION static Bits rotate_left(Bits x, int r) {
-    constexpr int w = sizeof(Bits) * 8;
+  // values[s] plus (minus) the value `distance` lanes below in its segment, where there is one:
+  // the intrinsics' guarded shuffle where they have one.
+  template <int Segment, bool Subtract, class Bits>
+  KOKKOS_INLINE_FUNCTION static void combine_from_below(const lanes& held,
+                                                        Bits (&values)[held_lanes], int distance) {
+    static_assert(Segment >= 1 && Segment <= group_lanes && (Segment & (Segment - 1)) == 0);
+    if constexpr (Intrinsics::has_guarded_shuffle_up) {
+      Intrinsics::template combine_from_below<Segment, Subtract>(values, distance);
+    } else {
+      Bits before[held_lanes];
+      Intrinsics::shuffle(held, values, before, shuffle_kind::up, distance);
+      for (int s = 0; s < held_lanes; ++s)
+        if ((held.lane(s) & (Segment - 1)) >= distance)
+          values[s] = Subtract ? static_cast<Bits>(values[s] - before[s])
+                               : static_cast<Bits>(values[s] + before[s]);
+    }
+  }
+
+  // x rotated left by r bits, 0 < r < 32.
+  KOKKOS_INLINE_FUNCTION static std::uint32_t rotate_left(std::uint32_t x, int r) {
     if constexpr (Intrinsics::has_rotate)
       return Intrinsics::rotate_left(x, r);
     else
-      return static_cast<Bits>(x << r) | static_cast<Bits>(x >> (w - r));
+      return x << r | x >> (32 - r);
+  }
+
+  // Stage j (below 32) of the transposition on a 32-bit word of a lane pair, `mask` the low
+  // halves of its 2j-bit groups: the lane that holds row k + j (`upper`) takes the low halves
+  // of its partner's groups, moved up by j bits; the other lane takes the high halves, moved
+  // down. A rotation moves them as a shift would wherever the mask takes bits (those it wraps
+  // around land outside the mask) and, unlike a shift, takes its direction from a per-lane
+  // amount: a rotation and a bit select instead of two shifts, two masks and a choice. Where
+  // the groups are whole bytes (j = 8, 16), one byte permutation with a per-lane selector does
+  // both (the selectors pick bytes of mine (0-3) and other (4-7), lowest result byte last).
+  KOKKOS_INLINE_FUNCTION static std::uint32_t exchange_word(std::uint32_t mine, std::uint32_t other,
+                                                            bool upper, int j, std::uint32_t mask) {
+    if constexpr (Intrinsics::has_byte_permute) {
+      if (j == 16) return Intrinsics::byte_permute(mine, other, upper ? 0x5410u : 0x3276u);
+      if (j == 8) return Intrinsics::byte_permute(mine, other, upper ? 0x6240u : 0x3715u);
+    }
+    const std::uint32_t take = upper ? mask << j : mask;
+    const std::uint32_t moved = rotate_left(other, upper ? j : 32 - j);
+    return (mine & ~take) | (moved & take);
   }
 
   // Non-zero columns before column i: the head bits above plane W-1-i. For 32-bit words as a

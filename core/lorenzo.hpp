@@ -107,10 +107,7 @@ KOKKOS_INLINE_FUNCTION void load_hypercube_plane_differences(
             v[p][slot] = rotate_left_1(values[placement.offset(local(p, slot))]);
         Bits other_half[slots] = {};  // the previous piece's values as the other half holds them
         for (int p = 0; p < pieces; ++p) {
-          Bits left[slots];
-          LaneOps::shuffle_up(held, v[p], 1, left);
-          for (int slot = 0; slot < slots; ++slot)
-            if (held.lane(slot) % row != 0) v[p][slot] -= left[slot];
+          LaneOps::template subtract_from_below<row>(held, v[p], 1);
           // Rows 2p (lanes below `row`) and 2p + 1: each takes the difference to the row before,
           // row 2p + 1 to the other half of this piece, row 2p (but the plane's first) to the
           // other half of the piece before.

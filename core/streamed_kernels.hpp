@@ -40,42 +40,46 @@ namespace ndzip::core {
 
 // Where the streamed kernels replace the team kernels for one grid of `hypercubes`, on a
 // device that holds `groups_at_once` lane groups at once (8448 on an H200): by measurement
-// (H200, same-call sweep of every profile at 16 MiB - 1 GiB, every grid on the team kernels
-// against every grid on the streamed ones; docs/PERFORMANCE-HISTORY.md, "Streamed kernels"),
-// GB/s streamed / team:
-//   compressing 1-D and 2-D float win from 1024 hypercubes (16 MiB: 474 / 356, 363 / 322;
-//     2^27 elements 1231 / 873, 8192^2 893 / 678); 3-D float loses at 1000 (296 / 332) and
-//     wins from 4096 (669 / 567; 512^3 949 / 793); 1-D and 2-D double lose at 512 (328 / 413),
-//     tie at 2048 and win at 8192 (1055 / 1002, 941 / 839); 3-D double ties or loses at every
-//     size (320^3 878 / 897): the team kernels stay;
-//   decompressing 1-D and 3-D float tie or lose at 1024 and win from 4096 (934 / 829, 816 /
-//     758; 2^27 1393 / 1095, 512^3 1185 / 957); 1-D and 2-D double lose or tie at 512-2048
-//     and win at 8192 (1111 / 1012, 1202 / 1048); 2-D float (8192^2: 905 / 1042) and 3-D
-//     double (320^3: 927 / 994) lose at every size: the team kernels stay.
+// (H200, same-call sweeps of every profile at 16 MiB - 1 GiB, the dispatch's build against one
+// that streams every grid; docs/PERFORMANCE-HISTORY.md, "Streamed kernels"), GB/s streamed /
+// team:
+//   compressing 1-D and 2-D float win from 1024 hypercubes (16 MiB: 474 / 356, 363 / 322);
+//     3-D float loses at 1000 (296 / 332) and wins from 4096 (669 / 567); double loses at 512
+//     (1-D 408 / 432, 2-D 316 / 401, 3-D 253 / 339), ties at about 2000 (200^3 618 / 615) and
+//     wins from 8192 (320^3 1006 / 960, 256^3 915 / 894, 1-D 2^27 1055 / 1002);
+//   decompressing float loses or ties at 1000-1024 hypercubes (2048^2 470 / 556, 160^3 416 /
+//     514, 16 MiB walk 520 / 508) and wins from 4096 (4096^2 1032 / 897, 8192^2 1310 / 1112);
+//     1-D and 3-D double tie or lose at 512 (16 MiB walk 460 / 500, 128^3 403 / 460) and win
+//     from 1728 (200^3 848 / 707, 64 MiB walk 984 / 775, 256^3 1150 / 829); 2-D double loses
+//     at 384 (1024 x 1536: 328 / 348) and wins from 512 (1024 x 2048: 432 / 387; 2048 x 4096
+//     976 / 780).
 template <class T, int Dims>
 constexpr bool streamed_kernels_win(backend::kernel_role role, std::uint64_t hypercubes,
                                     std::uint64_t groups_at_once) {
   if (hypercubes == 0) return false;
   constexpr bool is_float = sizeof(T) == 4;
-  if (role == backend::kernel_role::encode) {
-    if (Dims == 3 && !is_float) return false;
+  if (role == backend::kernel_role::encode)
     return hypercubes >= (is_float && Dims < 3 ? groups_at_once / 16 : groups_at_once / 4);
-  }
-  if (Dims == 3 ? !is_float : Dims == 2 && is_float) return false;
-  return hypercubes >= (is_float ? groups_at_once / 4 : groups_at_once / 2);
+  return hypercubes >= (is_float ? groups_at_once / 4
+                        : Dims == 2 ? groups_at_once / 20
+                                    : groups_at_once / 8);
 }
 
 template <class T, int Dims, class ExecSpace, class LaneOps>
 struct streamed_types {
   using profile_type = profile<T, Dims>;
   using bits_type = typename profile_type::bits_type;
-  using lorenzo = streamed_lorenzo<profile_type, LaneOps>;
   using lanes_type = typename LaneOps::lanes;
   static constexpr int slots = LaneOps::held_lanes;
   static constexpr int lanes = LaneOps::group_lanes;
   static constexpr int rows = rows_per_lane<profile_type, LaneOps>;  // a chunk's rows per lane
-  static constexpr int step_pieces = lorenzo::step_pieces;
-  static constexpr int step_chunks = step_pieces / rows;
+  // Pieces a step takes, their loads in flight together: eight, but four for the 2-D decoder
+  // (H200, 8192^2 float: compression 971 GB/s at eight against 796 at four, decompression 1310
+  // at four against 1190 at eight).
+  static constexpr int encode_step_pieces = 8;
+  static constexpr int decode_step_pieces = Dims == 2 ? 4 : 8;
+  template <int StepPieces>
+  using lorenzo = streamed_lorenzo<profile_type, LaneOps, StepPieces>;
   static constexpr int chunks = profile_type::chunks_per_hypercube;
   static constexpr int pieces = profile_type::hypercube_size / lanes;
   static_assert(LaneOps::groups_progress_independently && LaneOps::groups_per_call == 1);
@@ -84,7 +88,8 @@ struct streamed_types {
   // registers a thread (H200, 1-D compression 1242 against 1205 GB/s at eight, 2-D 891 against
   // 874); double eight, 64 registers (five teams, 72-96 registers: 1-D compression 1099 and
   // decompression 1108 against 1146 and 1210 at eight, though the double kernels spill there;
-  // unbounded, float took 48-72 registers).
+  // 3-D double at six, 80 registers without spills: 256^3 832 / 1074 against 915 / 1150 at
+  // eight; unbounded, float took 48-72 registers).
   static constexpr int groups_per_team = 4;
   static constexpr int teams_per_multiprocessor =
       LaneOps::vector_length == 1 ? 0 : sizeof(T) == 4 ? 10 : 8;
@@ -130,7 +135,7 @@ struct streamed_types {
       for (int s = 0; s < slots; ++s) lane[s] = values + at.offset(held.lane(s));
     }
 
-    // Lane s's element of piece p0 + i, p0 a multiple of step_pieces.
+    // Lane s's element of piece p0 + i, p0 a multiple of a step's pieces, i below them.
     KOKKOS_INLINE_FUNCTION Bits& operator()(int s, int p0, int i) const {
       Bits* const step = lane[s] + placement.relative_offset(p0 * lanes);
       return step[placement.relative_offset(i * lanes)];
@@ -143,13 +148,14 @@ struct streamed_types {
   KOKKOS_INLINE_FUNCTION static void for_each_residual_chunk(
       const lanes_type& held, const bits_type* values,
       const grid_placement<profile_type>& placement, const Chunk& chunk) {
-    lorenzo transform;
+    constexpr int step_pieces = encode_step_pieces, step_chunks = step_pieces / rows;
+    lorenzo<step_pieces> transform;
     const lane_addresses<const bits_type> element(held, values, placement);
     for (int p0 = 0; p0 < pieces; p0 += step_pieces) {
       bits_type v[step_pieces][slots];
       for (int i = 0; i < step_pieces; ++i)
         for (int s = 0; s < slots; ++s) v[i][s] = rotate_left_1(element(s, p0, i));
-      transform.forward(held, p0, v);
+      transform.forward(held, v);
       for (int c = 0; c < step_chunks; ++c) {
         bits_type words[slots][rows];
         for (int s = 0; s < slots; ++s)
@@ -353,15 +359,16 @@ KOKKOS_INLINE_FUNCTION std::uint64_t decode_streamed_hypercube(
   std::size_t origin[Dims];
   layout.hypercube_origin(index, origin);
   const grid_placement<typename types::profile_type> at(layout.grid, origin);
-  typename types::lorenzo transform;
+  constexpr int step_pieces = types::decode_step_pieces, step_chunks = step_pieces / rows;
+  typename types::template lorenzo<step_pieces> transform;
   const typename types::template lane_addresses<bits_type> element(held, values, at);
   int offset = 0;  // columns of the chunks before
   for (int j = 0; j < head_rounds; ++j)
-    for (int first = j * lanes; first < (j + 1) * lanes; first += types::step_chunks) {
+    for (int first = j * lanes; first < (j + 1) * lanes; first += step_chunks) {
       // Every chunk's columns loaded before any is transposed, so that the loads are in
       // flight together.
-      bits_type words[types::step_chunks][slots][rows];
-      for (int c = 0; c < types::step_chunks; ++c) {
+      bits_type words[step_chunks][slots][rows];
+      for (int c = 0; c < step_chunks; ++c) {
         bits_type head[slots];
         const bits_type* in[slots];
         LaneOps::broadcast(held, heads[j], (first + c) % lanes, head);
@@ -369,15 +376,15 @@ KOKKOS_INLINE_FUNCTION std::uint64_t decode_streamed_hypercube(
         LaneOps::expand(held, head, in, words[c]);
         offset += LaneOps::popcount(head[0]);
       }
-      bits_type v[types::step_pieces][slots];
-      for (int c = 0; c < types::step_chunks; ++c) {
+      bits_type v[step_pieces][slots];
+      for (int c = 0; c < step_chunks; ++c) {
         LaneOps::transpose(held, words[c]);
         for (int s = 0; s < slots; ++s)
           for (int r = 0; r < rows; ++r) v[c * rows + r][s] = fold(words[c][s][r]);
       }
       const int p0 = first * rows;
-      transform.inverse(held, p0, v);
-      for (int i = 0; i < types::step_pieces; ++i)
+      transform.inverse(held, v);
+      for (int i = 0; i < step_pieces; ++i)
         for (int s = 0; s < slots; ++s) element(s, p0, i) = rotate_right_1(v[i][s]);
     }
   return no_stream_failure;

@@ -15,7 +15,7 @@
 
 namespace ndzip::core {
 
-template <class Profile, class LaneOps>
+template <class Profile, class LaneOps, int StepPieces>
 struct streamed_lorenzo {
   using bits_type = typename Profile::bits_type;
   static constexpr int dims = Profile::dimensions;
@@ -26,30 +26,34 @@ struct streamed_lorenzo {
 
   // A 3-D plane (16 x 16) is eight pieces of two 16-element rows; a 2-D row (64) two pieces.
   static constexpr int pieces_per_plane = dims == 3 ? 8 : dims == 2 ? 2 : 1;
-  // Pieces a step takes: whole planes, rows and chunks, and enough independent loads in flight
-  // per lane.
-  static constexpr int step_pieces = dims == 2 ? 4 : 8;
+  // Pieces a step takes (the caller's choice, core/streamed_kernels.hpp): whole planes, rows
+  // and chunks.
+  static constexpr int step_pieces = StepPieces;
   static_assert(step_pieces % pieces_per_plane == 0 &&
                 step_pieces * lanes % Profile::chunk_size == 0);
 
   // What the group keeps of earlier pieces. Forward: rotated values (carry), differences along
   // the last axis (before, ring: 3-D the ring holds differences along the last two). Inverse:
-  // the same quantities rebuilt. Every lane of a group holds the same carry.
+  // the same quantities rebuilt. Every lane of a group holds the same carry. All start at zero,
+  // so that the hypercube's first piece, row or plane takes nothing from them without a test
+  // per piece (a test of the piece's index took three instructions a piece, H200 SASS).
   bits_type carry[slots] = {};
   bits_type before[slots] = {};                  // 3-D: the previous piece's upper row
   bits_type ring[pieces_per_plane][slots] = {};  // 2-D: the row before; 3-D: the plane before
 
-  // Pieces p0 .. p0 + step_pieces - 1 (p0 a multiple of step_pieces), rotated grid values in
-  // `v`, become their residuals.
-  KOKKOS_INLINE_FUNCTION void forward(const lanes_type& held, int p0,
-                                      bits_type (&v)[step_pieces][slots]) {
+  // Whether piece i of a step continues the line of the piece before it (a 2-D row is two
+  // pieces; steps start rows).
+  KOKKOS_INLINE_FUNCTION static constexpr bool continues_line(int i) {
+    return dims == 1 || i % 2 != 0;
+  }
+
+  // The hypercube's next step_pieces pieces, rotated grid values in `v`, become their
+  // residuals.
+  KOKKOS_INLINE_FUNCTION void forward(const lanes_type& held, bits_type (&v)[step_pieces][slots]) {
     for (int i = 0; i < step_pieces; ++i) {
-      const int p = p0 + i;
       if constexpr (dims == 3) {
-        bits_type left[slots], other[slots];
-        LaneOps::shuffle_up(held, v[i], 1, left);
-        for (int s = 0; s < slots; ++s)
-          if (held.lane(s) % 16 != 0) v[i][s] -= left[s];
+        bits_type other[slots];
+        LaneOps::template subtract_from_below<16>(held, v[i], 1);
         LaneOps::shuffle_xor(held, v[i], 16, other);
         const int in_plane = i % pieces_per_plane;
         for (int s = 0; s < slots; ++s) {
@@ -62,7 +66,7 @@ struct streamed_lorenzo {
             v[i][s] -= before[s];
           before[s] = other[s];
           const bits_type plane_differences = v[i][s];
-          if (p >= pieces_per_plane) v[i][s] -= ring[in_plane][s];
+          v[i][s] -= ring[in_plane][s];
           ring[in_plane][s] = plane_differences;
         }
       } else {
@@ -70,17 +74,16 @@ struct streamed_lorenzo {
         LaneOps::shuffle_up(held, v[i], 1, left);
         LaneOps::broadcast(held, v[i], lanes - 1, last);
         // The element before lane 0: the previous piece's last, unless the piece starts a row
-        // (2-D) or the hypercube.
-        const bool continues = dims == 1 ? p != 0 : p % 2 != 0;
+        // (2-D).
         for (int s = 0; s < slots; ++s) {
           if (held.lane(s) != 0)
             v[i][s] -= left[s];
-          else if (continues)
+          else if (continues_line(i))
             v[i][s] -= carry[s];
           carry[s] = last[s];
           if constexpr (dims == 2) {
             const bits_type row_differences = v[i][s];
-            if (p >= 2) v[i][s] -= ring[i % 2][s];
+            v[i][s] -= ring[i % 2][s];
             ring[i % 2][s] = row_differences;
           }
         }
@@ -88,15 +91,13 @@ struct streamed_lorenzo {
     }
   }
 
-  // The inverse: residuals of pieces p0 .. in `v` become rotated grid values.
-  KOKKOS_INLINE_FUNCTION void inverse(const lanes_type& held, int p0,
-                                      bits_type (&v)[step_pieces][slots]) {
+  // The inverse: residuals of the next step_pieces pieces in `v` become rotated grid values.
+  KOKKOS_INLINE_FUNCTION void inverse(const lanes_type& held, bits_type (&v)[step_pieces][slots]) {
     for (int i = 0; i < step_pieces; ++i) {
-      const int p = p0 + i;
       if constexpr (dims == 3) {
         const int in_plane = i % pieces_per_plane;
         for (int s = 0; s < slots; ++s) {
-          if (p >= pieces_per_plane) v[i][s] += ring[in_plane][s];
+          v[i][s] += ring[in_plane][s];
           ring[in_plane][s] = v[i][s];
           if (held.lane(s) < 16 && in_plane != 0) v[i][s] += before[s];
         }
@@ -111,12 +112,11 @@ struct streamed_lorenzo {
       } else {
         if constexpr (dims == 2)
           for (int s = 0; s < slots; ++s) {
-            if (p >= 2) v[i][s] += ring[i % 2][s];
+            v[i][s] += ring[i % 2][s];
             ring[i % 2][s] = v[i][s];
           }
         LaneOps::template inclusive_scan<lanes>(held, v[i]);
-        const bool continues = dims == 1 ? p != 0 : p % 2 != 0;
-        if (continues)
+        if (continues_line(i))
           for (int s = 0; s < slots; ++s) v[i][s] += carry[s];
         LaneOps::broadcast(held, v[i], lanes - 1, carry);
       }

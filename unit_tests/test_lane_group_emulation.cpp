@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "backends/byte_permute.hpp"
 #include "backends/emulated/lane_ops.hpp"
 #include "backends/host/lane_ops.hpp"
 #include "codec_support.hpp"
@@ -109,6 +110,20 @@ void check_lane_group_operations() {
 }
 
 }  // namespace
+
+// The warp's emulated transposition takes its byte stages from this function, the CUDA warp's
+// from __byte_perm: they must agree, or the GPU's stream would differ from the host's.
+TEST_CASE("portable_byte_permute picks bytes of y:x as CUDA's __byte_perm does") {
+  using ndzip::backend::portable_byte_permute;
+  const std::uint32_t x = 0x33221100u, y = 0x77665544u;
+  CHECK(portable_byte_permute(x, y, 0x3210u) == x);
+  CHECK(portable_byte_permute(x, y, 0x7654u) == y);
+  CHECK(portable_byte_permute(x, y, 0x5410u) == 0x55441100u);
+  CHECK(portable_byte_permute(x, y, 0x3276u) == 0x33227766u);
+  CHECK(portable_byte_permute(x, y, 0x6240u) == 0x66224400u);
+  CHECK(portable_byte_permute(x, y, 0x3715u) == 0x33771155u);
+  CHECK(portable_byte_permute(x, y, 0x4444u) == 0x44444444u);
+}
 
 TEST_CASE("emulation: 32-lane groups in 32-lane warps (CUDA) match the host lane-ops") {
   check_lane_group_operations<32>();

@@ -18,6 +18,7 @@
 
 #include "backends/kernel_role.hpp"
 
+#include "backends/byte_permute.hpp"
 #include "backends/hip/lane_ops.hpp"
 #include "backends/lane_group_ops.hpp"
 
@@ -42,6 +43,14 @@ struct emulated_intrinsics {
   static constexpr bool groups_progress_independently = WaveLanes == 32;
   static constexpr bool has_reduce_or = false;
   static constexpr bool has_rotate = false;
+  static constexpr bool has_guarded_shuffle_up = false;
+  // The warp has CUDA's byte permutation, the wavefront not (HIP's lane-ops have none), so
+  // that both forms of the transposition's byte stages run in every CI run.
+  static constexpr bool has_byte_permute = WaveLanes == 32;
+  KOKKOS_INLINE_FUNCTION static std::uint32_t byte_permute(std::uint32_t x, std::uint32_t y,
+                                                           unsigned selector) {
+    return portable_byte_permute(x, y, selector);
+  }
   static constexpr int held_lanes = WaveLanes;
   static constexpr int groups_per_call = WaveLanes / group_width;
 
