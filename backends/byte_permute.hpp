@@ -3,8 +3,9 @@
 // CUDA's byte permutation (__byte_perm, PTX prmt in its default mode) in portable code, for the
 // host emulation of the GPU lane-ops (backends/emulated) and the CUDA backend's host pass.
 
-#include <Kokkos_Core.hpp>
 #include <cstdint>
+
+#include <Kokkos_Core.hpp>
 
 namespace ndzip::backend {
 
