@@ -198,7 +198,9 @@ class ndzip_engine final : public engine<T, Dims, ExecSpace> {
         const encode_streamed<T, Dims, ExecSpace, LaneOps> encode{
             layout, reinterpret_cast<const bits_type*>(values), stream,
             next_placement(layout, 1), stream_bytes};
-        Kokkos::parallel_for("ndzip::encode_streamed", types::policy(m_exec, teams), encode);
+        Kokkos::parallel_for("ndzip::encode_streamed",
+                             types::template policy<backend::kernel_role::encode>(m_exec, teams),
+                             encode);
         count_compression(teams);
         return;
       }
@@ -295,7 +297,9 @@ class ndzip_engine final : public engine<T, Dims, ExecSpace> {
         const decode_streamed<T, Dims, ExecSpace, LaneOps> decode{
             layout, stream, stream_size, reinterpret_cast<bits_type*>(values),
             outcome_gatherer{status, status + 1, status + 2, outcome, teams}};
-        Kokkos::parallel_for("ndzip::decode_streamed", types::policy(m_exec, teams), decode);
+        Kokkos::parallel_for("ndzip::decode_streamed",
+                             types::template policy<backend::kernel_role::decode>(m_exec, teams),
+                             decode);
         return;
       }
     }

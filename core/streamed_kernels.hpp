@@ -23,6 +23,7 @@
 #include <Kokkos_Core.hpp>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "backends/host_inline.hpp"
 #include "backends/kernel_role.hpp"
@@ -84,21 +85,38 @@ struct streamed_types {
   static constexpr int pieces = profile_type::hypercube_size / lanes;
   static_assert(LaneOps::groups_progress_independently && LaneOps::groups_per_call == 1);
 
+  // Whether the encoder loads each step's pieces a step ahead, in flight while it works on the
+  // step before: 1-D and 2-D float, whose encoders then take 56 registers and nine teams a
+  // multiprocessor (H200, compression 1080 against 1009 GB/s for 8192^2, 1291 against 1263 for
+  // 2^27; 3-D float 961 against 1000, 3-D double at 72 registers 676 against 914, the stall on
+  // the loads (ncu: 37 % of the 3-D float encoder's samples) not worth a team there).
+  static constexpr bool encoder_loads_ahead = sizeof(T) == 4 && Dims < 3;
+
   // Lane groups per team, and the launch bounds' teams per multiprocessor: float ten, 48
   // registers a thread (H200, 1-D compression 1242 against 1205 GB/s at eight, 2-D 891 against
-  // 874); double eight, 64 registers (five teams, 72-96 registers: 1-D compression 1099 and
-  // decompression 1108 against 1146 and 1210 at eight, though the double kernels spill there;
-  // 3-D double at six, 80 registers without spills: 256^3 832 / 1074 against 915 / 1150 at
-  // eight; unbounded, float took 48-72 registers).
+  // 874), nine for the encoders that load ahead; double eight, 64 registers (five teams, 72-96
+  // registers: 1-D compression 1099 and decompression 1108 against 1146 and 1210 at eight,
+  // though the double kernels spill there; 3-D double at six, 80 registers without spills:
+  // 256^3 832 / 1074 against 915 / 1150 at eight; unbounded, float took 48-72 registers).
   static constexpr int groups_per_team = 4;
-  static constexpr int teams_per_multiprocessor =
+  static constexpr int decode_teams_per_multiprocessor =
       LaneOps::vector_length == 1 ? 0 : sizeof(T) == 4 ? 10 : 8;
-  using team_policy = Kokkos::TeamPolicy<
+  static constexpr int encode_teams_per_multiprocessor =
+      encoder_loads_ahead && LaneOps::vector_length != 1 ? 9 : decode_teams_per_multiprocessor;
+  template <int TeamsPerMultiprocessor>
+  using bounded_policy = Kokkos::TeamPolicy<
       ExecSpace, typename LaneOps::schedule,
-      Kokkos::LaunchBounds<teams_per_multiprocessor == 0 ? 0
-                                                         : groups_per_team * LaneOps::vector_length,
-                           teams_per_multiprocessor>>;
-  using member_type = typename team_policy::member_type;
+      Kokkos::LaunchBounds<TeamsPerMultiprocessor == 0 ? 0
+                                                       : groups_per_team * LaneOps::vector_length,
+                           TeamsPerMultiprocessor>>;
+  template <backend::kernel_role Role>
+  using team_policy = bounded_policy<Role == backend::kernel_role::encode
+                                         ? encode_teams_per_multiprocessor
+                                         : decode_teams_per_multiprocessor>;
+  // The same member type for both roles: the bounds only reach the launch.
+  using member_type = typename team_policy<backend::kernel_role::encode>::member_type;
+  static_assert(std::is_same_v<member_type,
+                               typename team_policy<backend::kernel_role::decode>::member_type>);
 
   // Team threads (lane groups) of a team: the host emulation's one thread holds every lane of
   // its one group.
@@ -114,8 +132,9 @@ struct streamed_types {
     return (layout.hypercube_count + team_size - 1) / team_size;
   }
 
-  static team_policy policy(const ExecSpace& exec, std::size_t teams) {
-    return team_policy(exec, static_cast<int>(teams), team_size, LaneOps::vector_length)
+  template <backend::kernel_role Role>
+  static team_policy<Role> policy(const ExecSpace& exec, std::size_t teams) {
+    return team_policy<Role>(exec, static_cast<int>(teams), team_size, LaneOps::vector_length)
         .set_scratch_size(0, Kokkos::PerTeam(team_size * sizeof(std::uint64_t)));
   }
 
@@ -142,25 +161,64 @@ struct streamed_types {
     }
   };
 
-  // Calls chunk(k, words) for every chunk k of the hypercube at `placement`, in order, with its
-  // folded residuals as the group holds them: words[s][r] is row held.lane(s) + 32 r.
+  // The encoder's lane_addresses, walked a step at a time: each lane's pointer moves on by one
+  // step's part after each step. Steps are whole planes (3-D), rows (2-D) or runs (1-D;
+  // core/streamed_lorenzo.hpp), so step k's part is k times the first's. One 64-bit add a step
+  // where forming the step's part from its index took about a dozen instructions (H200 SASS):
+  // 2-D float compression 1017 against 982 GB/s, the other fields within 1 %. The decoder
+  // keeps the indexed form: walked, its 2-D float decompression fell from 1340 to 766 GB/s.
+  template <class Bits, int StepPieces>
+  struct lane_cursor : lane_addresses<Bits> {
+    static_assert(StepPieces % lorenzo<StepPieces>::pieces_per_plane == 0);
+    std::size_t step_offset;
+
+    KOKKOS_INLINE_FUNCTION lane_cursor(const lanes_type& held, Bits* values,
+                                       const grid_placement<profile_type>& at)
+        : lane_addresses<Bits>(held, values, at),
+          step_offset(at.relative_offset(StepPieces * lanes)) {}
+
+    // Lane s's element of the current step's piece i (below StepPieces).
+    KOKKOS_INLINE_FUNCTION Bits& operator()(int s, int i) const {
+      return this->lane[s][this->placement.relative_offset(i * lanes)];
+    }
+
+    KOKKOS_INLINE_FUNCTION void next_step() {
+      for (int s = 0; s < slots; ++s) this->lane[s] += step_offset;
+    }
+  };
+
+  // Calls chunk(first, c, words) for every chunk first + c of the hypercube at `placement`, in
+  // order, a step's chunks with the same first (a multiple of step_chunks) and c below
+  // step_chunks, with its folded residuals as the group holds them: words[s][r] is row
+  // held.lane(s) + 32 r.
+  static constexpr int step_chunks = encode_step_pieces / rows;
   template <class Chunk>
   KOKKOS_INLINE_FUNCTION static void for_each_residual_chunk(
       const lanes_type& held, const bits_type* values,
       const grid_placement<profile_type>& placement, const Chunk& chunk) {
-    constexpr int step_pieces = encode_step_pieces, step_chunks = step_pieces / rows;
+    constexpr int step_pieces = encode_step_pieces;
     lorenzo<step_pieces> transform;
-    const lane_addresses<const bits_type> element(held, values, placement);
+    lane_cursor<const bits_type, step_pieces> element(held, values, placement);
+    bits_type loaded[step_pieces][slots];  // a step's values
+    const auto load_step = [&]() NDZIP_INLINE_LAMBDA {
+      for (int i = 0; i < step_pieces; ++i)
+        for (int s = 0; s < slots; ++s) loaded[i][s] = element(s, i);
+      element.next_step();
+    };
+    if constexpr (encoder_loads_ahead) load_step();
     for (int p0 = 0; p0 < pieces; p0 += step_pieces) {
+      if constexpr (!encoder_loads_ahead) load_step();
       bits_type v[step_pieces][slots];
       for (int i = 0; i < step_pieces; ++i)
-        for (int s = 0; s < slots; ++s) v[i][s] = rotate_left_1(element(s, p0, i));
+        for (int s = 0; s < slots; ++s) v[i][s] = rotate_left_1(loaded[i][s]);
+      if constexpr (encoder_loads_ahead)
+        if (p0 + step_pieces < pieces) load_step();
       transform.forward(held, v);
       for (int c = 0; c < step_chunks; ++c) {
         bits_type words[slots][rows];
         for (int s = 0; s < slots; ++s)
           for (int r = 0; r < rows; ++r) words[s][r] = fold(v[c * rows + r][s]);
-        chunk(p0 / rows + c, words);
+        chunk(p0 / rows, c, words);
       }
     }
   }
@@ -231,7 +289,8 @@ KOKKOS_INLINE_FUNCTION void encode_streamed_hypercube(
 
   int columns = 0;
   types::for_each_residual_chunk(held, values, at,
-                                 [&](int, bits_type(&words)[slots][rows]) NDZIP_INLINE_LAMBDA {
+                                 [&](int, int, bits_type(&words)[slots][rows])
+                                     NDZIP_INLINE_LAMBDA {
                                    bits_type head[slots];
                                    for (int s = 0; s < slots; ++s) {
                                      head[s] = 0;
@@ -261,7 +320,8 @@ KOKKOS_INLINE_FUNCTION void encode_streamed_hypercube(
   bits_type* columns_at = block + types::chunks;
   bits_type kept_heads[slots] = {};
   types::for_each_residual_chunk(
-      held, values, at, [&](int k, bits_type(&words)[slots][rows]) NDZIP_INLINE_LAMBDA {
+      held, values, at,
+      [&](int first, int c, bits_type(&words)[slots][rows]) NDZIP_INLINE_LAMBDA {
         constexpr int lanes = types::lanes;
         bits_type heads[slots];
         bits_type* out[slots];
@@ -269,9 +329,14 @@ KOKKOS_INLINE_FUNCTION void encode_streamed_hypercube(
         LaneOps::transpose(held, words);
         LaneOps::nonzero_columns(held, words, heads);
         LaneOps::compact(held, words, heads, out);
+        // Lane l keeps chunk k's head where k % 32 = l: a test of the lane against the step's
+        // first chunk, formed once a step, and a constant (a step's chunks do not pass a
+        // multiple of 32).
+        static_assert(lanes % types::step_chunks == 0);
         for (int s = 0; s < slots; ++s) {
-          if (held.lane(s) == k % lanes) kept_heads[s] = heads[s];
-          if (k % lanes == lanes - 1) block[k - (lanes - 1) + held.lane(s)] = kept_heads[s];
+          if (held.lane(s) - first % lanes == c) kept_heads[s] = heads[s];
+          if ((first + c) % lanes == lanes - 1)
+            block[first + c - (lanes - 1) + held.lane(s)] = kept_heads[s];
         }
         columns_at += LaneOps::popcount(heads[0]);
       });

@@ -41,7 +41,8 @@ void check_streamed_decoder(const array_desc& array, const byte_buffer& stream,
     std::uint64_t status[3] = {0, 0, 0};
     ndzip::decompress_outcome outcome{};
     Kokkos::parallel_for(
-        "fuzz::decode_streamed", types::policy(Kokkos::Serial(), teams),
+        "fuzz::decode_streamed",
+        types::template policy<ndzip::backend::kernel_role::decode>(Kokkos::Serial(), teams),
         ndzip::core::decode_streamed<T, D, Kokkos::Serial, lane_ops>{
             layout, stream.data(), stream.size(),
             reinterpret_cast<typename profile::bits_type*>(values.data()),

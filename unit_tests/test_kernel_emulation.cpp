@@ -121,7 +121,8 @@ struct streamed_run {
     std::vector<std::uint64_t> published(layout.hypercube_count, 0);
     std::uint64_t tickets = 0, size = 0;
     const ndzip::core::block_placement placement{published.data(), &tickets, 0, 1, 1};
-    Kokkos::parallel_for("test::encode_streamed", types::policy(exec, teams),
+    Kokkos::parallel_for("test::encode_streamed",
+                         types::template policy<ndzip::backend::kernel_role::encode>(exec, teams),
                          ndzip::core::encode_streamed<T, C::dims, Exec, lane_ops>{
                              layout, input.data(), reinterpret_cast<std::byte*>(stream.data()),
                              placement, &size});
@@ -141,7 +142,8 @@ struct streamed_run {
     std::uint64_t status[3] = {0, 0, 0};
     ndzip::decompress_outcome outcome{};
     Kokkos::parallel_for(
-        "test::decode_streamed", types::policy(exec, teams),
+        "test::decode_streamed",
+        types::template policy<ndzip::backend::kernel_role::decode>(exec, teams),
         ndzip::core::decode_streamed<T, C::dims, Exec, lane_ops>{
             layout, reinterpret_cast<const std::byte*>(words.data()), given, values.data(),
             ndzip::core::outcome_gatherer{status, status + 1, status + 2, &outcome, teams}});
