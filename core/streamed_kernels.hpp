@@ -85,12 +85,17 @@ struct streamed_types {
   static constexpr int pieces = profile_type::hypercube_size / lanes;
   static_assert(LaneOps::groups_progress_independently && LaneOps::groups_per_call == 1);
 
-  // Whether the encoder loads each step's pieces a step ahead, in flight while it works on the
-  // step before: 1-D and 2-D float, whose encoders then take 56 registers and nine teams a
-  // multiprocessor (H200, compression 1080 against 1009 GB/s for 8192^2, 1291 against 1263 for
-  // 2^27; 3-D float 961 against 1000, 3-D double at 72 registers 676 against 914, the stall on
-  // the loads (ncu: 37 % of the 3-D float encoder's samples) not worth a team there).
-  static constexpr bool encoder_loads_ahead = sizeof(T) == 4 && Dims < 3;
+  // Whether each read of the encoder loads a step's pieces a step ahead, in flight while it
+  // works on the step before. Loads ahead take eight registers more: the float encoders get
+  // 56 registers and nine teams a multiprocessor (encode_teams_per_multiprocessor). H200:
+  // compression 1080 against 1009 GB/s for 8192^2, 1291 against 1263 for 2^27 with both reads
+  // loading ahead; 512^3 1084 against 1006 with the first read loading ahead and the second
+  // not (both: 961 against 1000, the second read spilling; first only at ten teams, 48
+  // registers: 924, spilling); 3-D double at 72 registers 676 against 914, and the first read
+  // alone at eight teams spills (774 against 915). The first read, the block length, is the
+  // one whose loads miss (ncu: 52 % of its stall samples on its loads, the second's 30 %).
+  static constexpr bool first_read_loads_ahead = sizeof(T) == 4;
+  static constexpr bool second_read_loads_ahead = sizeof(T) == 4 && Dims < 3;
 
   // Lane groups per team, and the launch bounds' teams per multiprocessor: float ten, 48
   // registers a thread (H200, 1-D compression 1242 against 1205 GB/s at eight, 2-D 891 against
@@ -102,7 +107,7 @@ struct streamed_types {
   static constexpr int decode_teams_per_multiprocessor =
       LaneOps::vector_length == 1 ? 0 : sizeof(T) == 4 ? 10 : 8;
   static constexpr int encode_teams_per_multiprocessor =
-      encoder_loads_ahead && LaneOps::vector_length != 1 ? 9 : decode_teams_per_multiprocessor;
+      first_read_loads_ahead && LaneOps::vector_length != 1 ? 9 : decode_teams_per_multiprocessor;
   template <int TeamsPerMultiprocessor>
   using bounded_policy = Kokkos::TeamPolicy<
       ExecSpace, typename LaneOps::schedule,
@@ -190,9 +195,10 @@ struct streamed_types {
   // Calls chunk(first, c, words) for every chunk first + c of the hypercube at `placement`, in
   // order, a step's chunks with the same first (a multiple of step_chunks) and c below
   // step_chunks, with its folded residuals as the group holds them: words[s][r] is row
-  // held.lane(s) + 32 r.
+  // held.lane(s) + 32 r. LoadsAhead: each step's loads are issued before the step before is
+  // transformed (first_read_loads_ahead, second_read_loads_ahead).
   static constexpr int step_chunks = encode_step_pieces / rows;
-  template <class Chunk>
+  template <bool LoadsAhead, class Chunk>
   KOKKOS_INLINE_FUNCTION static void for_each_residual_chunk(
       const lanes_type& held, const bits_type* values,
       const grid_placement<profile_type>& placement, const Chunk& chunk) {
@@ -205,13 +211,13 @@ struct streamed_types {
         for (int s = 0; s < slots; ++s) loaded[i][s] = element(s, i);
       element.next_step();
     };
-    if constexpr (encoder_loads_ahead) load_step();
+    if constexpr (LoadsAhead) load_step();
     for (int p0 = 0; p0 < pieces; p0 += step_pieces) {
-      if constexpr (!encoder_loads_ahead) load_step();
+      if constexpr (!LoadsAhead) load_step();
       bits_type v[step_pieces][slots];
       for (int i = 0; i < step_pieces; ++i)
         for (int s = 0; s < slots; ++s) v[i][s] = rotate_left_1(loaded[i][s]);
-      if constexpr (encoder_loads_ahead)
+      if constexpr (LoadsAhead)
         if (p0 + step_pieces < pieces) load_step();
       transform.forward(held, v);
       for (int c = 0; c < step_chunks; ++c) {
@@ -288,17 +294,16 @@ KOKKOS_INLINE_FUNCTION void encode_streamed_hypercube(
   const grid_placement<typename types::profile_type> at(layout.grid, origin);
 
   int columns = 0;
-  types::for_each_residual_chunk(held, values, at,
-                                 [&](int, int, bits_type(&words)[slots][rows])
-                                     NDZIP_INLINE_LAMBDA {
-                                   bits_type head[slots];
-                                   for (int s = 0; s < slots; ++s) {
-                                     head[s] = 0;
-                                     for (int r = 0; r < rows; ++r) head[s] |= words[s][r];
-                                   }
-                                   LaneOps::reduce_or(held, head);
-                                   columns += LaneOps::popcount(head[0]);
-                                 });
+  types::template for_each_residual_chunk<types::first_read_loads_ahead>(
+      held, values, at, [&](int, int, bits_type(&words)[slots][rows]) NDZIP_INLINE_LAMBDA {
+        bits_type head[slots];
+        for (int s = 0; s < slots; ++s) {
+          head[s] = 0;
+          for (int r = 0; r < rows; ++r) head[s] |= words[s][r];
+        }
+        LaneOps::reduce_or(held, head);
+        columns += LaneOps::popcount(head[0]);
+      });
 
   const std::size_t n = layout.hypercube_count;
   const std::uint64_t length = types::chunks + columns;
@@ -319,7 +324,7 @@ KOKKOS_INLINE_FUNCTION void encode_streamed_hypercube(
   bits_type* const block = reinterpret_cast<bits_type*>(stream + layout.header_bytes()) + begin;
   bits_type* columns_at = block + types::chunks;
   bits_type kept_heads[slots] = {};
-  types::for_each_residual_chunk(
+  types::template for_each_residual_chunk<types::second_read_loads_ahead>(
       held, values, at,
       [&](int first, int c, bits_type(&words)[slots][rows]) NDZIP_INLINE_LAMBDA {
         constexpr int lanes = types::lanes;
