@@ -10,8 +10,12 @@
 // of its folded residuals, so the length needs no transposition), which the look-back
 // (core/block_placement.hpp) turns into the block's place, then again to transpose each chunk
 // and write its heads and non-zero columns straight into the stream. Reading twice trades load
-// instructions and cache traffic for the 16 KB of shared memory a held hypercube takes, which
-// is what limited the team kernels' residency.
+// instructions and memory traffic for the 16 KB of shared memory a held hypercube takes, which
+// is what limited the team kernels' residency. On large grids the second read comes from DRAM
+// again (H200, ncu: 2.0 times the input read; the L2 keeps too little of the thousands of
+// hypercubes in flight), which bounds compression at (1 + ratio) / (2 + ratio) of the copy
+// ceiling; fewer hypercubes in flight, by fewer teams or by groups sharing one, read it once
+// but lost more than they saved (docs/PERFORMANCE-HISTORY.md, sixth session of issue #48).
 //
 // Decompression reads a block's heads once into registers (a lane holds every 32nd), checks
 // them against the block length, then expands, transposes and sums each chunk in registers,
