@@ -26,7 +26,8 @@ export OMP_PROC_BIND=false OMP_WAIT_POLICY=passive
 "$python" -c "import ndzip; print('ndzip', ndzip.__version__, 'backends', ndzip.backends())"
 # From the checkout's tests folder, against the unpacked package (not the sources).
 (cd "$root/python/tests" &&
-  "$python" -m pytest -q -p no:cacheprovider test_module.py test_protocols.py test_device.py)
+  "$python" -m pytest -q -p no:cacheprovider test_module.py test_protocols.py \
+    test_hostile_intake.py test_device.py)
 if [[ -n "$manifest" ]]; then
   "$python" -m ndzip.bench "$manifest" --device cuda ${csv:+--csv "$csv"}
 fi

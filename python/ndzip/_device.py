@@ -25,6 +25,15 @@ def _torch_raw_stream(torch):
     return raw if raw is not None else (lambda device: torch.cuda.current_stream(device).cuda_stream)
 
 
+def _handle(value, what):
+    """`value` checked to be a stream handle: an integer of 0 to 2**64 - 1."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"ndzip: {what} is {value!r}, not a stream handle (an integer)")
+    if not 0 <= value < 2**64:
+        raise ValueError(f"ndzip: {what} is no stream handle (an integer of 0 to 2**64 - 1)")
+    return value
+
+
 def stream_handle(stream, array, backend, device):
     """The stream handle (an int; 0 the legacy default stream) a call on `device` runs on:
     `stream` (an int, or an object with __cuda_stream__, .cuda_stream (PyTorch) or .ptr (CuPy)),
@@ -43,16 +52,18 @@ def stream_handle(stream, array, backend, device):
     if isinstance(stream, bool):
         raise TypeError("ndzip: stream= takes a stream or its handle, not a bool")
     if isinstance(stream, int):
-        if stream < 0:
-            raise ValueError(f"ndzip: stream={stream} is no stream handle")
-        return stream
+        return _handle(stream, f"stream={stream}")
     protocol = getattr(stream, "__cuda_stream__", None)
     if protocol is not None:
-        return int(protocol()[1])
+        given = protocol()
+        if not (isinstance(given, tuple) and len(given) == 2):
+            raise TypeError(f"ndzip: {type(stream)!r}.__cuda_stream__() returned {given!r}, not "
+                            f"a (version, handle) pair")
+        return _handle(given[1], f"the handle {type(stream)!r}.__cuda_stream__() gave")
     for attribute in ("cuda_stream", "ptr"):  # torch.cuda.Stream, cupy.cuda.Stream
         handle = getattr(stream, attribute, None)
-        if isinstance(handle, int):
-            return handle
+        if isinstance(handle, int) and not isinstance(handle, bool):
+            return _handle(handle, f"{type(stream)!r}.{attribute}")
     raise TypeError(f"ndzip: stream= takes an int handle or a CUDA/HIP stream object "
                     f"(__cuda_stream__, .cuda_stream, .ptr), not {type(stream)!r}")
 

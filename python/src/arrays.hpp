@@ -24,9 +24,16 @@ namespace ndzip_python {
 
 namespace py = pybind11;
 
-// The codec mode of this name (ndzip/codec_mode.hpp); anything else is a ValueError.
-inline ndzip::codec_mode mode_named(const std::string& name) {
-  if (const std::optional<ndzip::codec_mode> mode = ndzip::parse_codec_mode(name)) return *mode;
+// The codec mode of this name (ndzip/codec_mode.hpp); another name is a ValueError, anything
+// but a string a TypeError (mode= is taken as any object, so that pybind11's generic message
+// about the function's arguments is not what a user sees).
+inline ndzip::codec_mode mode_named(const py::handle& mode) {
+  if (!PyUnicode_Check(mode.ptr()))
+    throw py::type_error("ndzip: mode is a name (one of: " + ndzip::codec_mode_names() +
+                         "), not " + py::repr(mode).cast<std::string>());
+  const std::string name = mode.cast<std::string>();
+  if (const std::optional<ndzip::codec_mode> parsed = ndzip::parse_codec_mode(name))
+    return *parsed;
   throw py::value_error("ndzip: unknown mode '" + name + "' (use one of: " +
                         ndzip::codec_mode_names() + ")");
 }

@@ -325,12 +325,15 @@ py::object py_compressor::decompress_device(const py::object& buffer,
 }
 
 py::object compress(const py::object& object, const std::optional<py::object>& out,
-                    const std::optional<std::string>& backend, const std::string& mode, bool framed,
+                    const std::optional<std::string>& backend, const py::object& mode, bool framed,
                     const py::object& stream) {
   const auto where = device_location_of(object);
   if (!where) {
-    py_compressor codec(shape_of(as_array(object)), backend, mode_named(mode));
-    return codec.compress(object, out, framed, stream);
+    // Taken once: a producer may export its memory once only (a DLPack capsule is consumed).
+    const py::array array = as_array(object);
+    py_compressor codec(shape_of(array), backend, mode_named(mode));
+    codec.check_thread();
+    return codec.compress_host(array, out, framed);
   }
   require_kokkos();
   const call_stream handle = stream_for_call(stream, object, *where);
@@ -363,7 +366,7 @@ py::object decompress(const py::object& buffer, const std::optional<py::object>&
 py::object decompress_raw(const py::object& buffer, const py::object& dtype,
                           const std::vector<std::uint64_t>& extents,
                           const std::optional<py::object>& out,
-                          const std::optional<std::string>& backend, const std::string& mode,
+                          const std::optional<std::string>& backend, const py::object& mode,
                           const py::object& stream, const py::object& like) {
   auto result_on = device_location_of(buffer);
   if (!result_on && out) result_on = device_location_of(*out);

@@ -37,7 +37,7 @@ class py_compressor {
 
   static py_compressor for_array(const py::object& dtype, const std::vector<std::uint64_t>& extents,
                                  const std::optional<std::string>& backend,
-                                 const std::string& mode) {
+                                 const py::object& mode) {
     return py_compressor(shape_named(dtype, extents), backend, mode_named(mode));
   }
 
@@ -54,10 +54,17 @@ class py_compressor {
   // on its device, or into `out` (a device array there), returning its first bytes written.
   py::object compress(const py::object& object, const std::optional<py::object>& out,
                       bool framed, const py::object& stream);
-  // A device array already borrowed (the one-shot functions learn its shape from it).
+  // A host array already taken, or a device array already borrowed (the one-shot functions
+  // learn the shape from it, and take an array once).
+  py::object compress_host(const py::array& array, const std::optional<py::object>& out,
+                           bool framed);
   py::object compress_device(const py::object& object, const device_array& values,
                              const call_stream& stream, const std::optional<py::object>& out,
                              bool framed);
+
+  // RuntimeError if this Compressor's backend cannot run on the calling thread (it was made on
+  // another); with the GIL held, before each call.
+  void check_thread() const { require_this_thread(m_backend); }
 
   // Decodes a frame (checked whole, and to hold this compressor's array and mode; in host
   // memory) or a bare stream (exactly one, no bytes after it; in host or device memory) into a
@@ -67,9 +74,6 @@ class py_compressor {
                         bool framed, const py::object& stream, const py::object& like);
 
  private:
-  // RuntimeError if this Compressor's backend cannot run on the calling thread (it was made on
-  // another); with the GIL held, before each call.
-  void check_thread() const { require_this_thread(m_backend); }
   // ValueError unless this compressor's backend runs on `where`.
   void check_device(const device_location& where) const;
   // f(codec), the GIL released: the codec on the backend's instance, or on `stream`.
@@ -80,8 +84,6 @@ class py_compressor {
   template <class F>
   decltype(auto) with_stream_codec(std::uintptr_t stream, int device, const F& f);
 
-  py::object compress_host(const py::array& array, const std::optional<py::object>& out,
-                           bool framed);
   py::array decompress_host(const py::object& buffer, const std::optional<py::object>& out,
                             bool framed);
   py::object decompress_device(const py::object& buffer,
@@ -100,7 +102,7 @@ class py_compressor {
 // header read first: it says what to allocate), ndzip.decompress_raw. `backend` None: the
 // device's backend for device arrays, else the library's default.
 py::object compress(const py::object& object, const std::optional<py::object>& out,
-                    const std::optional<std::string>& backend, const std::string& mode,
+                    const std::optional<std::string>& backend, const py::object& mode,
                     bool framed, const py::object& stream);
 py::object decompress(const py::object& buffer, const std::optional<py::object>& out,
                       const std::optional<std::string>& backend, const py::object& stream,
@@ -108,7 +110,7 @@ py::object decompress(const py::object& buffer, const std::optional<py::object>&
 py::object decompress_raw(const py::object& buffer, const py::object& dtype,
                           const std::vector<std::uint64_t>& extents,
                           const std::optional<py::object>& out,
-                          const std::optional<std::string>& backend, const std::string& mode,
+                          const std::optional<std::string>& backend, const py::object& mode,
                           const py::object& stream, const py::object& like);
 // What a frame's header says, without decoding it.
 py::dict frame_info(const py::object& buffer);

@@ -42,7 +42,7 @@ PYBIND11_MODULE(_ndzip, m) {
   m.attr("modes") = py::tuple(modes);
   m.def(
       "_mode_code",
-      [](const std::string& name) { return static_cast<unsigned>(mode_named(name)); },
+      [](const py::object& name) { return static_cast<unsigned>(mode_named(name)); },
       py::arg("mode"));
   // Whether the library runs one call at a time, whatever the threads (Kokkos before 4.4).
   m.attr("_serialises_calls") = KOKKOS_VERSION < 40400;
@@ -91,7 +91,7 @@ PYBIND11_MODULE(_ndzip, m) {
   m.def(
       "compress",
       [](const py::object& array, const opt_object& out, const opt_string& backend,
-         const std::string& mode, const py::object& stream) {
+         const py::object& mode, const py::object& stream) {
         return compress(array, out, backend, mode, true, stream);
       },
       py::arg("array"), py::kw_only(), py::arg("out") = none, py::arg("backend") = none,
@@ -99,7 +99,7 @@ PYBIND11_MODULE(_ndzip, m) {
   m.def(
       "compress_raw",
       [](const py::object& array, const opt_object& out, const opt_string& backend,
-         const std::string& mode, const py::object& stream) {
+         const py::object& mode, const py::object& stream) {
         return compress(array, out, backend, mode, false, stream);
       },
       py::arg("array"), py::kw_only(), py::arg("out") = none, py::arg("backend") = none,
@@ -111,7 +111,7 @@ PYBIND11_MODULE(_ndzip, m) {
         py::arg("mode") = "ndzip", py::arg("stream") = none, py::arg("like") = none);
   m.def(
       "size_bound",
-      [](const py::object& dtype, const std::vector<std::uint64_t>& shape, const std::string& mode,
+      [](const py::object& dtype, const std::vector<std::uint64_t>& shape, const py::object& mode,
          bool frame) {
         return ndzip::compressed_size_bound(shape_named(dtype, shape), mode_named(mode)) +
                (frame ? ndzip::frame_header_bytes : 0);

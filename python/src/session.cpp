@@ -6,9 +6,13 @@
 #include <stdexcept>
 #include <vector>
 
+#include <pybind11/pybind11.h>
+
 #include <ndzip/backends.hpp>
 
 namespace ndzip_python {
+
+namespace py = pybind11;
 
 namespace {
 
@@ -60,6 +64,21 @@ void require_this_thread(const std::string& backend) {
 
 std::string backend_for_call(const std::optional<std::string>& asked) {
   std::string name = asked ? *asked : ndzip::default_backend();
+  const std::vector<std::string> enabled = ndzip::enabled_backends();
+  if (std::find(enabled.begin(), enabled.end(), name) == enabled.end()) {
+    std::string known;
+    for (const auto& b : enabled) known += (known.empty() ? "" : ", ") + b;
+    // A backend of another build (a GPU build's name in a CPU build) is told apart from a typo.
+    constexpr const char* any_build[] = {"serial", "openmp", "threads", "cuda", "hip"};
+    const bool elsewhere = std::find(std::begin(any_build), std::end(any_build), name) !=
+                           std::end(any_build);
+    if (elsewhere)
+      throw py::value_error("ndzip: backend '" + name +
+                            "' is not in this build (its Kokkos was built without it); this "
+                            "build has: " + known);
+    throw py::value_error("ndzip: unknown or disabled backend '" + name +
+                          "' (this build has: " + known + ")");
+  }
   require_this_thread(name);
   return name;
 }

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The Python package's tests (pytest), run by CTest (ctest -L python) against the package in the
 # build tree: round trips and errors (test_module.py), DLPack and __cuda_array_interface__
-# objects (test_protocols.py), the CLI interchange, the numcodecs/Zarr codec (test_zarr.py) and
-# h5py with the plugin (test_h5.py). GPU arrays (test_device.py) are tested on a GPU machine by
+# objects (test_protocols.py), hostile array descriptions (test_hostile_intake.py: DLPack
+# capsules built with ctypes, forged __cuda_array_interface__ dicts), the CLI interchange, the
+# numcodecs/Zarr codec (test_zarr.py) and h5py with the plugin (test_h5.py). GPU arrays (test_device.py) are tested on a GPU machine by
 # scripts/test-python-gpu.sh.
 
 # A sanitized extension cannot be loaded into the uninstrumented interpreter: compiled, not run.
@@ -27,7 +28,7 @@ set(python_test_environment
 if(TARGET ndzip-cli)
   list(APPEND python_test_environment "NDZIP_CLI=$<TARGET_FILE:ndzip-cli>")
 endif()
-foreach(test_file IN ITEMS test_module test_protocols test_zarr test_h5)
+foreach(test_file IN ITEMS test_module test_protocols test_hostile_intake test_zarr test_h5)
   add_test(NAME python-${test_file}
            COMMAND "${NDZIP_PYTHON}" -m pytest -q -p no:cacheprovider
                    ${CMAKE_CURRENT_SOURCE_DIR}/tests/${test_file}.py)
