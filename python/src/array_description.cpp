@@ -36,8 +36,21 @@ std::optional<std::uintptr_t> address_of(const py::handle& value) {
 
 std::string repr_of(const py::handle& value) { return py::repr(value).cast<std::string>(); }
 
+// a * b into `product` unless it overflows (written out: nvcc's front end has no
+// __builtin_mul_overflow in every version the GPU builds use).
 bool multiply(std::size_t a, std::size_t b, std::size_t& product) {
-  return !__builtin_mul_overflow(a, b, &product);
+  if (b != 0 && a > std::numeric_limits<std::size_t>::max() / b) return false;
+  product = a * b;
+  return true;
+}
+
+// A stride of `items` items of `item_bytes` in bytes, unless it overflows an int64.
+bool stride_bytes(std::int64_t items, std::size_t item_bytes, std::int64_t& bytes) {
+  const auto item = static_cast<std::int64_t>(item_bytes);
+  const std::int64_t limit = std::numeric_limits<std::int64_t>::max() / item;
+  if (items > limit || items < -limit) return false;
+  bytes = items * item;
+  return true;
 }
 
 // Checks what both protocols describe alike; `source` names the description in messages
@@ -229,8 +242,7 @@ array_description describe_dlpack(const dlpack::tensor& tensor, bool read_only,
     std::vector<std::int64_t> strides;
     for (std::int32_t d = 0; d < tensor.ndim; ++d) {
       std::int64_t bytes = 0;
-      if (__builtin_mul_overflow(tensor.strides[d], static_cast<std::int64_t>(a.item.bytes),
-                                 &bytes))
+      if (!stride_bytes(tensor.strides[d], a.item.bytes, bytes))
         throw py::value_error("ndzip: " + source + " has stride " +
                               std::to_string(tensor.strides[d]) + " in dimension " +
                               std::to_string(d) + ", more bytes than an address space holds");
