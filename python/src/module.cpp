@@ -57,6 +57,8 @@ PYBIND11_MODULE(_ndzip, m) {
   // A damaged or inconsistent frame or stream; a ValueError, so that code catching bad input
   // catches it too.
   static py::exception<ndzip::stream_error> stream_error(m, "StreamError", PyExc_ValueError);
+  stream_error.attr("__doc__") =
+      "A damaged or inconsistent frame or stream (a ValueError): nothing was decoded from it.";
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
@@ -94,6 +96,13 @@ PYBIND11_MODULE(_ndzip, m) {
          const py::object& mode, const py::object& stream) {
         return compress(array, out, backend, mode, true, stream);
       },
+      "A frame of `array` (float32 or float64, 1 to 3 dimensions; NumPy, anything NumPy takes, "
+      "DLPack or __cuda_array_interface__): the header (dtype, shape, mode), the stream and an "
+      "XXH3-64 checksum, as bytes; or written into `out` (a writable C-contiguous buffer of at "
+      "least size_bound() bytes), returning a memoryview of exactly the bytes written. `backend`: "
+      "one of backends() (None: default_backend(), or a device array's GPU); `mode`: one of "
+      "modes; `stream`: a GPU stream for device arrays (None: their library's current one). "
+      "TypeError for another dtype, ValueError for another rank or a bad description.",
       py::arg("array"), py::kw_only(), py::arg("out") = none, py::arg("backend") = none,
       py::arg("mode") = "ndzip", py::arg("stream") = none);
   m.def(
@@ -102,11 +111,25 @@ PYBIND11_MODULE(_ndzip, m) {
          const py::object& mode, const py::object& stream) {
         return compress(array, out, backend, mode, false, stream);
       },
+      "The bare ndzip stream of `array` (no header, no checksum: the caller keeps dtype, shape "
+      "and mode), as bytes, or into `out` as compress() does; for a device array, a 1-D uint8 "
+      "array of its library on its device (or its `out`, a device array there). Arguments as for "
+      "compress().",
       py::arg("array"), py::kw_only(), py::arg("out") = none, py::arg("backend") = none,
       py::arg("mode") = "ndzip", py::arg("stream") = none);
-  m.def("decompress", &decompress, py::arg("buffer"), py::kw_only(), py::arg("out") = none,
+  m.def("decompress", &decompress,
+        "The array of a frame (bytes or any buffer in host memory), checked whole first (header, "
+        "length, checksum): a new NumPy array, or written into `out` (exactly the frame's dtype "
+        "and shape, C-contiguous, writable; host or device), or a new array of the library and "
+        "device of `like`. ndzip.StreamError (a ValueError) for a damaged or inconsistent frame.",
+        py::arg("buffer"), py::kw_only(), py::arg("out") = none,
         py::arg("backend") = none, py::arg("stream") = none, py::arg("like") = none);
-  m.def("decompress_raw", &decompress_raw, py::arg("buffer"), py::arg("dtype"), py::arg("shape"),
+  m.def("decompress_raw", &decompress_raw,
+        "The array of a bare stream of `dtype` and `shape` in `mode` (exactly one stream, no "
+        "bytes after it; host memory, or device memory for values on that device), as "
+        "decompress() gives it. ndzip.StreamError where the stream is damaged or of another "
+        "shape's length.",
+        py::arg("buffer"), py::arg("dtype"), py::arg("shape"),
         py::kw_only(), py::arg("out") = none, py::arg("backend") = none,
         py::arg("mode") = "ndzip", py::arg("stream") = none, py::arg("like") = none);
   m.def(
@@ -116,6 +139,8 @@ PYBIND11_MODULE(_ndzip, m) {
         return ndzip::compressed_size_bound(shape_named(dtype, shape), mode_named(mode)) +
                (frame ? ndzip::frame_header_bytes : 0);
       },
+      "The most bytes a compression of an array of `dtype` and `shape` in `mode` writes: a frame "
+      "(frame=True, the header included) or a bare stream; the size an `out` needs.",
       py::arg("dtype"), py::arg("shape"), py::kw_only(), py::arg("mode") = "ndzip",
       py::arg("frame") = true);
 
@@ -145,11 +170,14 @@ PYBIND11_MODULE(_ndzip, m) {
           "compress",
           [](py_compressor& c, const py::object& array, const opt_object& out,
              const py::object& stream) { return c.compress(array, out, true, stream); },
+          "A frame of `array` (of this Compressor's dtype and shape), as ndzip.compress() makes "
+          "it, the scratch memory reused.",
           py::arg("array"), py::kw_only(), py::arg("out") = none, py::arg("stream") = none)
       .def(
           "compress_raw",
           [](py_compressor& c, const py::object& array, const opt_object& out,
              const py::object& stream) { return c.compress(array, out, false, stream); },
+          "The bare stream of `array`, as ndzip.compress_raw() makes it.",
           py::arg("array"), py::kw_only(), py::arg("out") = none, py::arg("stream") = none)
       .def(
           "decompress",
@@ -157,6 +185,8 @@ PYBIND11_MODULE(_ndzip, m) {
              const py::object& stream, const py::object& like) {
             return c.decompress(buffer, out, true, stream, like);
           },
+          "The array of a frame, which must hold this Compressor's dtype, shape and mode, as "
+          "ndzip.decompress() gives it.",
           py::arg("buffer"), py::kw_only(), py::arg("out") = none, py::arg("stream") = none,
           py::arg("like") = none)
       .def(
@@ -165,13 +195,19 @@ PYBIND11_MODULE(_ndzip, m) {
              const py::object& stream, const py::object& like) {
             return c.decompress(buffer, out, false, stream, like);
           },
+          "The array of a bare stream of this Compressor's dtype, shape and mode, as "
+          "ndzip.decompress_raw() gives it.",
           py::arg("buffer"), py::kw_only(), py::arg("out") = none, py::arg("stream") = none,
           py::arg("like") = none)
       .def("__repr__", [](const py_compressor& c) {
         return "ndzip.Compressor(" + c.shape().to_string() + ", backend='" + c.backend() +
                "', mode='" + ndzip::codec_mode_name(c.mode()) + "')";
       });
-  m.def("frame_info", &frame_info, py::arg("buffer"));
+  m.def("frame_info", &frame_info,
+        "What a frame holds, from its header and length, without decoding it: a dict of dtype, "
+        "shape, mode and stream_bytes. ndzip.StreamError where the header or length is not a "
+        "frame's.",
+        py::arg("buffer"));
   m.def("_finalize", &finalize_owned_kokkos);
   // ndzip.bench's measurement of the C++ calls, out of the package's namespace.
   m.def_submodule("_bench", "ndzip.bench's C++ side (not part of the API)")

@@ -5,6 +5,7 @@ every refusal (dtype, rank, `out`, damaged or truncated data, unknown backend or
 GIL released while the codec runs."""
 
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -484,3 +485,18 @@ def test_modes_are_named_once_for_the_whole_package():
     with pytest.raises(ValueError,
                        match=r"unknown mode 'high-ratio' \(use one of: ndzip, high_ratio\)"):
         ndzip.compress(data, mode="high-ratio")
+
+
+def test_every_public_function_has_a_docstring():
+    # Beyond the signature line pybind11 writes: what it does, for help() and IDEs (issue 63).
+    def described(function):
+        signature = re.compile(r"[\w.]+\(.*\)( -> .*)?")
+        return any(line.strip() and not signature.fullmatch(line.strip())
+                   for line in (function.__doc__ or "").splitlines())
+    public = [getattr(ndzip, name) for name in ndzip.__all__
+              if callable(getattr(ndzip, name)) and name != "__version__"]
+    public += [getattr(ndzip.Compressor, name) for name in dir(ndzip.Compressor)
+               if not name.startswith("_") and callable(getattr(ndzip.Compressor, name))]
+    missing = [getattr(f, "__qualname__", getattr(f, "__name__", repr(f))) for f in public
+               if not described(f)]
+    assert not missing, f"no docstring: {missing}"
