@@ -106,6 +106,10 @@ restored = subprocess.run([os.path.join(prefix, "bin", "ndzip"), "-d", "-c", fra
 assert restored == values.tobytes(), "the installed tool reads Python's frame differently"
 codec = ndzip.numcodecs.Ndzip()
 assert (codec.decode(codec.encode(values)).view(np.uint64) == values.view(np.uint64)).all()
+import importlib.metadata
+codecs = [e.value for e in importlib.metadata.distribution("ndzip-kokkos").entry_points
+          if e.group == "numcodecs.codecs" and e.name == "ndzip"]
+assert codecs == ["ndzip.numcodecs:Ndzip"], "the installed metadata names no Zarr codec"
 plugin = os.path.join(ndzip.h5.plugin_path(), "libh5ndzip.so")
 assert os.path.realpath(plugin).startswith(os.path.realpath(prefix)) and os.path.exists(plugin)
 print("test-install: python: ndzip", ndzip.__version__, "round-trips on", ndzip.default_backend())
