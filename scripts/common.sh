@@ -23,7 +23,10 @@ ndzip_configure() {
     kokkos_root="$Kokkos_ROOT"
     kokkos_kernels_root="${KokkosKernels_ROOT:-}"
   fi
-  [ -n "$kokkos_kernels_root" ] && kernels=(-DKokkosKernels_ROOT="$kokkos_kernels_root")
+  # Only for a build of the tests, which holds the example: elsewhere CMake would warn that the
+  # variable went unused.
+  [ -n "$kokkos_kernels_root" ] && [[ " $* " == *" -DNDZIP_BUILD_TESTS=ON "* ]] &&
+    kernels=(-DKokkosKernels_ROOT="$kokkos_kernels_root")
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DKokkos_ROOT="$kokkos_root" \
     "${kernels[@]}" "$@" >/dev/null
 }
