@@ -3,7 +3,10 @@
 """Fails when the Layout table of docs/ARCHITECTURE.md misses a folder: every top-level folder
 that git tracks (hidden ones included, .git excepted) and every folder under backends/ must
 have a row whose first cell names it or a folder inside it (`include/ndzip/` covers `include/`),
-and every row must name a folder that exists."""
+and every row must name a folder that exists. --without-git walks the working tree as in a copy
+made by `git archive` or from a tarball, where the folders .gitignore names (the dependencies and
+build folders the scripts make) are not the project's."""
+import fnmatch
 import os
 import re
 import subprocess
@@ -12,15 +15,40 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def tracked_folders():
+def ignored_folder_patterns():
+    """The folder patterns of .gitignore (lines ending in '/'), as fnmatch patterns of a path."""
+    try:
+        with open(os.path.join(ROOT, ".gitignore"), encoding="utf-8") as f:
+            lines = [line.strip() for line in f]
+    except OSError:
+        return []
+    return [line.strip("/") for line in lines
+            if line.endswith("/") and not line.startswith(("#", "!"))]
+
+
+def working_tree_files():
+    """The files of the working tree but those under folders .gitignore names."""
+    patterns = ignored_folder_patterns()
+    files = []
+    for folder, subfolders, names in os.walk(ROOT):
+        relative = os.path.relpath(folder, ROOT)
+        subfolders[:] = [d for d in subfolders if d != ".git" and not any(
+            fnmatch.fnmatch(d, p) or fnmatch.fnmatch(os.path.normpath(os.path.join(relative, d)), p)
+            for p in patterns)]
+        files += [os.path.normpath(os.path.join(relative, f)) for f in names]
+    return files
+
+
+def tracked_folders(use_git=True):
     """Top-level folders and backends/ folders of the tracked files (the working tree where git
     is not available, as in a source tarball)."""
     try:
+        if not use_git:
+            raise OSError("asked to do without git")
         files = subprocess.run(["git", "-C", ROOT, "ls-files"], capture_output=True, text=True,
                                check=True).stdout.split("\n")
     except (OSError, subprocess.CalledProcessError):
-        files = [os.path.relpath(os.path.join(d, f), ROOT)
-                 for d, _, names in os.walk(ROOT) for f in names]
+        files = working_tree_files()
     folders = set()
     for f in files:
         parts = f.split("/")
@@ -46,7 +74,8 @@ def table_folders(text):
 def main():
     with open(os.path.join(ROOT, "docs", "ARCHITECTURE.md"), encoding="utf-8") as f:
         named = table_folders(f.read())
-    missing = sorted(f for f in tracked_folders() if not any(n.startswith(f) for n in named))
+    folders = tracked_folders(use_git="--without-git" not in sys.argv[1:])
+    missing = sorted(f for f in folders if not any(n.startswith(f) for n in named))
     stale = sorted(n for n in named if not os.path.isdir(os.path.join(ROOT, n)))
     for folder in missing:
         print(f"docs/ARCHITECTURE.md: the Layout table has no row for {folder}")
