@@ -89,6 +89,8 @@ def bench_device(args):
     """The --device table: Python's Compressor against dynamic_compressor, device-resident."""
     libraries = device_libraries(args.library.split(","))
     rows = []
+    print("GB/s of uncompressed bytes, compress (c) / decompress (d); ratio: compressed / raw "
+          "size; py/c++: Python's GB/s over C++'s")
     print(f"{'dataset':24} {'MB':>6} {'ratio':>6} {'library':>7} | {'python c':>9} {'d':>7} | "
           f"{'c++ c':>7} {'d':>7} | {'py/c++ c':>8} {'d':>6}")
 
@@ -176,6 +178,8 @@ def main(argv=None):
     totals = dict.fromkeys(columns, 0.0)
     total_bytes = 0
     rows = []
+    print("GB/s of uncompressed bytes, compress / decompress, per column; ratio: compressed / "
+          "raw size")
     print(f"{'dataset':24} {'MB':>6} {'ratio':>6} | " + " | ".join(f"{h:>13}" for h in heads))
     for name, path, dtype, shape in read_manifest(args.manifest):
         array = np.fromfile(path, dtype=dtype).reshape(shape)

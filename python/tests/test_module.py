@@ -500,3 +500,16 @@ def test_every_public_function_has_a_docstring():
     missing = [getattr(f, "__qualname__", getattr(f, "__name__", repr(f))) for f in public
                if not described(f)]
     assert not missing, f"no docstring: {missing}"
+
+
+def test_bench_names_its_units(tmp_path):
+    # python3 -m ndzip.bench on a one-file manifest: its table says what its numbers are.
+    values = np.cumsum(np.ones((64, 64), np.float32), axis=1)
+    values.tofile(tmp_path / "field.f32")
+    (tmp_path / "manifest.csv").write_text("field.f32;float;64 64\n")
+    result = subprocess.run([sys.executable, "-m", "ndzip.bench", str(tmp_path / "manifest.csv"),
+                             "--repeats", "1", "--backend", "serial"],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "GB/s of uncompressed bytes" in result.stdout
+    assert "field.f32" in result.stdout
