@@ -6,7 +6,8 @@
 // the filter, or it decodes to exactly one chunk of values; those values compress, in the same
 // layout, to a chunk that decodes back to them bit for bit. A checksummed chunk whose only
 // defect is its checksum is also read with the checksum repaired, so that the fuzzer reaches
-// the decoder behind it, and must decode as its bare stream does in layout 1.
+// the decoder behind it, and must decode as its bare stream does in layout 1 (in layout 3 the
+// checksum covers the parameters too, and is repaired as such).
 
 #include <cstring>
 #include <exception>
@@ -68,11 +69,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check_recompresses(chunk, *values);
     return 0;
   }
-  if (!chunk.checksum || stored.size() < plugin::checksum_bytes) return 0;
+  const std::size_t head = plugin::checksum_head_bytes(chunk);
+  if (head == 0 || stored.size() < head) return 0;
   byte_buffer repaired = stored;
-  const std::size_t head = plugin::checksum_bytes;
-  plugin::store_checksum(plugin::stream_checksum(repaired.data() + head, repaired.size() - head),
-                         repaired.data());
+  plugin::store_checksum(
+      plugin::chunk_checksum(chunk, repaired.data() + head, repaired.size() - head),
+      repaired.data());
   const auto values = read_chunk(chunk, repaired);
   plugin::chunk_parameters bare = chunk;
   bare.layout = 1;
@@ -81,7 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const auto bare_values = read_chunk(bare, stream);
   require(values.has_value() == bare_values.has_value() &&
               (!values || same_bytes(*values, *bare_values)),
-          "a checksummed chunk and its bare stream decode differently");
+          "a chunk behind its checksum and its bare stream decode differently");
   if (values) check_recompresses(chunk, *values);
   return 0;
 }

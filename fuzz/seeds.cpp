@@ -73,6 +73,14 @@ void write_seeds(const std::filesystem::path& dir, const ndzip_test::vector_spec
   plugin::store_checksum(plugin::stream_checksum(stream.data(), stream.size()), checksum.data());
   write_file(dir / "hdf5_chunk" / (name + "-checksummed"),
              {hdf5_chunk_input_prefix(plugin::to_cd_values(chunk)), checksum, stream});
+  // Layout 3 (what new datasets get): the checksum covers the parameters and the stream.
+  plugin::chunk_parameters sealed = chunk;
+  sealed.layout = plugin::cd_values_layout;
+  byte_buffer sealed_checksum(plugin::checksum_bytes);
+  plugin::store_checksum(plugin::chunk_checksum(sealed, stream.data(), stream.size()),
+                         sealed_checksum.data());
+  write_file(dir / "hdf5_chunk" / (name + "-layout3"),
+             {hdf5_chunk_input_prefix(plugin::to_cd_values(sealed)), sealed_checksum, stream});
   chunk.layout = 1;
   chunk.checksum = false;
   write_file(dir / "hdf5_chunk" / (name + "-layout1"),

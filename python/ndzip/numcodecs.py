@@ -17,9 +17,24 @@ shape (n0, .., nk) as the C-ordered array of shape (nk, .., n0) that its memory 
 transpose, no copy), so its frame's shape is reversed; a chunk that is neither (no memory order
 to keep) as its values in C (index) order. decode() returns the frame's array, whose bytes are
 then the chunk's memory; decode(buf, out) writes those bytes into `out` in out's own memory
-order (a C- or F-contiguous array of the chunk, or any contiguous buffer of as many bytes).
-Arrays with order="F" written by builds before this rule (issue 44) hold each chunk in C index
-order: chunks written whole read back once their .zarray says "order": "C".
+order. Arrays with order="F" written by builds before this rule (issue 44) hold each chunk in C
+index order: chunks written whole read back once their .zarray says "order": "C" (with "F",
+Zarr decoding into out refuses such a chunk unless it is square, see Checks).
+
+Checks. decode(buf, out) refuses (ValueError, naming both) a frame that is not out's chunk: an
+`out` of items wider than a byte (what Zarr passes: the chunk's place in the result, of the
+array's dtype and chunk shape, C- or F-contiguous) must have the frame's dtype, and its memory
+the frame's shape (an F-contiguous out's shape reversed); so a chunk file of another array, or a
+.zarray whose "dtype" or "chunks" was edited, is refused rather than decoded into other values.
+An `out` of one-byte items (bytes, bytearray, a uint8 array) is raw memory with no dtype or
+shape of the chunk: only its byte count can be checked. decode(buf) without `out` returns the
+frame's array, its dtype and shape as the frame records them, and cannot check them: the codec
+is not told which chunk it decodes. Zarr 2 decodes so wherever the chunk's place in the result
+is not one contiguous block (part of a chunk, an edge chunk, a chunk that does not span the
+array's faster dimensions, a chunk being partly rewritten) and then views the result as the
+array's dtype and reshapes it to its chunks, which checks only the byte count there. The frame
+does not record the order: a square chunk of a C array read as one of an F array (the same
+shape either way) decodes transposed.
 
 Backend. The configuration stored with the data (get_config, Zarr's .zarray) holds what the bytes
 depend on, the mode, and not the backend: every backend writes the same bytes and reads any
@@ -48,6 +63,27 @@ def _checked_backend(backend):
         raise ValueError(f"ndzip: unknown or disabled backend {backend!r} (this build has: "
                          f"{', '.join(names)}; None runs on the default)")
     return backend
+
+
+def _as_memory(array):
+    """`array`'s memory as the C-ordered array it is (a view, no copy): an F-contiguous array of
+    2 or more dimensions as its transpose, its extents reversed; any other array as it is."""
+    if array.ndim > 1 and array.flags.f_contiguous and not array.flags.c_contiguous:
+        return array.T
+    return array
+
+
+def _described(dtype, shape):
+    return f"{_np.dtype(dtype)} {'x'.join(map(str, shape))}"
+
+
+def _described_out(out):
+    """out's dtype and shape, and for an F-contiguous out the shape of its memory (a frame's)."""
+    memory = _as_memory(out)
+    if memory is out:
+        return _described(out.dtype, out.shape)
+    return (f"{_described(out.dtype, out.shape)} in F order (its memory "
+            f"{'x'.join(map(str, memory.shape))})")
 
 
 class Ndzip(Codec):
@@ -97,10 +133,8 @@ class Ndzip(Codec):
         return None  # none can: the call raises RuntimeError saying why
 
     def encode(self, buf):
-        chunk = ensure_ndarray(buf)
-        if chunk.ndim > 1 and chunk.flags.f_contiguous and not chunk.flags.c_contiguous:
-            chunk = chunk.T  # its memory, in C order: the extents reversed
-        return compress(chunk, backend=self._backend_here(), mode=self.mode)
+        return compress(_as_memory(ensure_ndarray(buf)), backend=self._backend_here(),
+                        mode=self.mode)
 
     def decode(self, buf, out=None):
         frame = ensure_contiguous_ndarray(buf)
@@ -109,16 +143,23 @@ class Ndzip(Codec):
             return decompress(frame, backend=backend)
         info = frame_info(frame)
         dtype, shape = info["dtype"], info["shape"]
-        nbytes = dtype.itemsize * int(_np.prod(shape))
         target = ensure_ndarray(out)
         if not (target.flags.c_contiguous or target.flags.f_contiguous):
             raise ValueError("ndzip: out is not contiguous; decode() writes the chunk's bytes "
                              "into a C- or F-contiguous buffer")
-        if target.nbytes != nbytes:
-            raise ValueError(f"ndzip: out holds {target.nbytes} bytes, the chunk {nbytes} "
-                             f"({dtype} {'x'.join(map(str, shape))})")
-        # out's memory in its own order (a view, no copy), as the frame's C-ordered array.
-        values = target.reshape(-1, order="A").view(_np.uint8).view(dtype).reshape(shape)
+        if target.dtype.itemsize == 1:
+            # Raw memory: nothing in it says the chunk's dtype or shape, only its size can.
+            nbytes = dtype.itemsize * int(_np.prod(shape))
+            if target.nbytes != nbytes:
+                raise ValueError(f"ndzip: out holds {target.nbytes} bytes, the chunk {nbytes} "
+                                 f"({_described(dtype, shape)})")
+            values = target.reshape(-1, order="A").view(dtype).reshape(shape)
+        else:
+            values = _as_memory(target)
+            if values.dtype != dtype or values.shape != shape:
+                raise ValueError(f"ndzip: the frame holds {_described(dtype, shape)}, out is "
+                                 f"{_described_out(target)}: not this chunk's frame (a chunk of "
+                                 "another array, or .zarray's dtype or chunks edited?)")
         decompress(frame, out=values, backend=backend)
         return out
 

@@ -128,8 +128,10 @@ def test_zarr_array_round_trip(tmp_path, dtype, shape, chunks, order, mode):
 def test_codec_records_a_chunk_in_its_memory_order(dtype, shape):
     """The codec's rule (its docstring): the frame holds the chunk's memory, so that an
     F-contiguous chunk's frame is its transpose (extents reversed), decode() returns an array
-    whose bytes are the chunk's, and decode(buf, out) fills `out` in out's own memory order,
-    whatever that order and dtype."""
+    whose bytes are the chunk's, and decode(buf, out) fills `out` in out's own memory order:
+    an array of the chunk whose memory has the frame's shape (a chunk of either order into an
+    out of its order; into one of the other order where the shapes coincide, as (1, 40) and
+    its transpose do), or raw memory of as many bytes."""
     codec = Ndzip()
     values = field(dtype, shape)
     for chunk in (np.ascontiguousarray(values), np.asfortranarray(values)):
@@ -141,17 +143,121 @@ def test_codec_records_a_chunk_in_its_memory_order(dtype, shape):
         assert codec.decode(frame).tobytes() == memory
         for out in (np.empty(shape, dtype, order="C"), np.empty(shape, dtype, order="F"),
                     np.empty(chunk.nbytes, np.uint8), bytearray(chunk.nbytes)):
+            typed = isinstance(out, np.ndarray) and out.dtype == dtype
+            out_transposed = typed and out.flags.f_contiguous and not out.flags.c_contiguous
+            if typed and (shape[::-1] if out_transposed else shape) != info["shape"]:
+                with pytest.raises(ValueError, match="not this chunk's frame"):
+                    codec.decode(frame, out=out)
+                continue
             assert codec.decode(frame, out=out) is out
             assert bytes(np.asarray(out).tobytes(order="A")) == memory
     # A chunk that is not contiguous at all has no memory order: its values in C (index) order.
     strided = field(dtype, (2 * shape[0], shape[-1]))[::2]
     assert codec.decode(codec.encode(strided)).tobytes() == strided.tobytes(order="C")
-    # An `out` of another byte count, or not contiguous, is refused before anything is written.
+    # Without out, the frame's own dtype and shape, for the caller to compare with its own.
     frame = codec.encode(values)
+    assert codec.decode(frame).dtype == dtype and codec.decode(frame).shape == shape
+    # Raw memory of another byte count, or an out that is not contiguous, is refused before
+    # anything is written.
     with pytest.raises(ValueError, match="bytes"):
-        codec.decode(frame, out=np.empty(values.size + 1, dtype))
+        codec.decode(frame, out=np.empty(values.nbytes + 1, np.uint8))
     with pytest.raises(ValueError, match="contiguous"):
         codec.decode(frame, out=np.empty(shape[:-1] + (2 * shape[-1],), dtype)[..., ::2])
+
+
+def other_chunks(dtype, shape):
+    """(dtype, shape) of chunks with as many bytes as one of `dtype` and `shape`, but another
+    dtype or shape: the extents swapped, a flat chunk, the other float type."""
+    other = np.float64 if dtype == np.float32 else np.float32
+    ratio = np.dtype(other).itemsize / np.dtype(dtype).itemsize
+    flat = (int(np.prod(shape)),)
+    return [(dtype, shape[::-1]), (dtype, flat), (other, flat[:-1] + (int(flat[-1] / ratio),))]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_decode_into_out_refuses_a_frame_of_another_chunk(dtype):
+    """A frame whose dtype or shape is not out's chunk (an F-contiguous out: whose memory is not
+    the frame's shape) is refused, naming both, and out is left as it was; raw memory (one-byte
+    items) can only be checked for its byte count."""
+    codec = Ndzip()
+    shape = (64, 128)
+    for order in ("C", "F"):
+        memory = shape if order == "C" else shape[::-1]
+        for frame_dtype, frame_shape in other_chunks(dtype, memory):
+            frame = codec.encode(field(frame_dtype, frame_shape))
+            out = np.full(shape, 7, dtype, order=order)
+            with pytest.raises(ValueError, match="not this chunk's frame") as refused:
+                codec.decode(frame, out=out)
+            frame_described = f"{np.dtype(frame_dtype)} {'x'.join(map(str, frame_shape))}"
+            assert frame_described in str(refused.value)
+            assert f"{np.dtype(dtype)} 64x128" in str(refused.value)
+            assert np.all(out == 7)
+            raw = np.zeros(out.nbytes, np.uint8)
+            assert codec.decode(frame, out=raw) is raw  # as many bytes: all it can check
+    # Integer or byte-swapped items of the same width are not the chunk's dtype either.
+    frame = codec.encode(field(dtype, shape))
+    width = np.dtype(dtype).itemsize
+    for wrong in (np.dtype(f"<i{width}"), np.dtype(dtype).newbyteorder()):
+        with pytest.raises(ValueError, match="not this chunk's frame"):
+            codec.decode(frame, out=np.empty(shape, wrong))
+
+
+def chunk_of(dtype, shape, order="C"):
+    """A stored chunk (the frame bytes) of a Zarr array of one chunk of `dtype` and `shape`."""
+    store = zarr.MemoryStore()
+    z = zarr.open(store, mode="w", shape=shape, chunks=shape, dtype=dtype, order=order,
+                  compressor=Ndzip())
+    z[...] = field(dtype, shape)
+    return store["0" + ".0" * (len(shape) - 1)]
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_a_chunk_of_another_array_is_refused(tmp_path, order):
+    """A chunk file swapped for one of another array with as many bytes (the float32 64x128
+    chunk's memory transposed, a float32 8192 chunk, a float64 64x64 one) is refused when Zarr
+    reads it into its result, naming both. Zarr decodes with out here: each chunk spans the
+    array's faster dimension (the slower one in F order), so its place in the result is
+    contiguous. The other chunk still reads."""
+    shape, chunks = ((128, 128), (64, 128)) if order == "C" else ((64, 256), (64, 128))
+    memory = chunks if order == "C" else chunks[::-1]  # what the chunk's frame records
+    data = field(np.float32, shape)
+    store = zarr.DirectoryStore(str(tmp_path / "a.zarr"))
+    zarr.open(store, mode="w", shape=shape, chunks=chunks, dtype=np.float32, order=order,
+              compressor=Ndzip())[...] = data
+    swapped = "0.0"
+    kept_region = (slice(64, 128), slice(None)) if order == "C" else (slice(None), slice(128, 256))
+    pristine = store[swapped]
+    for dtype, other in [(np.float32, memory[::-1]), (np.float32, (8192,)),
+                         (np.float64, (64, 64))]:
+        store[swapped] = chunk_of(dtype, other)
+        z = zarr.open(store, mode="r")
+        with pytest.raises(ValueError, match="not this chunk's frame") as refused:
+            z[...]
+        assert f"the frame holds {np.dtype(dtype)} {'x'.join(map(str, other))}" in str(
+            refused.value)
+        assert "out is float32 64x128" in str(refused.value)
+        assert same_bits(z[kept_region], data[kept_region])
+    store[swapped] = pristine
+    assert same_bits(zarr.open(store, mode="r")[...], data)
+
+
+@pytest.mark.parametrize("edit", ["chunks", "dtype", "dtype int32", "dtype big-endian"])
+def test_an_edited_zarray_is_refused(tmp_path, edit):
+    """A .zarray whose chunks or dtype were changed to another of as many bytes (float32
+    64x128 described as 128x64, as float64 64x64, as int32 or big-endian float32) describes
+    chunks that are not the frames': reading the array is refused, naming both."""
+    path = tmp_path / "e.zarr"
+    zarr.open(str(path), mode="w", shape=(64, 128), chunks=(64, 128), dtype=np.float32,
+              compressor=Ndzip())[...] = field(np.float32, (64, 128))
+    meta = json.loads((path / ".zarray").read_text())
+    meta.update({"chunks": {"shape": [128, 64], "chunks": [128, 64]},
+                 "dtype": {"shape": [64, 64], "chunks": [64, 64], "dtype": "<f8"},
+                 "dtype int32": {"dtype": "<i4"},
+                 "dtype big-endian": {"dtype": ">f4"}}[edit])
+    (path / ".zarray").write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="not this chunk's frame") as refused:
+        zarr.open(str(path), mode="r")[...]
+    assert "the frame holds float32 64x128" in str(refused.value)
 
 
 def test_chunk_is_a_frame_and_damage_is_refused(tmp_path):

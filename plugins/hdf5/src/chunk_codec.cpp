@@ -25,15 +25,26 @@ filtered_chunk allocate(std::size_t capacity) {
   return out;
 }
 
-// The bytes in front of the stream: its checksum, in a checksummed chunk.
-std::size_t checksum_head_bytes(const chunk_parameters& chunk) {
-  return chunk.checksum ? checksum_bytes : 0;
-}
-
 std::string hex(std::uint64_t value) {
   char text[19];
   std::snprintf(text, sizeof text, "0x%016llx", static_cast<unsigned long long>(value));
   return text;
+}
+
+// Why a chunk whose checksum does not match is refused: what the checksum covers in its layout.
+std::string checksum_mismatch(const chunk_parameters& chunk, std::uint64_t actual,
+                              std::uint64_t recorded) {
+  std::string what;
+  if (chunk.layout < 3)
+    what = "the chunk is damaged (its stream hashes";
+  else if (chunk.checksum)
+    what = "the chunk or the dataset's filter parameters are damaged (its parameters and stream "
+           "hash";
+  else
+    what = "the dataset's filter parameters are not those the chunk was written with, or its "
+           "checksum is damaged (its parameters hash";
+  return "checksum mismatch, " + what + " to " + hex(actual) + ", its checksum says " +
+         hex(recorded) + "; XXH3-64, chunk layout " + std::to_string(chunk.layout) + ")";
 }
 
 }  // namespace
@@ -50,7 +61,8 @@ filtered_chunk compress_chunk(const chunk_parameters& chunk, const void* chunk_d
   filtered_chunk out = allocate(head + codec.size_bound());
   out.size = head + codec.compress(chunk_data, out.bytes.get() + head, out.capacity - head);
   if (head != 0)
-    store_checksum(stream_checksum(out.bytes.get() + head, out.size - head), out.bytes.get());
+    store_checksum(chunk_checksum(chunk, out.bytes.get() + head, out.size - head),
+                   out.bytes.get());
   return out;
 }
 
@@ -65,11 +77,9 @@ filtered_chunk decompress_chunk(const chunk_parameters& chunk, const void* store
   const std::byte* const stored_bytes = static_cast<const std::byte*>(stored);
   if (head != 0) {
     const std::uint64_t recorded = load_checksum(stored_bytes);
-    const std::uint64_t actual = stream_checksum(stored_bytes + head, size - head);
+    const std::uint64_t actual = chunk_checksum(chunk, stored_bytes + head, size - head);
     if (actual != recorded)
-      throw stream_error(
-          which + ": checksum mismatch, the chunk is damaged (its stream hashes to " + hex(actual) +
-          ", its checksum says " + hex(recorded) + "; XXH3-64, chunk layout 2)");
+      throw stream_error(which + ": " + checksum_mismatch(chunk, actual, recorded));
   }
   filtered_chunk out = allocate(chunk.shape.byte_size());
   out.size = out.capacity;

@@ -34,7 +34,7 @@ chunk_parameters from_cd_values(std::size_t count, const unsigned* values) {
   if (chunk.layout < 1 || chunk.layout > cd_values_layout)
     fail("layout version " + std::to_string(values[0]) + ", this filter reads versions 1 to " +
          std::to_string(cd_values_layout) + " (written by a newer ndzip filter?)");
-  // Where the type, rank and extents start: after the flags in layout 2.
+  // Where the type, rank and extents start: after the flags in layouts 2 and 3.
   const std::size_t first = chunk.layout == 1 ? 1 : 2;
   if (count < first + 3)
     fail(std::to_string(count) + " values, expected " + std::to_string(first + 3) + " to " +

@@ -5,26 +5,29 @@
 // bytes, so set_local() records the element type, the chunk extents and the chunk layout here
 // when the dataset is created, and every later read and write takes them from the file.
 //
-// cd_values, layout version 2 (written after 0.1.0; 5 to 7 values):
-//   [0]           layout version: 2
-//   [1]           flags: bit 0 set = each chunk is checksummed (the default); bit 1 set = the
-//                 stream is the high-ratio stream (docs/FORMAT.md), else the ndzip stream;
-//                 other bits 0 (a filter that predates a bit refuses the dataset)
+// cd_values, layout version 3 (the default since issue 62; 5 to 7 values):
+//   [0]           layout version: 3
+//   [1]           flags: bit 0 set = each chunk's stream is checksummed (the default); bit 1
+//                 set = the stream is the high-ratio stream (docs/FORMAT.md), else the ndzip
+//                 stream; other bits 0 (a filter that predates a bit refuses the dataset)
 //   [2]           element type: 1 = float (IEEE 754 binary32), 2 = double (binary64), both in
 //                 the byte order of the machine that writes them, which must be little endian
 //   [3]           rank: 1, 2 or 3
 //   [4, 4 + rank) chunk extents, slowest dimension first (HDF5's and ndzip's order)
+// cd_values, layout version 2 (written after 0.1.0 until issue 62; read, and kept when a
+// dataset is copied): the same values with [0] = 2.
 // cd_values, layout version 1 (written by 0.1.0; read, and kept when a dataset is copied):
 //   [0] = 1, then the element type, the rank and the extents as [2..] above; no flags.
 //
-// The stored chunk (docs/FORMAT.md, "HDF5 chunks"): with the checksum flag, the XXH3-64 (seed 0)
-// of the stream as 8 little-endian bytes, followed by the stream; without it (and in layout 1),
-// the bare stream. The stream is the ndzip stream, or with the high-ratio flag the high-ratio
-// stream.
+// The stored chunk (docs/FORMAT.md, "HDF5 chunks"; chunk_checksum.hpp): in layout 3 an 8-byte
+// checksum of the cd_values and, with the checksum flag, of the stream, followed by the stream;
+// in layout 2 with the checksum flag, the checksum of the stream alone, then the stream; without
+// it (and in layout 1), the bare stream. The stream is the ndzip stream, or with the high-ratio
+// flag the high-ratio stream.
 //
 // What a user passes when adding the filter (h5py's compression_opts, h5repack's UD=):
-//   nothing                    layout 2, checksummed, ndzip streams
-//   (checksum,)                layout 2, checksummed if checksum is 1, bare streams if it is 0
+//   nothing                    layout 3, checksummed, ndzip streams
+//   (checksum,)                layout 3, the streams checksummed if checksum is 1, not if 0
 //   (checksum, mode)           and the streams of the codec mode of that code (0 ndzip, the
 //                              default; 1 high_ratio)
 // A list of 4 or more values is the parameters of an existing dataset (h5repack and H5Pcopy
@@ -39,14 +42,16 @@
 namespace ndzip::hdf5_plugin {
 
 struct chunk_parameters {
-  unsigned layout = 2;      // cd_values layout version: 1 or 2
-  bool checksum = true;     // layout 2 only: each chunk carries the XXH3-64 of its stream
-  codec_mode mode = codec_mode::ndzip;  // layout 2 only: the mode of the chunks' streams
+  // cd_values layout version, 1 to 3. New datasets get cd_values_layout (with_requested_layout);
+  // a default-constructed chunk is layout 2, in which fuzz/seeds.cpp writes its checksummed seeds.
+  unsigned layout = 2;
+  bool checksum = true;  // layouts 2 and 3: each chunk's checksum covers its stream
+  codec_mode mode = codec_mode::ndzip;  // layouts 2 and 3: the mode of the chunks' streams
   // Element type (its codes are cd_values' [2]) and chunk extents; to_string() for messages.
   array_shape shape;
 };
 
-inline constexpr unsigned cd_values_layout = 2;  // what new datasets get
+inline constexpr unsigned cd_values_layout = 3;  // what new datasets get
 inline constexpr unsigned checksum_flag = 1;
 inline constexpr unsigned mode_shift = 1;  // the flags' bits from this one hold the mode's code
 inline constexpr std::size_t max_cd_values = 7;
@@ -57,7 +62,7 @@ inline constexpr std::size_t min_stored_cd_values = 4;  // layout 1 of a 1-D chu
 std::vector<unsigned> to_cd_values(const chunk_parameters& chunk);
 
 // The chunk described by cd_values read from a file (so untrusted): throws std::runtime_error
-// naming what is wrong if they are not a layout-1 or layout-2 description of a chunk ndzip can
+// naming what is wrong if they are not a layout-1, -2 or -3 description of a chunk ndzip can
 // compress.
 chunk_parameters from_cd_values(std::size_t count, const unsigned* values);
 

@@ -13,17 +13,23 @@ import sys
 import numpy as np
 
 ELEMENT_TYPE_CODES = {np.dtype("float32"): 1, np.dtype("float64"): 2}  # cd_values[2]
-CD_VALUES_LAYOUT = 2  # cd_values[0]
+CD_VALUES_LAYOUT = 3  # cd_values[0] of new datasets
 CHECKSUM_FLAG = 1  # cd_values[1]
 HIGH_RATIO_FLAG = 2  # cd_values[1] from bit 1: the codec mode's code (1, high_ratio) << 1
-CHECKSUM_BYTES = 8  # in front of the stream in a checksummed chunk
+# In front of the stream: in every layout-3 chunk (the checksum of the parameters, and of the
+# stream where it is checksummed) and in a checksummed layout-2 chunk.
+CHECKSUM_BYTES = 8
 
 
-def parse_args(description, tools=()):
+def parse_args(description, tools=(), optional_tools=()):
+    """The command line: the filter id, and the programs `tools` (found on PATH unless given)
+    and `optional_tools` (None unless given: the test skips what needs them)."""
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--filter-id", type=int, required=True, help="the ndzip filter's HDF5 id")
     for tool in tools:
         parser.add_argument(f"--{tool}", default=tool, help=f"the {tool} program")
+    for tool in optional_tools:
+        parser.add_argument(f"--{tool}", default=None, help=f"the {tool} program, if any")
     return parser.parse_args()
 
 
@@ -91,9 +97,10 @@ def random_bits(dtype, shape, rng):
     return rng.integers(0, np.iinfo(uint).max, size=shape, dtype=uint, endpoint=True).view(dtype)
 
 
-def expected_cd_values(dtype, chunks, checksum=True, high_ratio=False):
+def expected_cd_values(dtype, chunks, checksum=True, high_ratio=False, layout=CD_VALUES_LAYOUT):
+    """The cd_values of a dataset of layout 2 or 3 (new datasets: 3)."""
     flags = (CHECKSUM_FLAG if checksum else 0) | (HIGH_RATIO_FLAG if high_ratio else 0)
-    return (CD_VALUES_LAYOUT, flags, ELEMENT_TYPE_CODES[np.dtype(dtype)], len(chunks), *chunks)
+    return (layout, flags, ELEMENT_TYPE_CODES[np.dtype(dtype)], len(chunks), *chunks)
 
 
 def pipeline(dataset):

@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Damaged chunks must fail the read with an HDF5 error (h5py's OSError), never crash the
 reader or return data silently. Each damage is applied to the first chunk of a float (2-D) and
-a double (1-D) dataset, in the checksummed layout (the default) and in bare streams
-(checksum=0, where the decoder's own checks must catch it), either in the file's bytes where
-h5py's get_chunk_info finds the chunk or with write_direct_chunk where the size changes, and a
-fresh reader process reads the dataset.
+a double (1-D) dataset, in the checksummed layout (the default), with the stream not
+checksummed (checksum=0: behind the checksum of the parameters alone, so the decoder's own
+checks must catch damage in the stream) and in the bare streams of layout 2 without the
+checksum (no head at all), either in the file's bytes where h5py's get_chunk_info finds the
+chunk or with write_direct_chunk where the size changes, and a fresh reader process reads the
+dataset.
 
-Bare streams carry no checksum: damage inside the encoded values that keeps the stream's
+Streams that are not checksummed: damage inside the encoded values that keeps the stream's
 structure consistent decodes to other values there. The checksum catches it, as the last case
 shows (test_checksummed_chunks.py flips every region's bits).
 
@@ -36,13 +38,19 @@ except OSError as e:
     sys.exit(3)
 """
 
+# The filter's values for a layout-2 dataset without the checksum: a copied dataset's
+# parameters, whose layout and flags the filter keeps (its type and extents are the dataset's).
+LAYOUT_2_BARE = (2, 0, 1, 1, 1)
+
 # name -> (dtype, shape, chunks, bytes of the offset table: 4 per hypercube, padded to a word,
-#          bytes in front of the stream: its checksum or none)
+#          the filter's values, bytes in front of the stream: its checksum or none)
 DATASETS = {
-    "field": (np.float32, (128, 128), (64, 64), 4, CHECKSUM_BYTES),
-    "series": (np.float64, (16384,), (8192,), 8, CHECKSUM_BYTES),
-    "bare_field": (np.float32, (128, 128), (64, 64), 4, 0),
-    "bare_series": (np.float64, (16384,), (8192,), 8, 0),
+    "field": (np.float32, (128, 128), (64, 64), 4, (1,), CHECKSUM_BYTES),
+    "series": (np.float64, (16384,), (8192,), 8, (1,), CHECKSUM_BYTES),
+    "unchecksummed_field": (np.float32, (128, 128), (64, 64), 4, (0,), CHECKSUM_BYTES),
+    "unchecksummed_series": (np.float64, (16384,), (8192,), 8, (0,), CHECKSUM_BYTES),
+    "bare_field": (np.float32, (128, 128), (64, 64), 4, LAYOUT_2_BARE, 0),
+    "bare_series": (np.float64, (16384,), (8192,), 8, LAYOUT_2_BARE, 0),
 }
 
 
@@ -68,7 +76,7 @@ def damages(rng):
         "random bytes": (lambda d, start, table: rng.bytes(len(d)), True),
         "truncated": (lambda d, start, table: d[: len(d) // 2], False),
         "trailing bytes": (lambda d, start, table: d + bytes(8), False),
-        # The checksum of a checksummed chunk; the start of the offset table of a bare one.
+        # The checksum of a layout-3 chunk; the start of the offset table of a bare one.
         "first 8 bytes zeroed": (lambda d, start, table: bytes(8) + d[8:], True),
     }
 
@@ -109,16 +117,16 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         pristine = os.path.join(tmp, "pristine.h5")
         with h5py.File(pristine, "w") as f:
-            for name, (dtype, shape, chunks, _, start) in DATASETS.items():
+            for name, (dtype, shape, chunks, _, options, _) in DATASETS.items():
                 f.create_dataset(name, data=smooth(dtype, shape), chunks=chunks,
-                                 compression=args.filter_id, compression_opts=(int(start > 0),))
+                                 compression=args.filter_id, compression_opts=options)
         for name in DATASETS:
             result = read_in_fresh_process(pristine, name)
             assert result.returncode == 0, f"undamaged {name}: {result.stdout}{result.stderr}"
 
         cases = 0
         for damage_name, (damage, same_size) in damages(rng).items():
-            for name, (dtype, shape, chunks, table_bytes, start) in DATASETS.items():
+            for name, (dtype, shape, chunks, table_bytes, _, start) in DATASETS.items():
                 path = os.path.join(tmp, "damaged.h5")
                 shutil.copyfile(pristine, path)
                 damage_first_chunk(path, name, damage, start, table_bytes, same_size)

@@ -100,15 +100,17 @@ def check_filter_options(path, filter_id):
         "high_ratio": ((1, 1), expected_cd_values(np.float32, (64, 64), high_ratio=True)),
         "high_ratio_bare": ((0, 1), expected_cd_values(np.float32, (64, 64), False, True)),
         "copied_high_ratio": ((2, 3, 1, 2, 5, 5),
-                              expected_cd_values(np.float32, (64, 64), high_ratio=True)),
-        "copied_layout_2": ((2, 0, 1, 2, 5, 5), expected_cd_values(np.float32, (64, 64), False)),
+                              expected_cd_values(np.float32, (64, 64), True, True, layout=2)),
+        "copied_layout_3": ((3, 0, 1, 2, 5, 5), expected_cd_values(np.float32, (64, 64), False)),
+        "copied_layout_2": ((2, 0, 1, 2, 5, 5),
+                            expected_cd_values(np.float32, (64, 64), False, layout=2)),
         "copied_layout_1": ((1, 1, 2, 5, 5), (1, 1, 2, 64, 64)),
     }
     with h5py.File(path, "w") as f:
         for name, (given, _) in cases.items():
             f.create_dataset(name, data=values, chunks=(64, 64), compression=filter_id,
                              compression_opts=given or None)
-        for given in [(9, 9, 9), (2,), (1, 2), (1, 1, 1), (3, 0, 1, 2, 64, 64),
+        for given in [(9, 9, 9), (2,), (1, 2), (1, 1, 1), (4, 0, 1, 2, 64, 64),
                       (2, 4, 1, 2, 64, 64)]:
             try:
                 f.create_dataset("refused", data=values, chunks=(64, 64), compression=filter_id,
@@ -123,11 +125,13 @@ def check_filter_options(path, filter_id):
             assert pipeline(f[name]) == [(filter_id, want)], f"{name}: {pipeline(f[name])}"
             check_bit_exact(values, f[name][...], f"dataset {name}")
             stored[name] = f[name].id.get_chunk_info(0).size
-    # The same stream in every layout, behind its 8-byte checksum where there is one.
-    assert stored["default"] == stored["checksum_off"] + CHECKSUM_BYTES, stored
-    assert stored["copied_layout_1"] == stored["checksum_off"], stored
+    # The same stream in every layout, behind its 8-byte checksum where there is one: in every
+    # layout-3 chunk (checksummed or not), in a checksummed layout-2 chunk.
+    assert stored["default"] == stored["checksum_off"] == stored["copied_layout_3"], stored
+    assert stored["default"] == stored["copied_layout_2"] + CHECKSUM_BYTES, stored
+    assert stored["copied_layout_1"] == stored["copied_layout_2"], stored
     assert stored["ndzip_mode"] == stored["default"], stored
-    assert stored["high_ratio"] == stored["high_ratio_bare"] + CHECKSUM_BYTES, stored
+    assert stored["high_ratio"] == stored["high_ratio_bare"] == stored["copied_high_ratio"], stored
     assert stored["high_ratio"] < stored["default"], stored
 
 

@@ -3,7 +3,7 @@
 """Files written by the 0.1.0 filter (chunk layout 1: bare ndzip streams, no checksum) still
 read bit-exact, and h5dump -pH shows their layout (PARAMS { 1 ... }). Rewriting a chunk of such
 a dataset keeps its layout; h5repack keeps it too unless the filter is given anew, which gives
-the checksummed layout 2. data/layout1-v0.1.0.h5 was written by the 0.1.0 filter
+the checksummed layout 3. data/layout1-v0.1.0.h5 was written by the 0.1.0 filter
 (data/make_layout1_file.py).
 
     HDF5_PLUGIN_PATH=build/hdf5-plugin python3 test_layout1_compat.py --filter-id 310 \\
@@ -19,7 +19,8 @@ import tempfile
 import h5py
 import numpy as np
 
-from plugin_test_support import expected_cd_values, parse_args, pipeline, require_filter, run
+from plugin_test_support import (CHECKSUM_BYTES, expected_cd_values, parse_args, pipeline,
+                                 require_filter, run)
 
 FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "layout1-v0.1.0.h5")
 LAYOUT_1 = {  # name -> (dtype, chunks, cd_values written by 0.1.0)
@@ -61,7 +62,8 @@ def main():
             f"h5dump -pH of {name}:\n{shown}")
 
     with tempfile.TemporaryDirectory() as tmp:
-        # A chunk rewritten by this filter keeps the dataset's layout 1 (a bare stream).
+        # A chunk rewritten by this filter keeps the dataset's layout 1 (a bare stream): the
+        # stream of a new dataset's chunk, without its checksum.
         copy = os.path.join(tmp, "rewritten.h5")
         shutil.copyfile(FILE, copy)
         with h5py.File(copy, "r+") as f:
@@ -69,10 +71,10 @@ def main():
             values = dset[...]
             values[10:20, 30:40] = -2.5
             dset[...] = values
-            bare = f.create_dataset("bare", data=values, chunks=values.shape,
-                                    compression=args.filter_id, compression_opts=(0,))
+            new = f.create_dataset("new", data=values, chunks=values.shape,
+                                   compression=args.filter_id, compression_opts=(0,))
             stored = dset.id.read_direct_chunk((0, 0))[1]
-            assert stored == bare.id.read_direct_chunk((0, 0))[1], (
+            assert stored == new.id.read_direct_chunk((0, 0))[1][CHECKSUM_BYTES:], (
                 "a rewritten layout-1 chunk is not the bare stream of its values")
         with h5py.File(copy, "r") as f:
             np.testing.assert_array_equal(f["float2d"][...].view(np.uint32),
@@ -88,7 +90,7 @@ def main():
         check_values(upgraded, args.filter_id,
                      lambda name: expected_cd_values(LAYOUT_1[name][0], LAYOUT_1[name][1]))
     print(f"layout 1 (0.1.0): {len(LAYOUT_1)} datasets read bit-exact and shown by h5dump -pH; "
-          "a rewritten chunk keeps layout 1; h5repack keeps it, or gives layout 2 with -f")
+          "a rewritten chunk keeps layout 1; h5repack keeps it, or gives layout 3 with -f")
 
 
 if __name__ == "__main__":

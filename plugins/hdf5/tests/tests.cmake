@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The plugin's tests, run by CTest (ctest -L hdf5): h5py round trips, h5dump, h5repack between
-# filters, damaged chunks, and who owns Kokkos. They load the plugin as any application would,
-# through HDF5_PLUGIN_PATH: the build's plugin folder, then HDF5's default folder (where Debian's
-# hdf5-filter-plugin-* packages put the zfp, Blosc and LZ4 filters that the h5repack test
-# converts from).
+# filters, damaged chunks, edited filter parameters, and who owns Kokkos. They load the plugin as
+# any application would, through HDF5_PLUGIN_PATH: the build's plugin folder, then HDF5's default
+# folder (where Debian's hdf5-filter-plugin-* packages put the zfp, Blosc and LZ4 filters that
+# the h5repack test converts from).
 
 # The Python tests need h5py, hdf5plugin and numpy: the first interpreter that has them.
 include(${PROJECT_SOURCE_DIR}/cmake/find_python_with.cmake)
@@ -33,7 +33,16 @@ if(NDZIP_HDF5_TEST_PYTHON)
            COMMAND ${python} ${tests_dir}/test_h5py_roundtrip.py ${filter_id_arg})
   add_test(NAME hdf5-plugin-damaged-chunks
            COMMAND ${python} ${tests_dir}/test_damaged_chunks.py ${filter_id_arg})
-  set(tool_tests hdf5-plugin-h5py-roundtrip hdf5-plugin-damaged-chunks)
+  # Edited cd_values: read with h5py, and with h5dump where there is one.
+  set(h5dump_if_found)
+  if(NDZIP_H5DUMP)
+    set(h5dump_if_found --h5dump ${NDZIP_H5DUMP})
+  endif()
+  add_test(NAME hdf5-plugin-edited-parameters
+           COMMAND ${python} ${tests_dir}/test_edited_parameters.py ${filter_id_arg}
+                   ${h5dump_if_found})
+  set(tool_tests hdf5-plugin-h5py-roundtrip hdf5-plugin-damaged-chunks
+      hdf5-plugin-edited-parameters)
   if(NDZIP_H5DUMP)
     add_test(NAME hdf5-plugin-h5dump
              COMMAND ${python} ${tests_dir}/test_h5dump.py ${filter_id_arg} --h5dump ${NDZIP_H5DUMP})
