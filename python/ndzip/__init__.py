@@ -32,8 +32,9 @@ Kokkos 3 runs OpenMP only on the thread that initialised Kokkos: elsewhere a cal
 on OpenMP (the default of a CPU build included) raises RuntimeError; pass backend="serial" there,
 which writes the same bytes.
 
-Submodules: ndzip.numcodecs (the numcodecs/Zarr codec "ndzip"), ndzip.h5 (h5py and the HDF5
-filter plugin), ndzip.bench (python3 -m ndzip.bench: throughput against the C++ API).
+Submodules: ndzip.numcodecs (the numcodecs/Zarr codec "ndzip", found by Zarr without an import
+through the package's entry point), ndzip.h5 (h5py and the HDF5 filter plugin, which HDF5 finds
+once ndzip is imported), ndzip.bench (python3 -m ndzip.bench: throughput against the C++ API).
 """
 
 import atexit as _atexit
@@ -56,6 +57,11 @@ from ._ndzip import (
 
 # Kokkos, if this module brought it up, is finalised at interpreter exit.
 _atexit.register(_ndzip._finalize)
+
+# HDF5 finds the filter plugin once h5py loads: ndzip datasets read after `import ndzip`.
+from . import h5 as _h5
+
+_h5._register_on_h5py_import()
 
 __all__ = [
     "Compressor",

@@ -3,14 +3,22 @@
 
     import h5py, ndzip.h5
     with h5py.File("out.h5", "w") as f:
-        f.create_dataset("t", data=array, chunks=(64, 64, 64), **ndzip.h5.filter())
+        f.create_dataset("t", data=array, chunks=(64, 64, 64), compression=ndzip.h5.Ndzip())
+        f.create_dataset("u", data=array, chunks=(64, 64, 64), **ndzip.h5.Ndzip(mode="high_ratio"))
 
-filter() makes the plugin's folder known to HDF5 in this process (h5py.h5pl) and returns the
-create_dataset arguments; plugin_path() is the folder for HDF5_PLUGIN_PATH, for other programs
-(h5dump, h5repack, a C application).
+Reading needs nothing but `import ndzip` (before or after h5py): the package makes the plugin's
+folder known to HDF5 in the process as h5py loads (h5py.h5pl), so ndzip datasets read like any
+others. Ndzip(checksum=, mode=) is the filter as an object (h5py's FilterRefBase, usable as
+compression= and **-expanded); filter() returns the same create_dataset arguments as a dict;
+plugin_path() is the folder for HDF5_PLUGIN_PATH, for other programs (h5dump, h5repack, a C
+application).
 """
 
+import importlib.abc
+import importlib.util
 import os
+import sys
+import warnings
 
 from . import _build_config, _ndzip
 
@@ -36,6 +44,82 @@ def register():
     known = [h5py.h5pl.get(i).decode() for i in range(h5py.h5pl.size())]
     if path not in known:
         h5py.h5pl.append(path.encode())
+
+
+class _RegisterWhenH5pyLoads(importlib.abc.MetaPathFinder):
+    """Finds nothing itself: when h5py is first imported, registers the plugin right after h5py
+    has loaded (an import of h5py.h5pl before that would run inside h5py's own import), then
+    takes itself off sys.meta_path."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name != "h5py":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return spec
+        load = spec.loader.exec_module
+
+        def exec_module(module):
+            load(module)
+            _register_quietly()
+
+        spec.loader.exec_module = exec_module
+        return spec
+
+
+def _register_quietly():
+    try:
+        register()
+    except Exception as error:  # reading ndzip datasets fails later, saying which filter
+        warnings.warn(f"ndzip.h5: the HDF5 filter plugin could not be registered: {error}",
+                      RuntimeWarning, stacklevel=2)
+
+
+def _register_on_h5py_import():
+    """What `import ndzip` does: HDF5 in this process finds the plugin from the moment h5py is
+    loaded (at once if it is already). HDF5_PLUGIN_PATH is left alone: setting it would replace
+    HDF5's default folders, where other filters (Blosc, zfp) lie."""
+    if not _build_config.HDF5_FILTER_ID:
+        return
+    if "h5py" in sys.modules:
+        _register_quietly()
+    elif not any(isinstance(f, _RegisterWhenH5pyLoads) for f in sys.meta_path):
+        sys.meta_path.insert(0, _RegisterWhenH5pyLoads())
+
+
+def _filter_class():
+    import h5py.filters
+
+    class Ndzip(h5py.filters.FilterRefBase):
+        """The ndzip filter for h5py's create_dataset, as hdf5plugin's filters are: pass it as
+        compression= or expand it with **. checksum: each chunk's XXH3-64 covers its stream
+        (the parameters are covered either way); mode: one of ndzip.modes. Registers the
+        plugin's folder first."""
+
+        filter_name = "ndzip"
+
+        def __init__(self, checksum=True, mode="ndzip"):
+            self.filter_options = (int(bool(checksum)), _ndzip._mode_code(mode))
+            register()
+            self.filter_id = filter_id()
+
+        def __repr__(self):
+            return (f"ndzip.h5.Ndzip(checksum={bool(self.filter_options[0])}, "
+                    f"mode={_ndzip.modes[self.filter_options[1]]!r})")
+
+    Ndzip.__module__ = __name__
+    Ndzip.__qualname__ = "Ndzip"
+    return Ndzip
+
+
+def __getattr__(name):
+    # Ndzip derives from h5py's FilterRefBase: made when first asked for, so that the rest of
+    # this module (plugin_path() for h5dump users) needs no h5py.
+    if name == "Ndzip":
+        globals()["Ndzip"] = _filter_class()
+        return globals()["Ndzip"]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def filter(checksum=True, high_ratio=False, mode=None):

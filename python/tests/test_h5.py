@@ -5,6 +5,7 @@ back by h5py bit for bit, its filter as h5dump shows it, and plugin_path() for o
 import os
 import re
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -81,3 +82,49 @@ def test_h5dump_shows_the_filter(tmp_path):
     body = re.sub(r"\(\d+(,\d+)*\):", " ", body[: body.index("}")])
     values = [float(x) for x in body.replace(",", " ").split()]
     assert np.allclose(values, data.ravel(), rtol=1e-5, atol=1e-5)
+
+
+def fresh_python(code, cwd):
+    """`code` in a new interpreter (this one's PYTHONPATH, no HDF5_PLUGIN_PATH); its status."""
+    env = {k: v for k, v in os.environ.items() if k != "HDF5_PLUGIN_PATH"}
+    env["PYTHONPATH"] = os.pathsep.join(os.path.abspath(p) for p in sys.path if p)
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=120)
+
+
+@pytest.mark.parametrize("imports", ["import ndzip, h5py", "import h5py, ndzip"])
+def test_a_fresh_h5py_reads_ndzip_datasets_after_import_ndzip(tmp_path, imports):
+    data = field(np.float32, (40, 50, 30))
+    np.save(tmp_path / "values.npy", data)
+    with h5py.File(tmp_path / "d.h5", "w") as f:
+        f.create_dataset("t", data=data, chunks=(20, 50, 30), **ndzip.h5.filter())
+    read = (f"{imports}\nimport numpy as np\n"
+            "with h5py.File('d.h5', 'r') as f:\n"
+            "    assert np.array_equal(f['t'][...].view(np.uint32), "
+            "np.load('values.npy').view(np.uint32))\n")
+    result = fresh_python(read, tmp_path)
+    assert result.returncode == 0, result.stderr
+    # Without ndzip the plugin is not found: what the test above shows is ndzip's doing.
+    bare = fresh_python(read.replace(", ndzip", "").replace("ndzip, ", ""), tmp_path)
+    assert bare.returncode != 0 and "filter" in bare.stderr.lower()
+
+
+@pytest.mark.parametrize("how", ["compression=", "**"])
+@pytest.mark.parametrize("mode", ["ndzip", "high_ratio"])
+def test_filter_object_as_hdf5plugin_has_them(tmp_path, how, mode):
+    data = field(np.float64, (30, 64))
+    codec = ndzip.h5.Ndzip(checksum=True, mode=mode)
+    assert isinstance(codec, h5py.filters.FilterRefBase)
+    assert dict(codec) == ndzip.h5.filter(checksum=True, mode=mode)
+    assert repr(codec) == f"ndzip.h5.Ndzip(checksum=True, mode={mode!r})"
+    with h5py.File(tmp_path / "d.h5", "w") as f:
+        if how == "**":
+            f.create_dataset("t", data=data, chunks=(15, 64), **codec)
+        else:
+            f.create_dataset("t", data=data, chunks=(15, 64), compression=codec)
+    with h5py.File(tmp_path / "d.h5", "r") as f:
+        plist = f["t"].id.get_create_plist()
+        assert FILTER_ID in [plist.get_filter(i)[0] for i in range(plist.get_nfilters())]
+        assert np.array_equal(f["t"][...].view(np.uint64), data.view(np.uint64))
+    with pytest.raises(ValueError, match="unknown mode"):
+        ndzip.h5.Ndzip(mode="fast")
