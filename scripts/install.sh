@@ -5,9 +5,12 @@
 # Usage: scripts/install.sh PREFIX [CMAKE_ARGS...]
 # Missing dependencies are installed as for the test command (scripts/install-deps.sh), so the
 # library is built against Kokkos 3.4.01 in .deps/kokkos-host unless Kokkos_ROOT names another
-# Kokkos. Builds in build-install/ (NDZIP_BUILD_DIR overrides). It prints the CMAKE_PREFIX_PATH a
-# downstream project needs, the Kokkos prefix included, and last, where the Python package was
-# built (pybind11 and NumPy found), the PYTHONPATH that finds it.
+# Kokkos. The project's own Kokkos (inside this checkout) is installed into PREFIX beside the
+# library, so that the installed tool, library and package keep working once the checkout is
+# gone (every installed binary looks in its own prefix's lib first). Builds in build-install/
+# (NDZIP_BUILD_DIR overrides). It prints the CMAKE_PREFIX_PATH a downstream project needs, the
+# Kokkos prefix included, and last, where the Python package was built (pybind11 and NumPy
+# found), the PYTHONPATH that finds it.
 set -euo pipefail
 if [ $# -lt 1 ] || [ -z "$1" ] || [[ $1 == -* ]]; then
   echo "usage: scripts/install.sh PREFIX [CMAKE_ARGS...]" >&2
@@ -25,10 +28,17 @@ cmake --install "$build" >/dev/null
 kokkos_prefix=$(realpath -m "$kokkos_root")
 echo "install: ndzip-kokkos installed into $prefix (the ndzip tool is $prefix/bin/ndzip)"
 if [[ $kokkos_prefix == "$root"/* ]]; then
-  echo "install: it uses the Kokkos in $kokkos_prefix, inside this checkout: keep that folder"
+  cp -a "$kokkos_prefix"/. "$prefix"/
+  echo "install: the Kokkos it was built with ($kokkos_prefix, inside this checkout) is" \
+    "installed into $prefix too"
+  kokkos_prefix=$prefix
 fi
 echo "install: a downstream CMake project needs:"
-echo "CMAKE_PREFIX_PATH=$prefix;$kokkos_prefix"
+if [ "$kokkos_prefix" = "$prefix" ]; then
+  echo "CMAKE_PREFIX_PATH=$prefix"
+else
+  echo "CMAKE_PREFIX_PATH=$prefix;$kokkos_prefix"
+fi
 python_dir=$(sed -n 's/^NDZIP_PYTHON_INSTALL_DIR:STRING=//p' "$build/CMakeCache.txt")
 if [ -n "$python_dir" ] && [ -f "$prefix/$python_dir/ndzip/__init__.py" ]; then
   python=$(sed -n 's/^NDZIP_PYTHON:FILEPATH=//p' "$build/CMakeCache.txt")
