@@ -1,11 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "bench_report.hpp"
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <map>
+#include <optional>
+#include <sstream>
 #include <stdexcept>
 #include <utility>
+
+#include "durable_file.hpp"
 
 namespace ndzip::perf {
 
@@ -32,15 +40,31 @@ std::string quoted(const std::string& s) {
   return out + '"';
 }
 
-std::ofstream open_output(const std::string& path, std::ios::openmode mode) {
-  std::ofstream out(path, mode);
-  if (!out) throw std::runtime_error("cannot write '" + path + "'");
-  return out;
+// Replaces `path` by a file holding `text`, all or nothing (durable_file.hpp): on a full disk
+// or any other failure the previous file stays whole, and the error names the file and why.
+void write_whole(const std::string& path, const std::string& text) {
+  try {
+    durable_file::replacement file(path);
+    file.write(text);
+    file.commit_replacing();
+  } catch (const std::exception& e) {
+    throw std::runtime_error(durable_file::quoted_path(path) + " not written: " + e.what());
+  }
 }
 
-void check_written(std::ofstream& out, const std::string& path) {
-  out.close();
-  if (!out) throw std::runtime_error("writing '" + path + "' failed");
+// What `path` holds, or nothing if there is no such file.
+std::optional<std::string> existing_contents(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 && errno == ENOENT) return std::nullopt;
+  std::ifstream in(path, std::ios::binary);
+  std::string contents;
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0)
+    contents.append(chunk, static_cast<std::size_t>(in.gcount()));
+  if (in.bad() || !in.eof())
+    throw std::runtime_error("cannot read " + durable_file::quoted_path(path) + ": " +
+                             std::strerror(errno));
+  return contents;
 }
 
 }  // namespace
@@ -88,9 +112,12 @@ void report::add_aggregates() {
 }
 
 void report::write_csv(const std::string& path, bool append) const {
-  const bool header = !append || !std::ifstream(path).good();
-  auto out = open_output(path, append ? std::ios::app : std::ios::trunc);
-  if (header)
+  // --append: the rows so far and these, in a new file that replaces the old one whole.
+  const std::optional<std::string> before = append ? existing_contents(path) : std::nullopt;
+  std::ostringstream out;
+  if (before)
+    out << *before;
+  else
     out << "mode,dataset,type,dims,backend,codec,threads,bytes,ratio,compress_gbps,"
            "decompress_gbps,deep_copy_gbps,compress_fraction,decompress_fraction,verified,"
            "same_stream,compress_spread,decompress_spread,timing\n";
@@ -104,11 +131,11 @@ void report::write_csv(const std::string& path, bool append) const {
         << r.same_stream << ',' << r.compress_spread << ',' << r.decompress_spread << ','
         << r.timing << '\n';
   }
-  check_written(out, path);
+  write_whole(path, out.str());
 }
 
 void report::write_json(const std::string& path) const {
-  auto out = open_output(path, std::ios::trunc);
+  std::ostringstream out;
   out << "{\n  \"method\": " << quoted(m_method) << ",\n  \"rows\": [";
   for (std::size_t i = 0; i < m_rows.size(); ++i) {
     const auto& r = m_rows[i];
@@ -128,7 +155,7 @@ void report::write_json(const std::string& path) const {
         << ", \"timing\": " << quoted(r.timing) << "}";
   }
   out << "\n  ]\n}\n";
-  check_written(out, path);
+  write_whole(path, out.str());
 }
 
 }  // namespace ndzip::perf

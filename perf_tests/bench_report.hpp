@@ -50,6 +50,8 @@ class report {
   // Appends one aggregate row per (backend, codec) over the rows of mode "dataset".
   void add_aggregates();
   const std::vector<result_row>& rows() const { return m_rows; }
+  // Each replaces `path` with a complete, synced file or fails naming it and why, the previous
+  // file kept whole (durable_file.hpp); `append` keeps the rows already in the CSV file.
   void write_csv(const std::string& path, bool append) const;
   void write_json(const std::string& path) const;
 

@@ -40,8 +40,14 @@ void print_error(const std::string& what) {
   std::fprintf(stderr, "ndzip: error: %s\n", what.c_str());
 }
 
-// -t and -n are optional for a framed input, but must agree with the frame when given.
+// -t, -n and --mode (--high-ratio) are optional for a framed input, but must agree with the
+// frame when given.
 void check_options_match(const options& opts, const std::string& name, const array_desc& array) {
+  if (opts.mode && *opts.mode != array.mode)
+    throw std::runtime_error(std::string("--mode ") + ndzip::codec_mode_name(*opts.mode) +
+                             " does not match " + name + ", which holds a " +
+                             array.shape.to_string() + " array in the " +
+                             ndzip::codec_mode_name(array.mode) + " mode");
   if (opts.type && *opts.type != array.shape.type())
     throw std::runtime_error(std::string("-t ") + ndzip::element_type_name(*opts.type) +
                              " does not match " + name + ", which holds a " +
@@ -281,9 +287,7 @@ void describe_frame(const std::string& path, const frame_file& frame, const fram
 
   if (!first) std::printf("\n");
   std::printf("file:        %s\n", path == "-" ? "-" : path.c_str());
-  const bool records_mode = header.mode != ndzip::codec_mode::ndzip;
-  std::printf("format:      ndzip-kokkos frame, version %d\n",
-              int{records_mode ? ndzip::frame_version_with_mode : ndzip::frame_version});
+  std::printf("format:      ndzip-kokkos frame, version %d\n", frame_version_of(file));
   std::printf("mode:        %s\n", ndzip::codec_mode_name(header.mode));
   std::printf("type:        %s\n", ndzip::element_type_name(array.shape.type()));
   std::printf("dimensions:  %d\n", array.shape.rank());

@@ -80,9 +80,9 @@ enum class output_kept {
 // - "-": standard output (call this only once the whole result is known);
 // - an existing character device or FIFO (/dev/null, a named pipe): written to in place, never
 //   created, truncated or replaced; a write error is reported, but what was written stays;
-// - otherwise a new temporary file `path`.tmp.XXXXXX in the same directory, which is synced,
-//   closed and then renamed onto `path`, after which the directory is synced so that the new
-//   name survives a crash. Without `overwrite` an existing `path` is never replaced; with it,
+// - otherwise a new temporary file `path`.tmp.<pid>.<random> in the same directory
+//   (durable_file.hpp), which is synced, closed and then renamed or linked onto `path`, after
+//   which the directory is synced so that the new name survives a crash. Without `overwrite` an existing `path` is never replaced; with it,
 //   only a regular file or a symbolic link is. On failure the temporary file is removed and
 //   `path` is left as it was; only a failure to sync the directory comes after `path` is in
 //   place (the message says so).

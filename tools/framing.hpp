@@ -31,6 +31,10 @@ array_desc frame_array(const ndzip::frame_info& frame);
 // The stream inside a frame that ndzip::inspect_frame accepted.
 inline byte_span frame_stream(byte_span file) { return file.from(ndzip::frame_header_bytes); }
 
+// The version byte (4) of a frame whose header ndzip::read_frame_header accepted: 1 or 2. Read
+// from the bytes, not derived from the mode, since a version 2 frame may record mode 0.
+inline int frame_version_of(byte_span file) { return std::to_integer<int>(file.data[4]); }
+
 // "0x0123456789abcdef".
 std::string checksum_string(std::uint64_t checksum);
 

@@ -131,7 +131,8 @@ void add_options(CLI::App& app, option_set set, options& opts, raw_options& raw)
                              "The frame records the mode, so decompressing needs no option; a "
                              "--raw stream of the high_ratio mode is not the upstream format."
                        : "The mode of the --raw stream: " + ndzip::codec_mode_names() +
-                             " (frames record the mode).")
+                             " (the default: ndzip). Frames record the mode; given with a "
+                             "frame, it must match.")
         ->type_name("MODE");
     app.add_flag("--high-ratio", raw.high_ratio, "The same as --mode high_ratio.");
     add_value(app, "-o,--output", raw.output, "Write to OUT (one input only).")->type_name("OUT");
@@ -307,7 +308,7 @@ array_desc options::array(std::uint64_t values) const {
   a.shape = extents.empty() ? ndzip::array_shape(type.value(), {values})
                             : ndzip::array_shape(type.value(), static_cast<int>(extents.size()),
                                                  extents.data());
-  a.mode = mode;
+  a.mode = mode.value_or(ndzip::codec_mode::ndzip);
   return a;
 }
 

@@ -39,7 +39,8 @@ struct options {
   std::optional<element_type> type;    // -t
   std::vector<std::uint64_t> extents;  // -n, slowest first; empty if not given
   bool raw = false;                    // --raw
-  ndzip::codec_mode mode = ndzip::codec_mode::ndzip;  // --mode, --high-ratio
+  // --mode, --high-ratio; not given: ndzip to compress and for --raw, the frame's otherwise.
+  std::optional<ndzip::codec_mode> mode;
   bool force = false;                  // -f/--force
   bool to_stdout = false;              // -c/--stdout
   bool remove_input = false;           // --rm (the input is kept by default, -k)
@@ -51,7 +52,8 @@ struct options {
   std::string backend;                 // -b, else the default backend
   std::vector<std::string> files;      // operands; "-" is standard input/output
 
-  // The array that -t and -n describe (-t must have been given; no -n: 1-D of `values` bytes).
+  // The array that -t, -n and --mode describe (-t must have been given; no -n: 1-D of `values`
+  // bytes).
   array_desc array(std::uint64_t values) const;
 };
 

@@ -17,10 +17,11 @@
 // would tell them apart: the reader checks each name, and a file whose sections are out of
 // place is refused. (Layout NDZCGCK1, without the names, is no longer read.)
 //
-// A file is written whole to a new temporary file beside FILE, synced and renamed over FILE, so
-// a crash leaves the previous checkpoint intact. It is read piece by piece, never more than the
-// caller says the next piece can hold, so that an endless input (/dev/zero, a pipe) or a length
-// the file does not hold costs no more memory than a valid checkpoint would.
+// A file is written whole to a new temporary file beside FILE, synced and renamed over FILE
+// (durable_file.hpp), so a crash or a full disk leaves the previous checkpoint intact. It is
+// read piece by piece, never more than the caller says the next piece can hold, so that an
+// endless input (/dev/zero, a pipe) or a length the file does not hold costs no more memory
+// than a valid checkpoint would.
 
 #include <algorithm>
 #include <array>
@@ -32,12 +33,13 @@
 #include <fcntl.h>
 #include <functional>
 #include <optional>
-#include <random>
 #include <stdexcept>
 #include <string>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <vector>
+
+#include "durable_file.hpp"
 
 namespace cg_example {
 
@@ -53,50 +55,21 @@ struct byte_range {
   std::size_t size = 0;
 };
 
-// Writes the checkpoint atomically and returns its size; sections[i] is the concatenation of
-// its pieces (a frame's header and its stream) and is written under the name section_roles[i].
-// The temporary file is a new one, FILE.tmp.<pid>.<random>, created with O_EXCL: a file or a
-// symbolic link already there under that name is never opened (another name is tried), and two
-// processes writing the same FILE never share one. It is synced, renamed over FILE, and FILE's
-// directory is synced so that the new name survives a crash. std::runtime_error naming the
-// path and the system's reason on any failure; the temporary file is then removed and the
-// previous FILE is untouched.
+// Writes the checkpoint atomically (durable_file.hpp: a new temporary file beside FILE, created
+// O_EXCL, synced, renamed over FILE, FILE's directory synced) and returns its size; sections[i]
+// is the concatenation of its pieces (a frame's header and its stream) and is written under the
+// name section_roles[i]. std::runtime_error naming the file and the system's reason on any
+// failure; the temporary file is then removed and the previous FILE is untouched.
 inline std::size_t write_checkpoint_file(const std::string& path, storage kind,
                                          const std::vector<std::vector<byte_range>>& sections) {
   if (sections.size() != checkpoint_sections)
     throw std::logic_error("a checkpoint has " + std::to_string(checkpoint_sections) +
                            " sections");
-  std::string tmp;
-  int fd = -1;
-  std::random_device entropy;
-  for (int attempt = 0; attempt < 64 && fd < 0; ++attempt) {
-    char suffix[48];
-    std::snprintf(suffix, sizeof suffix, ".tmp.%ld.%08x", static_cast<long>(::getpid()),
-                  static_cast<unsigned>(entropy()));
-    tmp = path + suffix;
-    fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) break;
-  }
-  if (fd < 0)
-    throw std::runtime_error("cannot create a temporary file " + tmp + " for " + path + ": " +
-                             std::strerror(errno));
-  const auto fail = [&](const std::string& what) {
-    const std::string reason = std::strerror(errno);
-    if (fd >= 0) ::close(fd);
-    ::unlink(tmp.c_str());
-    throw std::runtime_error("cannot " + what + ": " + reason);
-  };
+  durable_file::replacement file(path);
   std::size_t written = 0;
   const auto put = [&](const void* data, std::size_t size) {
+    file.write(data, size);
     written += size;
-    const auto* p = static_cast<const char*>(data);
-    while (size > 0) {
-      const ssize_t n = ::write(fd, p, size);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) fail("write " + tmp);
-      p += n;
-      size -= static_cast<std::size_t>(n);
-    }
   };
   const auto put_u64 = [&](std::uint64_t v) {
     unsigned char b[8];
@@ -117,23 +90,7 @@ inline std::size_t write_checkpoint_file(const std::string& path, storage kind,
     const char zeros[8] = {};
     put(zeros, (8 - size % 8) % 8);
   }
-  if (::fsync(fd) != 0) fail("sync " + tmp);
-  const int closing = fd;
-  fd = -1;
-  if (::close(closing) != 0) fail("close " + tmp);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) fail("rename " + tmp + " to " + path);
-  // The rename is a change to the directory: until that is synced, a crash can lose the new
-  // name although the data was synced. (EINVAL: a file system that cannot sync directories.)
-  const auto slash = path.find_last_of('/');
-  const std::string dir =
-      slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-  const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  const bool synced = dir_fd >= 0 && (::fsync(dir_fd) == 0 || errno == EINVAL);
-  const std::string reason = std::strerror(errno);
-  if (dir_fd >= 0) ::close(dir_fd);
-  if (!synced)
-    throw std::runtime_error(path + " was written, but its directory " + dir +
-                             " could not be synced: " + reason);
+  file.commit_replacing();
   return written;
 }
 

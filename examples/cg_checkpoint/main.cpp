@@ -13,9 +13,10 @@
 // the same checkpoints uncompressed; --compare-raw: after each ndzip checkpoint, the same state
 // raw into FILE.raw, its size and write time printed beside the ndzip one's; --stop-after C:
 // exit after the C-th checkpoint (an interruption); --history: every iteration's r.r, as the bits
-// of the double; --x-out: the final x, raw doubles. Checkpoint layout: checkpoint_file.hpp. Per
-// checkpoint it prints the raw and stored bytes, the time until the file is complete and how
-// long the solver waited.
+// of the double; --x-out: the final x, raw doubles. Checkpoint layout: checkpoint_file.hpp; every
+// file, the checkpoints, --history and --x-out, replaces its FILE only once complete and synced
+// (durable_file.hpp). Per checkpoint it prints the raw and stored bytes, the time until the
+// file is complete and how long the solver waited.
 
 #include <KokkosBlas1_axpby.hpp>
 #include <KokkosBlas1_dot.hpp>
@@ -32,12 +33,14 @@
 #include <initializer_list>
 #include <memory>
 #include <ndzip/ndzip.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <type_traits>
 #include <vector>
 
 #include "checkpoint_file.hpp"
+#include "durable_file.hpp"
 #include "poisson.hpp"
 
 namespace {
@@ -516,6 +519,36 @@ std::uint64_t bits_of(double v) {
   return b;
 }
 
+// An output of the run other than the checkpoints (--history, --x-out): written to a new
+// temporary file that replaces FILE, synced, only once the run has finished it
+// (durable_file.hpp), so a failed run or a full disk leaves the previous FILE whole. Every error
+// says which output was not written and why.
+class run_output {
+ public:
+  run_output(std::string option, const std::string& path) : m_what(option + " " + path) {
+    guarded([&] { m_file.emplace(path); });
+  }
+  void write(const void* data, std::size_t size) {
+    guarded([&] { m_file->write(data, size); });
+  }
+  void commit() {
+    guarded([&] { m_file->commit_replacing(); });
+  }
+
+ private:
+  template <class Action>
+  void guarded(const Action& action) {
+    try {
+      action();
+    } catch (const std::exception& e) {
+      throw std::runtime_error(m_what + " not written: " + e.what());
+    }
+  }
+
+  std::string m_what;
+  std::optional<durable_file::replacement> m_file;
+};
+
 int run(const options& o) {
   const exec_space solver;
   cg_state s;
@@ -540,10 +573,8 @@ int run(const options& o) {
   }
   const auto A = cg_example::laplacian_7pt<device>(s.n);
   vector q("q", s.x.size());
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> history(
-      o.history.empty() ? nullptr : std::fopen(o.history.c_str(), "w"), std::fclose);
-  if (!o.history.empty() && !history)
-    throw std::runtime_error("cannot write " + o.history + ": " + std::strerror(errno));
+  std::optional<run_output> history;
+  if (!o.history.empty()) history.emplace("--history", o.history);
   std::unique_ptr<checkpointer> checkpoints;
   if (o.every)
     checkpoints = std::make_unique<checkpointer>(s.n, o.raw ? storage::raw : storage::ndzip,
@@ -565,13 +596,18 @@ int run(const options& o) {
     KokkosBlas::axpby(1.0, s.r, rho / s.rho, s.p);  // p = r + beta p
     s.rho = rho;
     ++s.iteration;
-    if (history)
-      std::fprintf(history.get(), "%d %016" PRIx64 "\n", s.iteration, bits_of(s.rho));
+    if (history) {
+      char line[40];
+      const int length = std::snprintf(line, sizeof line, "%d %016" PRIx64 "\n", s.iteration,
+                                       bits_of(s.rho));
+      history->write(line, static_cast<std::size_t>(length));
+    }
     converged = std::sqrt(s.rho) <= o.tol * s.bnorm;
     if (o.every && s.iteration % o.every == 0) {
       checkpoints->take(solver, s);
       if (o.stop_after && ++taken == o.stop_after) {
         checkpoints->finish();
+        if (history) history->commit();
         std::printf("stopped after the checkpoint of iteration %d\n", s.iteration);
         return 0;
       }
@@ -600,12 +636,12 @@ int run(const options& o) {
                 total / records.size() * 1e3, wait / records.size() * 1e3,
                 iterations ? wait / iterations * 1e3 : 0.0);
   }
+  if (history) history->commit();
   if (!o.x_out.empty()) {
     const auto x = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), s.x);
-    std::FILE* f = std::fopen(o.x_out.c_str(), "wb");
-    const bool ok = f && std::fwrite(x.data(), sizeof(double), x.size(), f) == x.size();
-    if (!f || std::fclose(f) != 0 || !ok)
-      throw std::runtime_error("cannot write " + o.x_out);
+    run_output x_out("--x-out", o.x_out);
+    x_out.write(x.data(), x.size() * sizeof(double));
+    x_out.commit();
   }
   return 0;
 }

@@ -235,6 +235,29 @@ no_output x
 expect_error 2 "--high-ratio and --mode ndzip contradict each other" \
   compress --high-ratio --mode ndzip -t float -n 33x34x35 hr.f32 x
 no_output x
+check "decompressing a frame: --mode/--high-ratio contradicting the frame's mode is an error, as -t/-n"
+for mode_option in "--mode=high_ratio" --high-ratio; do
+  expect_error 1 "--mode high_ratio does not match 'hr.default.nz', which holds a float 33x34x35 array in the ndzip mode" \
+    decompress "$mode_option" hr.default.nz x
+  no_output x
+done
+expect_error 1 "--mode ndzip does not match '$frame', which holds a float 33x34x35 array in the high_ratio mode" \
+  decompress --mode ndzip "$frame" x
+no_output x
+expect 0 decompress --high-ratio "$frame" hr.agreeing.back
+same hr.agreeing.back hr.f32
+check "info shows the version that byte 4 says: a version 2 frame of mode 0 (docs/FORMAT.md)"
+cp hr.default.nz hr.v2-mode0.nz
+poke hr.v2-mode0.nz 4 2
+reseal hr.v2-mode0.nz
+expect 0 info hr.v2-mode0.nz
+stdout_has "ndzip-kokkos frame, version 2"
+stdout_has "mode:        ndzip"
+stdout_has "decoding:    ok"
+expect 0 info hr.default.nz
+stdout_has "ndzip-kokkos frame, version 1"
+expect 0 decompress hr.v2-mode0.nz hr.v2-mode0.back
+same hr.v2-mode0.back hr.f32
 random_file hr.random 20000
 expect 0 compress --high-ratio -t float -n 5000 hr.random hr.random.nz
 expect 0 decompress hr.random.nz hr.random.back

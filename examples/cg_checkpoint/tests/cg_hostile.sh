@@ -169,7 +169,7 @@ if compgen -G "same.ckpt.tmp*" >/dev/null; then fail "temporary files left behin
 # why, and removes its temporary file.
 mkdir -p blocked.ckpt/inside
 if "${run[@]}" --checkpoint blocked.ckpt >blocked.log 2>&1; then fail "a blocked rename passed"; fi
-grep -q "checkpoint not written: cannot rename blocked.ckpt.tmp.* to blocked.ckpt: Is a directory" \
+grep -q "checkpoint not written: cannot rename 'blocked.ckpt.tmp.*' to 'blocked.ckpt': Is a directory" \
   blocked.log || { cat blocked.log; fail "the blocked rename is not explained"; }
 if compgen -G "blocked.ckpt.tmp*" >/dev/null; then fail "temporary file left after a failure"; fi
 echo "cg_hostile: planted links not followed, concurrent writers all succeed"
