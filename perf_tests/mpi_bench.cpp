@@ -23,21 +23,29 @@
 // moving its wire bytes at the raw rate measured here, plus its wire bytes over that link.
 
 #include <mpi.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
+#include <limits>
 #include <map>
 #include <ndzip/compressor.hpp>
 #include <ndzip/mpi.hpp>
+#include <stdexcept>
 #include <string>
+#include <system_error>
 #include <type_traits>
 #include <vector>
 
 #include "bench_inputs.hpp"
+#include "positive_decimal.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
 #include <cuda_runtime.h>
@@ -47,6 +55,9 @@
 #endif
 
 using namespace ndzip::perf::inputs;
+using ndzip_perf::non_negative_number;
+using ndzip_perf::positive_decimal;
+using ndzip_perf::positive_number;
 
 namespace {
 
@@ -551,8 +562,12 @@ bool run_field(const exec_space& exec, const config& cfg, const std::string& nam
   bool ok = true;
   for (const double mib : cfg.sizes_mib) {
     if (mib > cfg.max_mib) continue;
-    const std::size_t want = static_cast<std::size_t>(mib * 1048576.0);
-    const std::size_t rows = std::min(shape[0], std::max<std::size_t>(1, want / (row * sizeof(T))));
+    // In floating point, so that a size beyond the field (beyond std::size_t) is the whole field.
+    const double want_rows = mib * 1048576.0 / static_cast<double>(row * sizeof(T));
+    const std::size_t rows =
+        want_rows >= static_cast<double>(shape[0])
+            ? shape[0]
+            : std::max<std::size_t>(1, static_cast<std::size_t>(want_rows));
     std::vector<std::size_t> message_shape = shape;
     message_shape[0] = rows;
     std::size_t bytes = rows * row * sizeof(T);
@@ -626,6 +641,124 @@ bool run_shape(const exec_space& exec, const config& cfg, const std::string& nam
   return dispatch(std::integral_constant<int, 3>{});
 }
 
+// A field the run measures: a synthetic one, random bits, or a dataset of the manifest.
+enum class field_source { synthetic, random, file };
+
+struct field_spec {
+  field_source source;
+  dataset data;  // name, type and extents; for field_source::file, the file
+};
+
+// "float 512x512x512".
+std::string describe(bool is_double, const std::vector<std::string>& extents) {
+  std::string s = is_double ? "double " : "float ";
+  for (std::size_t a = 0; a < extents.size(); ++a) s += (a ? "x" : "") + extents[a];
+  return s;
+}
+
+std::string describe(const dataset& d) {
+  std::vector<std::string> extents;
+  for (const auto e : d.extents) extents.push_back(std::to_string(e));
+  return describe(d.is_double, extents);
+}
+
+// Throws std::runtime_error where `bytes` (of `what`, `why` it is that large) exceed this
+// machine's memory: such a field cannot be allocated on one rank, let alone on two.
+void require_memory(double bytes, const std::string& what, const std::string& why) {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return;  // the system does not say
+  const double memory = static_cast<double>(pages) * static_cast<double>(page);
+  if (bytes <= memory) return;
+  char text[160];
+  std::snprintf(text, sizeof text, " needs %.4g bytes (%.4g GiB) per rank, more than the %.4g GiB",
+                bytes, bytes / 1073741824.0, memory / 1073741824.0);
+  throw std::runtime_error(why + what + text + " of this machine's memory");
+}
+
+// The synthetic field of `s` with its slowest extent divided by --scale.
+field_spec scaled(const shape& s, const std::string& name, field_source source, double scale) {
+  const double slowest = std::max(1.0, std::floor(static_cast<double>(s.extents[0]) / scale));
+  double bytes = slowest * (s.is_double ? 8 : 4);
+  std::vector<std::string> extents;
+  char text[32];
+  std::snprintf(text, sizeof text, "%.15g", slowest);
+  extents.push_back(text);
+  for (std::size_t a = 1; a < s.extents.size(); ++a) {
+    bytes *= static_cast<double>(s.extents[a]);
+    extents.push_back(std::to_string(s.extents[a]));
+  }
+  std::snprintf(text, sizeof text, "%g", scale);
+  require_memory(bytes, "the " + name + " field " + describe(s.is_double, extents),
+                 std::string("--scale ") + text + ": ");
+  field_spec f{source, {name, "", s.is_double, s.extents}};
+  f.data.extents[0] = static_cast<std::size_t>(slowest);  // within memory, so within size_t
+  return f;
+}
+
+// A dataset of the manifest, checked before its file is read: every extent 1 or more, and their
+// bytes exactly the file's size (read_values reads the extents' product, which can wrap around
+// 2^64: 4 x (2^62 + 1) floats read 16 bytes, then sent as a message of those extents: SIGSEGV).
+field_spec checked(const dataset& d, const std::string& manifest) {
+  const std::string where = manifest + ": " + d.name + ": ";
+  const std::size_t element_bytes = d.is_double ? 8 : 4;
+  std::uint64_t bytes = element_bytes;
+  for (const auto e : d.extents) {
+    if (e == 0 || e > static_cast<std::size_t>(std::numeric_limits<std::int64_t>::max()))
+      throw std::runtime_error(where + "extent " + std::to_string(e) + " in " + describe(d) +
+                               (e == 0 ? "" : " (a negative number?)") +
+                               "; every extent is a whole number of 1 or more");
+    if (bytes > std::numeric_limits<std::uint64_t>::max() / e)
+      throw std::runtime_error(where + describe(d) + " takes more than 2^64 bytes");
+    bytes *= e;
+  }
+  std::error_code error;
+  const std::uintmax_t file_bytes = std::filesystem::file_size(d.path, error);
+  if (error) throw std::runtime_error(where + "cannot read '" + d.path + "': " + error.message());
+  if (file_bytes != bytes)
+    throw std::runtime_error(where + describe(d) + " takes " + std::to_string(bytes) +
+                             " bytes, but '" + d.path + "' holds " + std::to_string(file_bytes));
+  require_memory(static_cast<double>(bytes), describe(d), where);
+  return {field_source::file, d};
+}
+
+// Every field of the run, in the order measured. Throws std::runtime_error saying why one
+// cannot be run, before any transfer.
+std::vector<field_spec> fields_of(const config& cfg) {
+  std::vector<field_spec> fields;
+  if (cfg.synthetic)
+    for (const auto& s : synthetic_shapes)
+      fields.push_back(scaled(s, "synthetic", field_source::synthetic, cfg.scale));
+  if (cfg.incompressible)
+    fields.push_back(
+        scaled({false, {std::size_t{1} << 28}}, "random", field_source::random, cfg.scale));
+  if (!cfg.manifest.empty())
+    for (const auto& d : read_manifest(cfg.manifest)) fields.push_back(checked(d, cfg.manifest));
+  return fields;
+}
+
+template <class T>
+bool run_spec(const exec_space& exec, const config& cfg, const field_spec& f,
+              const ndzip::mpi::options& opts) {
+  if (f.source != field_source::file)
+    return run_shape<T>(exec, cfg, f.data.name, f.data.extents, nullptr, opts,
+                        f.source == field_source::random);
+  std::size_t n = 1;
+  for (const auto e : f.data.extents) n *= e;
+  const auto values = read_values<T>(f.data, n);
+  return run_shape<T>(exec, cfg, f.data.name, f.data.extents, &values, opts);
+}
+
+// Whether any rank refuses the run (`problem` not empty there). The lowest such rank prints its
+// problem; every rank learns the outcome, so that all stop together.
+bool refused_anywhere(const std::string& problem) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int mine = problem.empty() ? size : rank(), first = size;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == rank()) std::fprintf(stderr, "ndzip-mpi-bench: %s\n", problem.c_str());
+  return first < size;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -640,18 +773,23 @@ int main(int argc, char** argv) {
   app.add_flag("--incompressible", cfg.incompressible,
                "a float field of random bits (2^28 values / --scale), which no segment shrinks");
   app.add_option("--sizes-mib", cfg.sizes_mib, "message sizes in MiB (default 1/16 .. 1024)")
-      ->delimiter(',');
-  app.add_option("--max-mib", cfg.max_mib, "skip message sizes above this");
+      ->delimiter(',')
+      ->check(positive_number);
+  app.add_option("--max-mib", cfg.max_mib, "skip message sizes above this")
+      ->check(positive_number);
   app.add_option("--link-gbps", cfg.link_gbps,
                  "model the measured transfer on links of these GB/s (e.g. 12.5,25,50,100)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->check(positive_number);
   app.add_option("--repetitions", cfg.repetitions,
-                 "timed rounds per measurement (default by size)");
+                 "timed rounds per measurement (default by size)")
+      ->transform(positive_decimal);
   app.add_option("--segment-mib", cfg.segment_mib,
-                 "ndzip::mpi segment size (default: the transport's, options::segment_bytes = 0)");
+                 "ndzip::mpi segment size (default: the transport's, options::segment_bytes = 0)")
+      ->check(non_negative_number);
   app.add_option("--pipeline-depth", cfg.pipeline_depth,
                  "segments compressed ahead of the one handed to MPI (options::pipeline_depth)")
-      ->check(CLI::PositiveNumber);
+      ->transform(positive_decimal);
   app.add_flag("--checksum", cfg.checksum,
                "segments with their XXH3-64 (ndzip::mpi::options::checksum = true)");
   // nccl is no transport_kind: its transfers go through ndzip::mpi::nccl_communicator.
@@ -682,7 +820,7 @@ int main(int argc, char** argv) {
   app.add_option("--scale", cfg.scale,
                  "divide the synthetic fields' slowest extent by K (0.5 doubles it: 2 GiB of "
                  "doubles or random floats, with --sizes-mib 2048 --max-mib 2048)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_number);
   app.add_flag("--csv", cfg.csv, "CSV output");
   int status = 0;
   try {
@@ -692,12 +830,24 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return status;
   }
+  if (!cfg.synthetic && cfg.manifest.empty() && !cfg.incompressible) cfg.synthetic = true;
+  // Every field checked before any transfer (and before any rank count is insisted on).
+  std::vector<field_spec> fields;
+  std::string problem;
+  try {
+    fields = fields_of(cfg);
+  } catch (const std::exception& e) {
+    problem = e.what();
+  }
+  if (refused_anywhere(problem)) {
+    MPI_Finalize();
+    return 2;
+  }
   if (size != 2) {
     if (rank() == 0) std::fprintf(stderr, "ndzip-mpi-bench: run on exactly 2 ranks\n");
     MPI_Finalize();
     return 2;
   }
-  if (!cfg.synthetic && cfg.manifest.empty() && !cfg.incompressible) cfg.synthetic = true;
   if (cfg.transport == nccl_transport) {
     cfg.nccl = true;
     cfg.transport = ndzip::mpi::transport_kind::automatic;
@@ -706,7 +856,8 @@ int main(int argc, char** argv) {
     Kokkos::ScopeGuard kokkos(argc, argv);
     const exec_space exec;
     ndzip::mpi::options opts;
-    opts.segment_bytes = static_cast<std::size_t>(cfg.segment_mib * 1048576.0);
+    // A segment is one message at most (1 GiB) whatever is asked.
+    opts.segment_bytes = static_cast<std::size_t>(std::min(cfg.segment_mib, 1024.0) * 1048576.0);
     opts.pipeline_depth = cfg.pipeline_depth;
     opts.checksum = cfg.checksum;
     opts.transport = cfg.transport;
@@ -727,32 +878,10 @@ int main(int argc, char** argv) {
     print_header(cfg);
     bool ok = true;
     try {
-      if (cfg.synthetic)
-        for (auto s : synthetic_shapes) {
-          s.extents[0] = std::max<std::size_t>(
-              1, static_cast<std::size_t>(static_cast<double>(s.extents[0]) / cfg.scale));
-          ok = (s.is_double
-                    ? run_shape<double>(exec, cfg, "synthetic", s.extents, nullptr, opts)
-                    : run_shape<float>(exec, cfg, "synthetic", s.extents, nullptr, opts)) &&
-               ok;
-        }
-      if (cfg.incompressible) {
-        const std::vector<std::size_t> extents = {
-            std::max<std::size_t>(1, static_cast<std::size_t>((1 << 28) / cfg.scale))};
-        ok = run_shape<float>(exec, cfg, "random", extents, nullptr, opts, true) && ok;
-      }
-      if (!cfg.manifest.empty())
-        for (const auto& d : read_manifest(cfg.manifest)) {
-          std::size_t n = 1;
-          for (const auto e : d.extents) n *= e;
-          if (d.is_double) {
-            const auto values = read_values<double>(d, n);
-            ok = run_shape<double>(exec, cfg, d.name, d.extents, &values, opts) && ok;
-          } else {
-            const auto values = read_values<float>(d, n);
-            ok = run_shape<float>(exec, cfg, d.name, d.extents, &values, opts) && ok;
-          }
-        }
+      for (const auto& f : fields)
+        ok = (f.data.is_double ? run_spec<double>(exec, cfg, f, opts)
+                               : run_spec<float>(exec, cfg, f, opts)) &&
+             ok;
     } catch (const std::exception& e) {
       std::fprintf(stderr, "ndzip-mpi-bench: rank %d: %s\n", rank(), e.what());
       MPI_Abort(MPI_COMM_WORLD, 1);

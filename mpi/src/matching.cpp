@@ -21,10 +21,9 @@ void receive_queue::withdraw(ticket t) { m_entries.erase(t); }
 bool receive_queue::poll(ticket t) {
   bool got = false;
   while (!t->matched || t->owed > 0) {
-    MPI_Message message;
     MPI_Status status;
     int found = 0;
-    check(MPI_Improbe(t->source, t->tag, t->comm, &found, &message, &status), "MPI_Improbe");
+    check(MPI_Iprobe(t->source, t->tag, t->comm, &found, &status), "MPI_Iprobe");
     if (!found) break;
     // A transfer under way owns the messages of its (source, tag) that follow its first one;
     // any other message goes to the earliest posted receive it fits. One of the two exists:
@@ -36,6 +35,10 @@ bool receive_queue::poll(ticket t) {
         to = e;
         break;
       }
+    if (to != m_entries.end() && !to->sink->wants(status)) {
+      to->owed = 0;  // its transfer ends before this message, which is looked at again
+      continue;
+    }
     if (to == m_entries.end())
       for (auto e = m_entries.begin(); e != m_entries.end(); ++e)
         if (e->comm == t->comm && !e->matched &&
@@ -44,6 +47,11 @@ bool receive_queue::poll(ticket t) {
           to = e;
           break;
         }
+    // The message just looked at: by MPI's non-overtaking rule, the first of its source and tag.
+    MPI_Message message;
+    check(MPI_Improbe(status.MPI_SOURCE, status.MPI_TAG, t->comm, &found, &message, &status),
+          "MPI_Improbe");
+    if (!found) break;
     if (to->matched) {
       --to->owed;
       to->sink->take_next(message, status);

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // Plain transfers (options::compression): the values as they are, from the View itself or
 // copied, on every transport; isend()'s promise about its values; the adaptive choice; and
-// damaged plain messages.
+// damaged or forged plain messages.
 #include <doctest/doctest.h>
 
 #include <Kokkos_Core.hpp>
+#include <chrono>
 #include <cstring>
 #include <ndzip/mpi.hpp>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -339,5 +341,118 @@ TEST_CASE("ndzip::mpi: damaged plain transfers throw ndzip::stream_error, nothin
       CHECK(stats.plain);
       CHECK(differences(values, tag) == 0);
     }
+  }
+}
+
+namespace {
+
+// recv() with a deadline: its statistics, or none where the transfer has not completed within
+// `seconds` (the receive, not matched then, is withdrawn), so that a hang fails the case rather
+// than stalling the run.
+template <class View>
+std::optional<ndzip::mpi::transfer_stats> received_within(const View& values, int tag,
+                                                          double seconds) {
+  auto r = ndzip::mpi::irecv(exec_space(), values, peer(), tag, MPI_COMM_WORLD);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (!r.test())
+    if (std::chrono::steady_clock::now() > deadline) return std::nullopt;
+  return r.stats();
+}
+
+}  // namespace
+
+TEST_CASE("ndzip::mpi: a plain head with its values in message 0 is refused, nothing more taken") {
+  // Forged plain transfers that carry values after the head in message 0, as a compressed
+  // transfer carries segment 0: all of them, or segment 0 with segment 1 in message 1; received
+  // into the View, or into one of other extents. The refusal must consume exactly the forged
+  // messages, so that the compressed and the plain transfer sent after each arrive whole
+  // (before: the refused receive took the next transfer's message 0 as a plain segment, and the
+  // receive of that transfer waited for ever), and an end marker must be the one message left.
+  const exec_space exec;
+  constexpr int tag = 270;
+  constexpr std::size_t count = 2048;  // floats: one segment, or two of 1024
+  constexpr double seconds = 10;
+  const auto values_of = [](std::size_t first, std::size_t n) {
+    std::vector<std::byte> bytes(n * sizeof(float));
+    for (std::size_t i = 0; i < n; ++i) {
+      const float v = value_at<float>(first + i, tag, false);
+      std::memcpy(bytes.data() + i * sizeof(float), &v, sizeof v);
+    }
+    return bytes;
+  };
+  // Message 0: a plain head of `segment_rows` rows per segment, then the values [0, in_head).
+  const auto head_with_values = [&](std::uint64_t segment_rows, std::size_t in_head) {
+    wire::transfer_head head;
+    head.plain = true;
+    head.extents = {count, 1, 1};
+    head.segment_rows = segment_rows;
+    std::vector<std::byte> message(wire::transfer_head_bytes);
+    wire::write_transfer_head(head, message.data());
+    const auto values = values_of(0, in_head);
+    message.insert(message.end(), values.begin(), values.end());
+    return message;
+  };
+  struct forgery {
+    std::vector<std::vector<std::byte>> messages;
+    bool into_other_extents;
+  };
+  const std::vector<forgery> forged = {
+      {{head_with_values(count, count)}, false},
+      {{head_with_values(count / 2, count)}, false},
+      {{head_with_values(count / 2, count / 2), values_of(count / 2, count / 2)}, false},
+      {{head_with_values(count / 2, count)}, true},
+  };
+  const std::byte end_marker{0x2a};
+  Kokkos::View<float*> values("values", count);
+  if (is_sender()) {
+    fill(values, tag);
+    ndzip::mpi::options plain;
+    plain.compression = compression_choice::never;
+    for (const auto& f : forged) {
+      for (const auto& m : f.messages)
+        MPI_Send(m.data(), static_cast<int>(m.size()), MPI_BYTE, peer(), tag, MPI_COMM_WORLD);
+      ndzip::mpi::send(exec, values, peer(), tag, MPI_COMM_WORLD);  // compressed
+      ndzip::mpi::send(exec, values, peer(), tag, MPI_COMM_WORLD, plain);
+    }
+    MPI_Send(&end_marker, 1, MPI_BYTE, peer(), tag, MPI_COMM_WORLD);
+  } else {
+    Kokkos::View<float*> other("other", count + 1);
+    for (std::size_t f = 0; f < forged.size(); ++f) {
+      CAPTURE(f);
+      if (forged[f].into_other_extents)
+        CHECK_THROWS_AS(received_within(other, tag, seconds), ndzip::mpi::mismatch_error);
+      else
+        CHECK_THROWS_WITH_AS(received_within(values, tag, seconds),
+                             doctest::Contains("the head of the plain transfer holds"),
+                             ndzip::stream_error);
+      for (const bool plain : {false, true}) {
+        CAPTURE(plain);
+        Kokkos::deep_copy(values, 0.0f);
+        std::optional<ndzip::mpi::transfer_stats> stats;
+        CHECK_NOTHROW(stats = received_within(values, tag, seconds));
+        CHECK(stats.has_value());
+        CHECK((stats && stats->plain == plain));
+        CHECK(differences(values, tag) == 0);
+      }
+    }
+    // What is left on the tag: the end marker alone (anything before it was taken by no
+    // receive), received with plain MPI.
+    std::size_t left_before_marker = 0;
+    bool marker = false;
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (!marker && std::chrono::steady_clock::now() < deadline) {
+      int found = 0;
+      MPI_Status status;
+      MPI_Iprobe(peer(), tag, MPI_COMM_WORLD, &found, &status);
+      if (!found) continue;
+      int bytes = 0;
+      MPI_Get_count(&status, MPI_BYTE, &bytes);
+      std::vector<std::byte> message(static_cast<std::size_t>(bytes));
+      MPI_Recv(message.data(), bytes, MPI_BYTE, peer(), tag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      marker = bytes == 1 && message[0] == end_marker;
+      left_before_marker += !marker;
+    }
+    CHECK(marker);
+    CHECK(left_before_marker == 0);
   }
 }

@@ -10,7 +10,9 @@
 // message of a transfer, the transfer's further messages from that (source, tag), which MPI's
 // non-overtaking rule keeps next in line, go to it as well. Whichever receive is tested or waited
 // for takes the messages that have arrived and hands each to the receive it belongs to, so the
-// order in which requests are completed does not change which message a View gets.
+// order in which requests are completed does not change which message a View gets. Each
+// message is looked at (MPI_Iprobe) before it is matched, so that a transfer whose first message
+// left its length in doubt can decline it (message_sink::wants) and leave it to a later receive.
 
 #include <mpi.h>
 
@@ -29,6 +31,11 @@ class message_sink {
   // The first message of a transfer (`message` is matched, not yet received): receive it and
   // return how many further messages of the same (source, tag) belong to the transfer.
   virtual std::uint64_t take_first(MPI_Message& message, const MPI_Status& status) noexcept = 0;
+  // Whether the next message of the transfer's (source, tag), not yet matched (`status` from
+  // MPI_Iprobe), belongs to the transfer, asked before each further message is taken. One it
+  // does not want ends the transfer (nothing more is owed to it) and stays with MPI, to be taken
+  // as the first message of a later receive's transfer.
+  virtual bool wants(const MPI_Status& status) noexcept = 0;
   // The next further message of the transfer.
   virtual void take_next(MPI_Message& message, const MPI_Status& status) noexcept = 0;
   // Takes what has arrived for the receive and handles it as far as that goes without waiting
@@ -66,7 +73,7 @@ class NDZIP_EXPORT receive_queue {
   // Takes the messages that have arrived for `t` (the first one of its transfer, then those it
   // is owed) and any that arrived before them for receives posted earlier, handing each to its
   // receive; stops when `t` wants none or none has arrived. Returns whether `t` got any.
-  // Throws ndzip::mpi::error where MPI_Improbe fails.
+  // Throws ndzip::mpi::error where MPI_Iprobe or MPI_Improbe fails.
   bool poll(ticket t);
   // Advances every posted receive (message_sink::advance): a sender waiting for its device calls
   // this, so that in an exchange the peer's messages are matched and decoded meanwhile (a large

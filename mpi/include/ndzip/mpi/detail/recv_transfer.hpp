@@ -258,9 +258,20 @@ class recv_transfer final : public transfer, private message_sink {
       }
       m_stats.wire_bytes = count;
       const transfer_head head = read_transfer_head(head_bytes, count);
-      const std::uint64_t further =
-          head.plain ? head.segments() : head.segments() > 1 ? head.segments() - 1 : 0;
+      m_head = head;
       m_taken = 1;
+      if (head.plain && count != transfer_head_bytes) {
+        // Not a plain transfer as this library sends it (refused below): which messages follow
+        // is in doubt. Where message 0 holds segment 0's values after the head (a compressed
+        // transfer's layout), segment 1 comes next; else segment 0 does. Each further message is
+        // taken only where it holds exactly the values of the segment it would be (wants()), so
+        // that the messages of the next transfer are left to its receive.
+        m_doubtful_plain = true;
+        m_first_plain_message = count - transfer_head_bytes == plain_bytes(0) ? 1 : 0;
+      }
+      const std::uint64_t further = head.plain           ? head.segments() - m_first_plain_message
+                                    : head.segments() > 1 ? head.segments() - 1
+                                                          : 0;
       if (head.type != m_expected.type || head.dims != m_expected.dims ||
           head.extents != m_expected.extents) {
         fail(std::make_exception_ptr(mismatch_error(
@@ -278,7 +289,6 @@ class recv_transfer final : public transfer, private message_sink {
             "(options::checksum); the message was consumed and the View was not written")));
         return further;
       }
-      m_head = head;
       m_stats.raw_bytes = head.extents[0] * head.row_bytes();
       if (m_history && m_stats.raw_bytes > 0)
         m_history->observe(m_source, m_stats.raw_bytes,
@@ -302,6 +312,15 @@ class recv_transfer final : public transfer, private message_sink {
       // apart from other transfers' and are left to MPI.
       fail(std::current_exception());
       return 0;
+    }
+  }
+
+  bool wants(const MPI_Status& status) noexcept override {
+    if (!m_doubtful_plain) return true;
+    try {
+      return message_bytes(status) == plain_bytes(m_taken - 1 + m_first_plain_message);
+    } catch (...) {
+      return false;  // its size unknown: left to the receive it may begin
     }
   }
 
@@ -344,7 +363,7 @@ class recv_transfer final : public transfer, private message_sink {
   // Plain segment k of `count` bytes: received into the View where MPI takes its memory, else
   // into an inbox, unpacked by step(). Anything but the slab's values exactly is refused unread.
   void take_plain(MPI_Message& message, std::uint64_t k, std::size_t count) {
-    const std::uint64_t raw = m_head->rows_of(k) * m_head->row_bytes();
+    const std::uint64_t raw = plain_bytes(k);
     if (count != raw) {
       discard(message, count);
       fail(std::make_exception_ptr(stream_error(
@@ -367,6 +386,11 @@ class recv_transfer final : public transfer, private message_sink {
     }
     check(MPI_Imrecv(to, static_cast<int>(count), MPI_BYTE, &message, &a.request), "MPI_Imrecv");
     m_arrivals.push_back(std::move(a));
+  }
+
+  // The bytes of plain segment k (its slab's values).
+  std::uint64_t plain_bytes(std::uint64_t k) const {
+    return m_head->rows_of(k) * m_head->row_bytes();
   }
 
   // Where segment k's values go in the View.
@@ -540,6 +564,10 @@ class recv_transfer final : public transfer, private message_sink {
   bool m_device_work = false;
   std::exception_ptr m_failure;
   std::uint64_t m_taken = 0;  // messages handed over so far
+  // A plain head not alone in message 0 (refused): its further messages are taken only while
+  // each holds the next plain segment's values, the first of them segment m_first_plain_message.
+  bool m_doubtful_plain = false;
+  std::uint64_t m_first_plain_message = 0;
   std::deque<arrival> m_arrivals;
   std::vector<arrival> m_read_by_device;
   // What decode() queued and settle() waits for: the stream buffers the decoders read, where
