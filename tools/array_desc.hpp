@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include <ndzip/dynamic.hpp>
 
@@ -17,6 +19,19 @@ struct array_desc {
   ndzip::array_shape shape;
   ndzip::codec_mode mode = ndzip::codec_mode::ndzip;  // how its stream is coded
 };
+
+// What the command line says of an array: -t, -n and --mode (--high-ratio), each optional.
+struct array_request {
+  std::optional<element_type> type;
+  std::vector<std::uint64_t> extents;  // slowest first; empty: not given
+  std::optional<ndzip::codec_mode> mode;
+};
+
+// Throws std::runtime_error unless `array`, which the input `name` holds (a frame, a .npy file),
+// has the mode, type and extents of `request`, those that it gives: a contradiction is an error,
+// never settled silently for either side.
+void check_request_matches(const array_request& request, const std::string& name,
+                           const array_desc& array);
 
 // a * b, or nothing if the product does not fit in std::size_t.
 std::optional<std::size_t> checked_mul(std::uint64_t a, std::uint64_t b);

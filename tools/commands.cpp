@@ -11,12 +11,14 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "codec.hpp"
 #include "decode.hpp"
 #include "file_io.hpp"
 #include "framing.hpp"
 #include "inputs.hpp"
+#include "npy_format.hpp"
 #include "progress.hpp"
 #include "shape_check.hpp"
 
@@ -25,10 +27,10 @@ namespace ndzip_cli {
 namespace {
 
 constexpr std::string_view suffix = ".ndz";
+constexpr std::string_view npy_suffix = ".npy";
 
-bool ends_with(const std::string& s, std::string_view end) {
-  return s.size() >= end.size() && s.compare(s.size() - end.size(), end.size(), end) == 0;
-}
+// "1 file", "2 files".
+std::string file_count(int n) { return std::to_string(n) + (n == 1 ? " file" : " files"); }
 
 // How a file is named in summaries and on the progress bar.
 std::string display_name(const std::string& path, bool output) {
@@ -38,30 +40,6 @@ std::string display_name(const std::string& path, bool output) {
 
 void print_error(const std::string& what) {
   std::fprintf(stderr, "ndzip: error: %s\n", what.c_str());
-}
-
-// -t, -n and --mode (--high-ratio) are optional for a framed input, but must agree with the
-// frame when given.
-void check_options_match(const options& opts, const std::string& name, const array_desc& array) {
-  if (opts.mode && *opts.mode != array.mode)
-    throw std::runtime_error(std::string("--mode ") + ndzip::codec_mode_name(*opts.mode) +
-                             " does not match " + name + ", which holds a " +
-                             array.shape.to_string() + " array in the " +
-                             ndzip::codec_mode_name(array.mode) + " mode");
-  if (opts.type && *opts.type != array.shape.type())
-    throw std::runtime_error(std::string("-t ") + ndzip::element_type_name(*opts.type) +
-                             " does not match " + name + ", which holds a " +
-                             array.shape.to_string() + " array");
-  const bool extents_match =
-      opts.extents.empty() ||
-      (opts.extents.size() == static_cast<std::size_t>(array.shape.rank()) &&
-       std::equal(opts.extents.begin(), opts.extents.end(), array.shape.extents().begin()));
-  if (!extents_match) {
-    std::string given;
-    for (const auto n : opts.extents) given += (given.empty() ? "" : "x") + std::to_string(n);
-    throw std::runtime_error("-n " + given + " does not match " + name + ", which holds a " +
-                             array.shape.to_string() + " array");
-  }
 }
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -95,8 +73,9 @@ class run_context {
     if (m_opts.to_stdout || in == "-") return "-";
     if (m_opts.op == operation::compress) {
       if (ends_with(in, suffix) && !m_opts.force)
-        throw std::runtime_error(input_name(in) + " already ends in .ndz" +
-                                 " (use -f to compress it anyway, or -o to name the output)");
+        throw std::runtime_error(input_name(in) +
+                                 " already ends in .ndz (to decompress it, use ndzip -d; to "
+                                 "compress it anyway, -f, or -o to name the output)");
       return in + std::string(suffix);
     }
     const std::string name = ends_with(in, suffix) ? in.substr(0, in.size() - suffix.size()) : "";
@@ -129,18 +108,14 @@ void compress_one(run_context& ctx, const std::string& in) {
   const auto advance = [&bar](std::size_t n) { bar.advance(n); };
 
   bar.step("reading", regular_file_size(in));
-  array_desc array;
-  byte_buffer values;
-  if (opts.extents.empty()) {
-    values = read_1d_array(in, *opts.type, advance);
-    array = opts.array(values.size() / ndzip::element_size(*opts.type));
-  } else {
-    array = opts.array(0);
-    values = read_array(in, array, advance);
-  }
+  array_file input = read_array_to_compress(in, opts.request(), advance);
+  const array_desc array = input.array;
+  byte_buffer values = std::move(input.values);
   ctx.start_backend();
 
-  if (opts.strict || opts.verbosity >= 1) {
+  // A .npy header describes its own array: the shape check, which asks whether -t and -n are
+  // right, has nothing to doubt there.
+  if (!input.npy && (opts.strict || opts.verbosity >= 1)) {
     bar.step("checking the shape", std::nullopt);
     if (const auto doubt = doubt_shape(opts.backend, array, values)) {
       const std::string what = input_name(in) + ": " + describe(*doubt) + "; are -t and -n right?";
@@ -197,14 +172,14 @@ void decompress_one(run_context& ctx, const std::string& in) {
   array_desc array;
   byte_span stream;
   if (opts.raw) {
-    array = opts.array(0);
+    array = opts.array();
     input = read_raw_stream(in, array, advance);
     stream = input;
   } else {
     input = read_frame(in, advance).bytes;
     array = frame_array(open_frame(name, input));
     stream = frame_stream(input);
-    check_options_match(opts, name, array);
+    check_request_matches(opts.request(), name, array);
   }
   ctx.start_backend();
 
@@ -215,17 +190,23 @@ void decompress_one(run_context& ctx, const std::string& in) {
   const double codec_seconds = seconds_since(codec_start);
   input = byte_buffer();
 
-  bar.step("writing", values.size());
-  const output_kept kept = write_output(out, {values}, opts.force, advance);
+  // --npy, or an output named *.npy: NumPy's header first, so that numpy.load reads the file.
+  const std::vector<std::byte> npy_header = opts.npy_output || ends_with(out, npy_suffix)
+                                                ? npy::encode_header(array.shape)
+                                                : std::vector<std::byte>();
+  const std::size_t out_bytes = npy_header.size() + values.size();
+  bar.step("writing", out_bytes);
+  const output_kept kept = write_output(
+      out, {byte_span(npy_header.data(), npy_header.size()), values}, opts.force, advance);
   if (opts.remove_input) remove_input(in, out, kept);
   bar.erase();
 
   ctx.in_total += in_bytes;
-  ctx.out_total += values.size();
+  ctx.out_total += out_bytes;
   ++ctx.done;
   if (ctx.summarize())
     std::fprintf(stderr, "%s : %s => %s (%s, %s)\n", display_name(in, false).c_str(),
-                 human_bytes(in_bytes).c_str(), human_bytes(values.size()).c_str(),
+                 human_bytes(in_bytes).c_str(), human_bytes(out_bytes).c_str(),
                  array.shape.to_string().c_str(), display_name(out, true).c_str());
   if (opts.verbosity >= 2)
     std::fprintf(stderr, "  on %s: decompressed in %.3f s (%.2f GB/s), %.3f s in all\n",
@@ -349,27 +330,26 @@ void print_total(const run_context& ctx) {
   switch (opts.op) {
     case operation::compress:
       if (opts.verbosity >= 1)
-        std::fprintf(stderr, "%d files compressed : %.2f%% (%s => %s)%s\n", ctx.done, 100 * ratio,
-                     human_bytes(ctx.in_total).c_str(), human_bytes(ctx.out_total).c_str(),
-                     failed.c_str());
+        std::fprintf(stderr, "%s compressed : %.2f%% (%s => %s)%s\n", file_count(ctx.done).c_str(),
+                     100 * ratio, human_bytes(ctx.in_total).c_str(),
+                     human_bytes(ctx.out_total).c_str(), failed.c_str());
       break;
     case operation::decompress:
       if (opts.verbosity >= 1)
-        std::fprintf(stderr, "%d files decompressed : %s => %s%s\n", ctx.done,
+        std::fprintf(stderr, "%s decompressed : %s => %s%s\n", file_count(ctx.done).c_str(),
                      human_bytes(ctx.in_total).c_str(), human_bytes(ctx.out_total).c_str(),
                      failed.c_str());
       break;
     case operation::list:
       if (opts.verbosity >= 2)
-        std::printf(
-            "\ntotal:       %d files%s, %llu array bytes, %llu file bytes, file ratio %.4f\n",
-            ctx.done, failed.c_str(), static_cast<unsigned long long>(ctx.in_total),
-            static_cast<unsigned long long>(ctx.out_total), ratio);
+        std::printf("\ntotal:       %s%s, %llu array bytes, %llu file bytes, file ratio %.4f\n",
+                    file_count(ctx.done).c_str(), failed.c_str(),
+                    static_cast<unsigned long long>(ctx.in_total),
+                    static_cast<unsigned long long>(ctx.out_total), ratio);
       else
         std::printf("%-7s %-20s %12s %12s %7.4f %-5s %s\n", "",
-                    (std::to_string(ctx.done) + " files" + failed).c_str(),
-                    human_bytes(ctx.out_total).c_str(), human_bytes(ctx.in_total).c_str(), ratio,
-                    "", "(total)");
+                    (file_count(ctx.done) + failed).c_str(), human_bytes(ctx.out_total).c_str(),
+                    human_bytes(ctx.in_total).c_str(), ratio, "", "(total)");
       break;
   }
 }

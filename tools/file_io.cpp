@@ -245,6 +245,11 @@ std::string output_name(const std::string& path) {
   return path == "-" ? "standard output" : "'" + path + "'";
 }
 
+bool ends_with(const std::string& path, std::string_view suffix) {
+  return path.size() >= suffix.size() &&
+         path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 input_file::input_file(const std::string& path) : m_name(input_name(path)) {
   m_owned = path != "-";
   m_fd = m_owned ? ::open(path.c_str(), O_RDONLY | O_CLOEXEC) : STDIN_FILENO;

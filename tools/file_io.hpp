@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "bytes.hpp"
@@ -20,6 +21,9 @@ using progress_fn = std::function<void(std::size_t)>;
 // "'path'", or "standard input" / "standard output" for "-", for messages.
 std::string input_name(const std::string& path);
 std::string output_name(const std::string& path);
+
+// Whether the file name `path` ends in `suffix` (".ndz", ".npy").
+bool ends_with(const std::string& path, std::string_view suffix);
 
 // An open input: a file, a pipe, a device, or standard input for "-". Nothing is read unless
 // asked for, and never more than asked for, so that an endless input (/dev/zero, a pipe) costs

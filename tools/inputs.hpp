@@ -14,15 +14,22 @@
 
 namespace ndzip_cli {
 
-// The values of `array` from `path` ("-": standard input), which must hold exactly
-// array.shape.byte_size() bytes.
-byte_buffer read_array(const std::string& path, const array_desc& array,
-                       const progress_fn& progress = {});
+struct array_file {
+  array_desc array;
+  byte_buffer values;  // array.shape.byte_size() bytes, aligned for its element type
+  bool npy = false;    // from a .npy file, whose header described the array
+};
 
-// Everything `path` holds: a 1-D array of `type` (no extents given), whose byte size must be a
-// whole number of elements, at least one. A pipe is read to its end.
-byte_buffer read_1d_array(const std::string& path, element_type type,
-                          const progress_fn& progress = {});
+// The array to compress from `path` ("-": standard input) and its values. An input that starts
+// with NumPy's magic is a .npy file: its header, read and checked whole before anything else (no
+// more than npy::max_text_size bytes of text), gives type and shape, which `request` (-t, -n)
+// must match where it gives them; exactly that array's bytes must follow. A Fortran-order array
+// is refused, unless at most one extent exceeds 1 (its memory is then the C-order array). Any
+// other input is raw values of request.type (needed; without it the message says what the input
+// looks like: a frame, a file named .npy) and request.extents: exactly their bytes, or without
+// extents a 1-D array of the whole input (a pipe is read to its end).
+array_file read_array_to_compress(const std::string& path, const array_request& request,
+                                  const progress_fn& progress = {});
 
 struct frame_file {
   byte_buffer bytes;  // the whole frame

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <string_view>
 
@@ -37,6 +38,44 @@ std::uint64_t parse_extent(std::string_view s) {
 }
 
 bool is_extents_option(std::string_view arg) { return arg == "-n" || arg == "--extents"; }
+
+// Names on the command line (types, modes, backends) are matched in any case: -b Serial, FLOAT.
+std::string lowercase(std::string_view s) {
+  std::string lower(s);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return lower;
+}
+
+// The element type -t names: the library's names and NumPy's (float32, f4; float64, f8), and f32
+// and f64 as in file names such as dem_etopo5.f32.
+std::optional<element_type> parse_type_name(std::string_view name) {
+  const std::string lower = lowercase(name);
+  for (const element_type type : {element_type::float32, element_type::float64}) {
+    const bool single = type == element_type::float32;
+    for (const char* alias : {ndzip::element_type_name(type), single ? "float32" : "float64",
+                              single ? "f4" : "f8", single ? "f32" : "f64"})
+      if (lower == alias) return type;
+  }
+  return std::nullopt;
+}
+
+// zstd's and gzip's level flags (-1 .. -19, -9): CLI11 would take one for a file name.
+bool is_level_flag(std::string_view arg) {
+  return arg.size() >= 2 && arg[0] == '-' && is_unsigned_number(arg.substr(1));
+}
+
+// Refuses the level flags among the operands `files` that CLI11 found before "--" in `args` (it
+// takes "-9" for an operand; an option's value, as in "-o -9", stays a value).
+void refuse_level_flags(const std::vector<std::string>& files,
+                        const std::vector<std::string>& args) {
+  const auto options_end = std::find(args.begin(), args.end(), "--");
+  for (const std::string& file : files)
+    if (is_level_flag(file) && std::find(args.begin(), options_end, file) != options_end)
+      throw usage_error("ndzip has no compression levels ('" + file +
+                        "'): the default --mode ndzip is the fastest, --mode high_ratio "
+                        "compresses smaller (a file named " +
+                        file + " is ./" + file + ", or goes after --)");
+}
 
 // The arguments with "-n 2161 4320" turned into "-n 2161x4320": an option with 1 to 3 values
 // would take the operand after the numbers too. So, as before CLI11, -n takes the numbers that
@@ -107,17 +146,22 @@ CLI::Option* add_value(CLI::App& app, const char* names, std::optional<std::stri
 void add_options(CLI::App& app, option_set set, options& opts, raw_options& raw) {
   const bool codec = set != option_set::info;
   const bool compress = set == option_set::top || set == option_set::compress;
+  const bool decompress = set == option_set::top || set == option_set::decompress;
+  const std::string default_mode = ndzip::codec_mode_name(ndzip::codec_mode::ndzip);
+  const std::string high_ratio_mode = ndzip::codec_mode_name(ndzip::codec_mode::high_ratio);
   if (codec) {
     add_value(app, "-t,--type", raw.type,
-              compress ? "Element type: float (binary32) or double (binary64). Needed to "
-                         "compress (ndzip cannot tell them apart)."
+              compress ? "Element type: float (also float32, f4, f32: binary32) or double "
+                         "(float64, f8, f64: binary64), in any case. Needed to compress a raw "
+                         "file (ndzip cannot tell them apart); a .npy file's header gives it."
                        : "Element type; needed with --raw, else it must match the frame.")
         ->type_name("float|double");
     add_value(app, "-n,--extents", raw.extents,
-              "The 1 to 3 extents, slowest dimension first: 2161x4320 or 2161 4320. "
+              "The 1 to 3 extents, slowest dimension first: 2161x4320, 2161X4320 or 2161 4320. "
               "Compressing, the input must hold exactly their product of values (default: "
-              "1-D, the whole input); a shape that compresses much worse than a reshaped "
-              "guess draws a warning. Decompressing: needed with --raw, else must match.")
+              "1-D, the whole input; a .npy file: its header's shape, which -n must match); a "
+              "shape that compresses much worse than a reshaped guess draws a warning. "
+              "Decompressing: needed with --raw, else must match.")
         ->type_name("N0[xN1[xN2]]");
     app.add_flag("--raw", opts.raw,
                  "Bare ndzip stream (upstream ndzip's format, as in the reference vectors) "
@@ -125,14 +169,16 @@ void add_options(CLI::App& app, option_set set, options& opts, raw_options& raw)
                  "no checksum, so damage can decode silently into other values; decompressing "
                  "it needs --raw, -t and -n.");
     add_value(app, "--mode", raw.mode,
-              compress ? "Codec mode: " + ndzip::codec_mode_names() +
-                             " (the default). high_ratio: fewer bytes (the border compressed "
-                             "too, a gray step, Huffman-coded blocks; docs/FORMAT.md), slower. "
-                             "The frame records the mode, so decompressing needs no option; a "
-                             "--raw stream of the high_ratio mode is not the upstream format."
-                       : "The mode of the --raw stream: " + ndzip::codec_mode_names() +
-                             " (the default: ndzip). Frames record the mode; given with a "
-                             "frame, it must match.")
+              compress ? "Codec mode: " + default_mode +
+                             " (the default: upstream ndzip's stream, the fastest) or " +
+                             high_ratio_mode +
+                             " (fewer bytes, slower: the border compressed too, a gray step, "
+                             "Huffman-coded blocks; docs/FORMAT.md). The frame records the mode, "
+                             "so decompressing needs no option; a --raw stream of the " +
+                             high_ratio_mode + " mode is not the upstream format."
+                       : "The mode of the --raw stream: " + default_mode + " (the default) or " +
+                             high_ratio_mode +
+                             ". Frames record the mode; given with a frame, it must match.")
         ->type_name("MODE");
     app.add_flag("--high-ratio", raw.high_ratio, "The same as --mode high_ratio.");
     add_value(app, "-o,--output", raw.output, "Write to OUT (one input only).")->type_name("OUT");
@@ -154,6 +200,10 @@ void add_options(CLI::App& app, option_set set, options& opts, raw_options& raw)
     if (compress)
       app.add_flag("--strict", opts.strict,
                    "Make the shape warning an error (nothing is written for that input).");
+    if (decompress)
+      app.add_flag("--npy", opts.npy_output,
+                   "Decompress into a .npy file (NumPy format 1.0: the header, then the "
+                   "values), which numpy.load reads; the default for an output named *.npy.");
     app.add_flag(
         "--no-progress", [&opts](std::int64_t) { opts.progress = false; },
         "Never show the progress bar (it shows on a terminal for inputs that take over "
@@ -168,9 +218,11 @@ void add_options(CLI::App& app, option_set set, options& opts, raw_options& raw)
 
 // The help's closing paragraphs, one per line, each wrapped to 79 columns by footer().
 constexpr std::string_view footer_paragraphs =
-    "Arrays are raw little-endian IEEE-754 values in C order without a header. FILE '-' (or no "
-    "FILE, when standard input is not a terminal) is standard input, and then the output goes "
-    "to standard output.\n"
+    "Arrays are raw little-endian IEEE-754 values in C order without a header, or .npy files "
+    "(NumPy formats 1.0-3.0, dtype '<f4' or '<f8', C order), whose header gives type and shape: "
+    "x.npy compresses to x.npy.ndz, which decompresses to x.npy, header included. FILE '-' (or "
+    "no FILE, when standard input is not a terminal) is standard input, and then the output "
+    "goes to standard output.\n"
     "Outputs are written to a temporary file beside them and renamed only when complete: a "
     "failed or interrupted run leaves no output behind. An output that is a character device or "
     "a FIFO (such as /dev/null) is written to, never replaced. One failed input does not stop "
@@ -218,14 +270,14 @@ usage_error translate(const CLI::ParseError& e, const CLI::App& top, const CLI::
   return usage_error(e.what());
 }
 
-void check_backend(options& opts, bool given) {
+// The backend -b names (in any case), else the default one.
+std::string chosen_backend(const std::optional<std::string>& given) {
   const auto names = backend_names();
-  if (!given) {
-    opts.backend = names.front();
-  } else if (std::find(names.begin(), names.end(), opts.backend) == names.end()) {
-    throw usage_error("unknown backend '" + opts.backend + "' (this build has: " + backend_list() +
-                      ")");
-  }
+  if (!given) return names.front();
+  const auto it = std::find(names.begin(), names.end(), lowercase(*given));
+  if (it == names.end())
+    throw usage_error("unknown backend '" + *given + "' (this build has: " + backend_list() + ")");
+  return *it;
 }
 
 int parse_threads(const std::string& text) {
@@ -253,9 +305,13 @@ void check_combination(options& opts, const raw_options& raw) {
     refuse_with(opts.to_stdout || raw.output, "-o/-c");
     refuse_with(opts.remove_input, "--rm");
     refuse_with(opts.strict, "--strict");
+    refuse_with(opts.npy_output, "--npy");
   }
   if (opts.op == operation::decompress && opts.strict)
     throw usage_error("--strict applies to compression only");
+  if (opts.op == operation::compress && opts.npy_output)
+    throw usage_error(
+        "--npy applies to decompression only (a .npy input is recognised by its header)");
   if (raw.output) {
     if (raw.output->empty()) throw usage_error("option -o needs a file name");
     opts.output = raw.output;
@@ -278,8 +334,6 @@ void check_combination(options& opts, const raw_options& raw) {
   if ((opts.output || opts.to_stdout) && opts.files.size() > 1)
     throw usage_error(std::string(opts.output ? "-o" : "-c") + " takes one input, but " +
                       std::to_string(opts.files.size()) + " were given");
-  if (opts.op == operation::compress && !opts.type)
-    throw usage_error("compressing needs the element type (-t float or -t double)");
   if (opts.op == operation::decompress && opts.raw && (!opts.type || opts.extents.empty()))
     throw usage_error(
         "decompressing --raw needs the element type (-t) and the extents (-n): a raw stream "
@@ -292,7 +346,7 @@ std::vector<std::uint64_t> parse_extents(const std::string& text) {
   std::vector<std::uint64_t> extents;
   std::string_view rest = text;
   while (true) {
-    const auto x = rest.find('x');
+    const auto x = rest.find_first_of("xX");
     extents.push_back(parse_extent(rest.substr(0, x)));
     if (x == std::string_view::npos) break;
     rest.remove_prefix(x + 1);
@@ -303,13 +357,9 @@ std::vector<std::uint64_t> parse_extents(const std::string& text) {
   return extents;
 }
 
-array_desc options::array(std::uint64_t values) const {
-  array_desc a;
-  a.shape = extents.empty() ? ndzip::array_shape(type.value(), {values})
-                            : ndzip::array_shape(type.value(), static_cast<int>(extents.size()),
-                                                 extents.data());
-  a.mode = mode.value_or(ndzip::codec_mode::ndzip);
-  return a;
+array_desc options::array() const {
+  return {ndzip::array_shape(type.value(), static_cast<int>(extents.size()), extents.data()),
+          mode.value_or(ndzip::codec_mode::ndzip)};
 }
 
 const char* command_name(command cmd) {
@@ -364,6 +414,7 @@ options parse_command_line(int argc, const char* const* argv) {
       ->type_name("");
   formatter->usage[&top] =
       "Usage: ndzip [OPTIONS] -t float|double [-n N0xN1xN2] FILE...  (FILE -> FILE.ndz)\n"
+      "       ndzip [OPTIONS] FILE.npy...                            (-> FILE.npy.ndz)\n"
       "       ndzip -d [OPTIONS] FILE.ndz...                         (FILE.ndz -> FILE)\n"
       "       ndzip -l [-v] FILE.ndz...\n"
       "       ndzip COMMAND ...  (compress, decompress, info; ndzip COMMAND --help)\n"
@@ -377,12 +428,14 @@ options parse_command_line(int argc, const char* const* argv) {
   };
   const sub_spec subs[] = {
       {command::compress, option_set::compress,
-       "Compress raw arrays: IN to OUT, or each FILE to FILE.ndz.",
+       "Compress raw arrays or .npy files: IN to OUT, or each FILE to FILE.ndz.",
        "Usage: ndzip compress -t float|double [-n N0xN1xN2] [OPTIONS] IN OUT\n"
        "       ndzip compress -t float|double [-n N0xN1xN2] [OPTIONS] FILE...\n"
+       "       ndzip compress [OPTIONS] FILE.npy... | IN.npy OUT\n"
        "       ndzip compress ... -o OUT FILE | -c FILE"},
       {command::decompress, option_set::decompress,
-       "Restore raw arrays: IN to OUT, or each FILE.ndz to FILE.",
+       "Restore arrays: IN to OUT, or each FILE.ndz to FILE (raw values; a .npy file with --npy "
+       "or for a name ending in .npy).",
        "Usage: ndzip decompress [OPTIONS] IN OUT\n"
        "       ndzip decompress [OPTIONS] FILE.ndz...\n"
        "       ndzip decompress ... -o OUT FILE.ndz | -c FILE.ndz"},
@@ -432,6 +485,7 @@ options parse_command_line(int argc, const char* const* argv) {
   }
   check_once(top);
   if (sub) check_once(*sub);
+  refuse_level_flags(files, args);
   if (opts.version || opts.list_backends) {
     if (args.size() > 1) throw usage_error("unexpected argument besides --version/--list-backends");
     return opts;
@@ -451,13 +505,14 @@ options parse_command_line(int argc, const char* const* argv) {
   if (raw.quiet > 0 && raw.verbose > 0) throw usage_error("-q and -v contradict each other");
 
   if (raw.type) {
-    opts.type = ndzip::parse_element_type(*raw.type);
+    opts.type = parse_type_name(*raw.type);
     if (!opts.type)
-      throw usage_error("unknown element type '" + *raw.type + "' (use float or double)");
+      throw usage_error("unknown element type '" + *raw.type +
+                        "' (use float, float32, f4 or double, float64, f8)");
   }
   if (raw.extents) opts.extents = parse_extents(*raw.extents);
   if (raw.mode) {
-    const std::optional<ndzip::codec_mode> mode = ndzip::parse_codec_mode(*raw.mode);
+    const std::optional<ndzip::codec_mode> mode = ndzip::parse_codec_mode(lowercase(*raw.mode));
     if (!mode)
       throw usage_error("unknown codec mode '" + *raw.mode + "' (use " +
                         ndzip::codec_mode_names() + ")");
@@ -466,8 +521,7 @@ options parse_command_line(int argc, const char* const* argv) {
     opts.mode = *mode;
   }
   if (raw.high_ratio) opts.mode = ndzip::codec_mode::high_ratio;
-  opts.backend = raw.backend.value_or("");
-  check_backend(opts, raw.backend.has_value());
+  opts.backend = chosen_backend(raw.backend);
   opts.files = files;
   check_combination(opts, raw);
   return opts;

@@ -52,9 +52,12 @@ struct options {
   std::string backend;                 // -b, else the default backend
   std::vector<std::string> files;      // operands; "-" is standard input/output
 
-  // The array that -t, -n and --mode describe (-t must have been given; no -n: 1-D of `values`
-  // bytes).
-  array_desc array(std::uint64_t values) const;
+  bool npy_output = false;             // --npy: a .npy file out (also for an OUT named *.npy)
+
+  // -t, -n and --mode, as given.
+  array_request request() const { return {type, extents, mode}; }
+  // The array that -t, -n and --mode describe (-t and -n must have been given: a raw stream).
+  array_desc array() const;
 };
 
 // Parses and checks argv; throws usage_error saying what is wrong. A command line that asks for
@@ -66,7 +69,8 @@ const char* command_name(command cmd);
 // The command called `name`, or none.
 command command_from_name(std::string_view name);
 
-// The extents of "2161x4320" (what -n holds once "-n 2161 4320" is joined), slowest first.
+// The extents of "2161x4320" or "2161X4320" (what -n holds once "-n 2161 4320" is joined),
+// slowest first.
 std::vector<std::uint64_t> parse_extents(const std::string& text);
 
 }  // namespace ndzip_cli

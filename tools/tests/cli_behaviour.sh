@@ -116,8 +116,11 @@ random_file in.f32 20000
 expect_error 2 "an empty file name" -t float ""
 expect_error 2 "unknown option '--bogus'" compress --bogus -t float -n 5000 in.f32 x
 grep -qF "Try 'ndzip compress --help'" err.txt || fail "no hint to compress --help: $(cat err.txt)"
-expect_error 2 "needs the element type (-t float or -t double)" compress -n 5000 in.f32 x
-expect_error 2 "needs the element type (-t float or -t double)" -n 5000 in.f32
+# Without -t, only a .npy file's header can give the type (issue 63): per input, status 1.
+expect_error 1 "needs the element type (-t float or -t double)" compress -n 5000 in.f32 x
+no_output x
+expect_error 1 "needs the element type (-t float or -t double)" -n 5000 in.f32
+no_output in.f32.ndz
 expect_error 2 "unknown element type 'int'" compress -t int -n 5000 in.f32 x
 expect_error 2 "at least 1" compress -t float -n 0 in.f32 x
 expect_error 2 "needs 1 to 3 extents" compress -t float -n x5 in.f32 x
