@@ -25,6 +25,17 @@ using exec_space = Kokkos::DefaultExecutionSpace;
 using ndzip::mpi::compression_choice;
 using ndzip::mpi::transport_kind;
 
+// The bytes of the floats value_at gives elements [first, first + n) of a transfer on `tag`:
+// what a plain segment of those elements carries.
+std::vector<std::byte> float_value_bytes(std::size_t first, std::size_t n, int tag) {
+  std::vector<std::byte> bytes(n * sizeof(float));
+  for (std::size_t i = 0; i < n; ++i) {
+    const float v = value_at<float>(first + i, tag, false);
+    std::memcpy(bytes.data() + i * sizeof(float), &v, sizeof v);
+  }
+  return bytes;
+}
+
 std::vector<transport_kind> testable_transports() {
   std::vector<transport_kind> kinds = {transport_kind::staged};
   if (mpi_device_testable()) kinds.push_back(transport_kind::mpi_device);
@@ -287,12 +298,7 @@ TEST_CASE("ndzip::mpi: damaged plain transfers throw ndzip::stream_error, nothin
     return bytes;
   };
   const auto values_of = [](std::size_t first, std::size_t n) {
-    std::vector<std::byte> bytes(n * sizeof(float));
-    for (std::size_t i = 0; i < n; ++i) {
-      const float v = value_at<float>(first + i, tag, false);
-      std::memcpy(bytes.data() + i * sizeof(float), &v, sizeof v);
-    }
-    return bytes;
+    return float_value_bytes(first, n, tag);
   };
   std::vector<std::vector<std::byte>> good = {head_bytes(head), values_of(0, count / 2),
                                               values_of(count / 2, count / 2)};
@@ -373,12 +379,7 @@ TEST_CASE("ndzip::mpi: a plain head with its values in message 0 is refused, not
   constexpr std::size_t count = 2048;  // floats: one segment, or two of 1024
   constexpr double seconds = 10;
   const auto values_of = [](std::size_t first, std::size_t n) {
-    std::vector<std::byte> bytes(n * sizeof(float));
-    for (std::size_t i = 0; i < n; ++i) {
-      const float v = value_at<float>(first + i, tag, false);
-      std::memcpy(bytes.data() + i * sizeof(float), &v, sizeof v);
-    }
-    return bytes;
+    return float_value_bytes(first, n, tag);
   };
   // Message 0: a plain head of `segment_rows` rows per segment, then the values [0, in_head).
   const auto head_with_values = [&](std::uint64_t segment_rows, std::size_t in_head) {

@@ -47,14 +47,6 @@ run_ndzip() {
       timeout 20 "$ndzip" "$@"
   fi
 }
-# expect_error STATUS MESSAGE ARGS...: as expect, and stderr must hold "ndzip: error:" and MESSAGE.
-expect_error() {
-  local want=$1 message=$2
-  shift 2
-  expect "$want" "$@"
-  grep -qF "ndzip: error:" err.txt || fail "'ndzip $*': no 'ndzip: error:' line: $(cat err.txt)"
-  grep -qF -- "$message" err.txt || fail "'ndzip $*': stderr lacks '$message': $(cat err.txt)"
-}
 # no_temp FILE: no temporary file FILE.tmp.* exists.
 no_temp() {
   if compgen -G "$1.tmp.*" >/dev/null; then

@@ -17,14 +17,6 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/ndzip-cli-spellings.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$work"
 
-# expect_error STATUS MESSAGE ARGS...: as expect, and stderr must hold "ndzip: error:" and MESSAGE.
-expect_error() {
-  local want=$1 message=$2
-  shift 2
-  expect "$want" "$@"
-  grep -qF "ndzip: error:" err.txt || fail "'ndzip $*': no 'ndzip: error:' line: $(cat err.txt)"
-  grep -qF -- "$message" err.txt || fail "'ndzip $*': stderr lacks '$message': $(cat err.txt)"
-}
 # A 32x64 float array (8 KiB), and the same bytes as 32x32 doubles.
 head -c 8192 /dev/urandom >in.raw
 

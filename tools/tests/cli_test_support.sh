@@ -22,6 +22,14 @@ expect() {
   [ "$status" = "$want" ] ||
     fail "'ndzip $*' exited with status $status, expected $want; stderr: $(cat err.txt)"
 }
+# expect_error STATUS MESSAGE ARGS...: as expect, and stderr must hold "ndzip: error:" and MESSAGE.
+expect_error() {
+  local want=$1 message=$2
+  shift 2
+  expect "$want" "$@"
+  grep -qF "ndzip: error:" err.txt || fail "'ndzip $*': no 'ndzip: error:' line: $(cat err.txt)"
+  grep -qF -- "$message" err.txt || fail "'ndzip $*': stderr lacks '$message': $(cat err.txt)"
+}
 stderr_has() { grep -qF -- "$1" err.txt || fail "stderr lacks '$1': $(cat err.txt)"; }
 stdout_has() { grep -qF -- "$1" out.txt || fail "stdout lacks '$1': $(cat out.txt)"; }
 stderr_empty() { [ ! -s err.txt ] || fail "unexpected stderr: $(cat err.txt)"; }
