@@ -77,6 +77,11 @@ check_mpi_example() {
     2>"$dir/mpi_halo-run.err" | tee "$dir/mpi_halo-run.log" ||
     { cat "$dir/mpi_halo-run.err"; fail "$name: examples/mpi_halo failed on 4 ranks"; }
   grep -q "bit-exact" "$dir/mpi_halo-run.log" || fail "$name: examples/mpi_halo did not report bit-exact"
+  # A step whose pieces all ranks sent raw cannot have taken fewer bytes than the raw halo.
+  awk '$1 ~ /^[0-9]+$/ && $NF == "raw" && $(NF - 1) != "ranks" && $3 < $2 { bad = 1 }
+       END { exit bad }' \
+    "$dir/mpi_halo-run.log" ||
+    fail "$name: examples/mpi_halo calls a step raw that took fewer bytes than raw"
   local saved
   saved=$(sed -nE 's/.*; (-?[0-9]+) bytes saved on the wire per step/\1/p' "$dir/mpi_halo-run.log")
   [ -n "$saved" ] && [ "$saved" -gt 0 ] ||

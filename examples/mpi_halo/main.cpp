@@ -16,10 +16,11 @@
 //                                       [--transport automatic|staged|mpi-device|nccl]
 //                                       [--compression adaptive|always|never]
 //
-// Each step prints the bytes the halo took, the slowest rank's exchange time, and whether its
-// pieces went compressed or raw (options::compression: adaptive, the default, times the
-// exchange both ways and keeps the faster; the first two steps of each of the two halos
-// compress).
+// Each step prints the bytes the halo took over all ranks, the slowest rank's exchange time,
+// and how the ranks sent their pieces: "compressed" where every rank compressed, "raw" where
+// every rank sent them plain, else how many ranks sent them raw (options::compression:
+// adaptive, the default, times the exchange both ways on each rank and keeps the faster, so
+// ranks may choose differently; the first two steps of each of the two halos compress).
 //
 // --transport nccl (where ndzip::mpi is built with NCCL, one rank per GPU): the compressed
 // halos go through an ndzip::mpi::nccl_communicator's exchange() on an NCCL communicator made
@@ -352,13 +353,22 @@ int run(const settings& s) {
 
     unsigned long long mine[2] = {stats.sent.raw_bytes, stats.sent.wire_bytes}, all[2];
     MPI_Reduce(mine, all, 2, MPI_UNSIGNED_LONG_LONG, MPI_SUM, 0, grid.comm);
+    // The bytes are every rank's, so is the column that says how they went (rank 0's own
+    // choice printed for all said "raw" on a step the others compressed to 60 %).
+    int sent_plain = stats.sent.plain ? 1 : 0, ranks_plain = 0;
+    MPI_Reduce(&sent_plain, &ranks_plain, 1, MPI_INT, MPI_SUM, 0, grid.comm);
     total_raw += all[0];
     total_wire += all[1];
-    if (grid.rank == 0)
+    if (grid.rank == 0) {
+      const std::string pieces = ranks_plain == 0            ? std::string("compressed")
+                                 : ranks_plain == grid.size ? std::string("raw")
+                                                            : std::to_string(ranks_plain) + "/" +
+                                                                  std::to_string(grid.size) +
+                                                                  " ranks raw";
       std::printf("%5d %14llu %14llu %14lld %7.1f%% %9.3f %s\n", step, all[0], all[1],
                   static_cast<long long>(all[0]) - static_cast<long long>(all[1]),
-                  100.0 * double(all[1]) / double(all[0]), 1e3 * slowest,
-                  stats.sent.plain ? "raw" : "compressed");
+                  100.0 * double(all[1]) / double(all[0]), 1e3 * slowest, pieces.c_str());
+    }
     // The check, every step: the compressed run must equal the plain one bit for bit.
     const long long wrong = differences(exec, u[current], v[current], n, grid.comm);
     if (wrong != 0) {
