@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The Python package's tests (pytest), run by CTest (ctest --test-dir build -L python) against
 # the package in the build tree: round trips and errors (test_module.py), DLPack and
-# __cuda_array_interface__ objects (test_protocols.py), hostile array descriptions (test_hostile_intake.py: DLPack
-# capsules built with ctypes, forged __cuda_array_interface__ dicts), the CLI interchange, the
-# numcodecs/Zarr codec (test_zarr.py) and h5py with the plugin (test_h5.py). GPU arrays (test_device.py) are tested on a GPU machine by
-# scripts/test-python-gpu.sh.
+# __cuda_array_interface__ objects (test_protocols.py), hostile array descriptions
+# (test_hostile_intake.py: DLPack capsules built with ctypes, forged __cuda_array_interface__
+# dicts), the package's metadata (test_entry_points.py), the CLI interchange, the numcodecs/Zarr
+# codec (test_zarr.py) and h5py with the plugin (test_h5.py). GPU arrays (test_device.py) are
+# tested on a GPU machine by scripts/test-python-gpu.sh.
 
 # A sanitized extension cannot be loaded into the uninstrumented interpreter: compiled, not run.
 if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=")
