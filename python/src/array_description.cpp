@@ -93,11 +93,14 @@ struct dlpack_type_entry {
 };
 // The DLPack types (DLDataTypeCode, lanes 1) that NumPy and the array libraries lend.
 constexpr dlpack_type_entry dlpack_types[] = {
-    {0, 8, 'i', "int8"},       {0, 16, 'i', "int16"},      {0, 32, 'i', "int32"},
-    {0, 64, 'i', "int64"},     {1, 8, 'u', "uint8"},       {1, 16, 'u', "uint16"},
-    {1, 32, 'u', "uint32"},    {1, 64, 'u', "uint64"},     {2, 16, 'f', "float16"},
-    {2, 32, 'f', "float32"},   {2, 64, 'f', "float64"},    {4, 16, 0, "bfloat16"},
-    {5, 64, 'c', "complex64"}, {5, 128, 'c', "complex128"}, {6, 8, 'b', "bool"}};
+    {dlpack::int_code, 8, 'i', "int8"},          {dlpack::int_code, 16, 'i', "int16"},
+    {dlpack::int_code, 32, 'i', "int32"},        {dlpack::int_code, 64, 'i', "int64"},
+    {dlpack::uint_code, 8, 'u', "uint8"},        {dlpack::uint_code, 16, 'u', "uint16"},
+    {dlpack::uint_code, 32, 'u', "uint32"},      {dlpack::uint_code, 64, 'u', "uint64"},
+    {dlpack::float_code, 16, 'f', "float16"},    {dlpack::float_code, 32, 'f', "float32"},
+    {dlpack::float_code, 64, 'f', "float64"},    {dlpack::bfloat_code, 16, 0, "bfloat16"},
+    {dlpack::complex_code, 64, 'c', "complex64"}, {dlpack::complex_code, 128, 'c', "complex128"},
+    {dlpack::bool_code, 8, 'b', "bool"}};
 
 item_type dlpack_item(const dlpack::data_type& type, const std::string& source) {
   if (type.lanes != 1)

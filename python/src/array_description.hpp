@@ -60,15 +60,14 @@ std::string type_name_of(const py::handle& object);
 // for something else).
 std::optional<py::object> attribute_of(const py::handle& object, const char* name);
 
-// The place a DLPack device (type, id) names: nothing for memory the host reads (CPU, CUDA and
-// ROCm pinned host memory), a device for CUDA (managed too) and ROCm memory; TypeError for any
-// other device type. `what` names its source in messages.
+// A DLPack device (type, id): memory the host reads (CPU, CUDA and ROCm pinned host memory) or
+// a device's; two places are the same where their types are and, for device memory, their ids.
 struct dlpack_place {
   std::int32_t type = dlpack::cpu;
   std::int32_t id = 0;
 
   bool host_readable() const;
-  std::string to_string() const;  // "CPU", "CUDA device 1", "DLPack device type 14, id 0"
+  std::string to_string() const;  // "CPU memory", "CUDA device 1", "DLPack device type 14 (id 0)"
 };
 bool operator==(const dlpack_place& a, const dlpack_place& b);
 

@@ -24,7 +24,15 @@ enum device_type : std::int32_t {
   rocm_host = 11,
   cuda_managed = 13
 };
-enum type_code : std::uint8_t { int_code = 0, uint_code = 1, float_code = 2 };
+// The type codes this module reads (DLDataTypeCode).
+enum type_code : std::uint8_t {
+  int_code = 0,
+  uint_code = 1,
+  float_code = 2,
+  bfloat_code = 4,
+  complex_code = 5,
+  bool_code = 6
+};
 
 struct device {
   std::int32_t type;
