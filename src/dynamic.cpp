@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <mutex>
 #include <stdexcept>
@@ -227,53 +228,105 @@ void with_stream_instance(std::string_view backend, native_stream stream, F&& f)
 
 }  // namespace
 
+// The typed codecs of one array, one for each rank it is coded in (index rank - 1), each made
+// by `make` the first time that rank is asked for. Guarded: calls on distinct
+// threads may ask at once (each typed codec serialises its own calls).
+struct dynamic_compressor::codecs {
+  using codec_factory = std::function<std::unique_ptr<typed_codec>(const array_shape&)>;
+
+  explicit codecs(codec_factory make_codec) : make(std::move(make_codec)) {}
+
+  typed_codec& of(const array_shape& shape, int coded_rank) {
+    const std::lock_guard<std::mutex> lock(guard);
+    std::unique_ptr<typed_codec>& slot = by_rank[coded_rank - 1];
+    if (!slot) slot = make(folded_shape(shape, coded_rank));
+    return *slot;
+  }
+
+  codec_factory make;
+  std::mutex guard;
+  std::unique_ptr<typed_codec> by_rank[array_shape::max_rank];
+};
+
+namespace {
+
+// A maker of typed codecs for shapes of the backend, each on the instance that
+// make_instance(backend, f) hands to f.
 template <class MakeInstance>
-void dynamic_compressor::make_codec(std::string_view backend, const MakeInstance& make_instance) {
-  visit_shape(m_shape, [&](auto tag, const auto& grid) {
-    using T = typename decltype(tag)::type;
-    constexpr int Dims = std::decay_t<decltype(grid)>::dimensions;
-    make_instance(backend, [&](const auto& exec) {
-      using exec_type = std::decay_t<decltype(exec)>;
-      m_codec = std::make_unique<typed_compressor<T, Dims, exec_type>>(exec, grid, m_mode);
+dynamic_compressor::codecs::codec_factory codec_maker(std::string backend, codec_mode mode,
+                                                        MakeInstance make_instance) {
+  return [backend = std::move(backend), mode, make_instance](const array_shape& shape) {
+    std::unique_ptr<dynamic_compressor::typed_codec> made;
+    visit_shape(shape, [&](auto tag, const auto& grid) {
+      using T = typename decltype(tag)::type;
+      constexpr int Dims = std::decay_t<decltype(grid)>::dimensions;
+      make_instance(backend, [&](const auto& exec) {
+        using exec_type = std::decay_t<decltype(exec)>;
+        made = std::make_unique<typed_compressor<T, Dims, exec_type>>(exec, grid, mode);
+      });
     });
-  });
+    return made;
+  };
+}
+
+}  // namespace
+
+dynamic_compressor::dynamic_compressor(std::string_view backend, const array_shape& shape,
+                                       codec_mode mode, folding frame_folding)
+    : m_backend(backend),
+      m_shape(shape),
+      m_mode(mode),
+      m_frame_shape(coded_shape(shape, frame_folding)),
+      m_codecs(std::make_unique<codecs>(codec_maker(m_backend, mode, [](std::string_view name, const auto& f) {
+            with_backend(name, [&](const auto& exec) {
+              f(instance_of_own<std::decay_t<decltype(exec)>>());
+            });
+          }))) {
+  codec(m_shape.rank());  // the backend and shape checked now, not at the first call
 }
 
 dynamic_compressor::dynamic_compressor(std::string_view backend, const array_shape& shape,
-                                       codec_mode mode)
-    : m_backend(backend), m_shape(shape), m_mode(mode) {
-  make_codec(backend, [](std::string_view name, const auto& f) {
-    with_backend(name, [&](const auto& exec) {
-      f(instance_of_own<std::decay_t<decltype(exec)>>());
-    });
-  });
-}
-
-dynamic_compressor::dynamic_compressor(std::string_view backend, const array_shape& shape,
-                                       codec_mode mode, native_stream stream)
-    : m_backend(backend), m_shape(shape), m_mode(mode) {
-  make_codec(backend, [stream](std::string_view name, const auto& f) {
-    with_stream_instance(name, stream, f);
-  });
+                                       codec_mode mode, native_stream stream,
+                                       folding frame_folding)
+    : m_backend(backend),
+      m_shape(shape),
+      m_mode(mode),
+      m_frame_shape(coded_shape(shape, frame_folding)),
+      m_codecs(std::make_unique<codecs>(codec_maker(m_backend, mode, [stream](std::string_view name, const auto& f) {
+            with_stream_instance(name, stream, f);
+          }))) {
+  codec(m_shape.rank());
 }
 
 dynamic_compressor::~dynamic_compressor() = default;
 dynamic_compressor::dynamic_compressor(dynamic_compressor&&) noexcept = default;
 dynamic_compressor& dynamic_compressor::operator=(dynamic_compressor&&) noexcept = default;
 
-bool dynamic_compressor::backend_reads_host_memory() const { return m_codec->reads_host_memory(); }
+dynamic_compressor::typed_codec& dynamic_compressor::codec(int coded_rank) {
+  return m_codecs->of(m_shape, coded_rank);
+}
 
-std::size_t dynamic_compressor::size_bound() const { return m_codec->size_bound(); }
+bool dynamic_compressor::backend_reads_host_memory() const {
+  return m_codecs->by_rank[m_shape.rank() - 1]->reads_host_memory();
+}
+
+std::size_t dynamic_compressor::size_bound() const {
+  return m_codecs->by_rank[m_shape.rank() - 1]->size_bound();
+}
+
+std::size_t dynamic_compressor::frame_size_bound() const {
+  return frame_header_bytes + compressed_size_bound(m_frame_shape, m_mode);
+}
 
 std::size_t dynamic_compressor::compress(const void* values, void* stream, std::size_t capacity,
                                          buffer_location where, const input_done& done) {
-  return m_codec->compress(values, where, stream, capacity, where, done);
+  return codec(m_shape.rank()).compress(values, where, stream, capacity, where, done);
 }
 
 std::size_t dynamic_compressor::decompress(const void* stream, std::size_t stream_bytes,
                                            void* values, buffer_location where,
                                            const input_done& done) {
-  return m_codec->decompress(stream, stream_bytes, where, values, where, done);
+  return codec(m_shape.rank()).decompress(stream, stream_bytes, where, values, where, done);
 }
 
 std::size_t dynamic_compressor::compress_frame(const void* values, void* frame,
@@ -281,14 +334,14 @@ std::size_t dynamic_compressor::compress_frame(const void* values, void* frame,
                                                const input_done& done) {
   detail::check_frame_output(m_shape.element_count(), "a " + m_shape.to_string() + " array",
                              capacity);
-  if (where == buffer_location::host || m_codec->reads_host_memory())
+  if (where == buffer_location::host || backend_reads_host_memory())
     detail::check_disjoint(values, m_shape.byte_size(), frame, capacity, "frame buffer");
   auto* const out = static_cast<std::byte*>(frame);
   std::byte* const stream = out + frame_header_bytes;
-  const std::size_t stream_bytes = m_codec->compress(
+  const std::size_t stream_bytes = codec(m_frame_shape.rank()).compress(
       values, where, stream, capacity - frame_header_bytes, buffer_location::host, done);
   const auto header = encode_frame_header(m_shape.type(), m_shape.rank(), m_shape.extents(),
-                                          stream, stream_bytes, m_mode);
+                                          stream, stream_bytes, m_mode, m_frame_shape.rank());
   std::copy(header.begin(), header.end(), out);
   return frame_header_bytes + stream_bytes;
 }
@@ -304,11 +357,12 @@ void dynamic_compressor::decompress_frame(const void* frame, std::size_t frame_b
     throw frame_error(std::string("ndzip: the frame holds a stream of the ") +
                       codec_mode_name(info.mode) + " mode, but the compressor is for the " +
                       codec_mode_name(m_mode) + " mode");
-  if (where == buffer_location::host || m_codec->reads_host_memory())
+  if (where == buffer_location::host || backend_reads_host_memory())
     detail::check_disjoint(values, m_shape.byte_size(), frame, frame_bytes, "frame buffer");
-  const std::size_t consumed =
-      m_codec->decompress(data + frame_header_bytes, static_cast<std::size_t>(info.stream_bytes),
-                           buffer_location::host, values, where, {});
+  const std::size_t consumed = codec(info.coded_dimensions)
+                                   .decompress(data + frame_header_bytes,
+                                               static_cast<std::size_t>(info.stream_bytes),
+                                               buffer_location::host, values, where, {});
   detail::check_frame_stream_consumed(info, consumed);
 }
 

@@ -20,6 +20,7 @@
 #include <xxhash.h>
 
 #include "ndzip/array_shape.hpp"
+#include "ndzip/folding.hpp"
 #include "ndzip/stream_size.hpp"
 
 namespace ndzip {
@@ -27,6 +28,9 @@ namespace ndzip {
 namespace {
 
 constexpr std::size_t stream_length_offset = 32;
+// Version 3's byte 7: the codec mode's code below, the coded rank above.
+constexpr unsigned mode_bits_v3 = 0x0f;
+constexpr unsigned coded_rank_shift_v3 = 4;
 constexpr std::size_t checksum_offset = 40;
 
 void put_u64(std::byte* out, std::uint64_t v) {
@@ -62,8 +66,12 @@ std::string describe(element_type type, int dimensions,
   }
   return s;
 }
-std::string describe(const frame_info& info) {
-  return describe(info.type, info.dimensions, info.extents);
+// "float 5x90x180 array", and "... (coded as 81000)" for a folded one.
+std::string describe_array(const frame_info& info) {
+  std::string s = describe(info.type, info.dimensions, info.extents) + " array";
+  if (info.coded_dimensions != info.dimensions)
+    s += " (coded as " + coded_shape_of(info).extents_string() + ")";
+  return s;
 }
 
 std::string checksum_string(std::uint64_t checksum) {
@@ -83,13 +91,17 @@ std::uint64_t checksum_of(const std::byte* header, const std::byte* stream,
   return XXH3_64bits_digest(&state);
 }
 
-// That the ndzip format can hold the frame's array and that its stream length is one the
-// array can compress to: what makes frame_bytes() a safe bound for a reader to allocate.
+// That the ndzip format can hold the grid the frame codes and that its stream length is one the
+// grid can compress to: what makes frame_bytes() a safe bound for a reader to allocate.
 void check_array(const frame_info& info) {
-  for (int a = 0; a < info.dimensions; ++a)
-    if (info.extents[a] > std::numeric_limits<std::size_t>::max())
-      not_a_frame("a " + describe(info) + " array is too large to address");
-  visit_shape(array_shape::of(info), [&](auto tag, const auto& grid) {
+  const array_shape shape = array_shape::of(info);
+  try {
+    shape.byte_size();  // the folded extent, and the values, addressable
+  } catch (const std::overflow_error&) {
+    not_a_frame("a " + describe(info.type, info.dimensions, info.extents) +
+                " array is too large to address");
+  }
+  visit_shape(coded_shape_of(info), [&](auto tag, const auto& grid) {
     using T = typename decltype(tag)::type;
     std::size_t largest = 0;
     try {
@@ -100,7 +112,7 @@ void check_array(const frame_info& info) {
     // The range core::check_stream_size (core/stream_status.hpp) checks a stream against.
     const std::size_t smallest = smallest_stream_bytes<T>(grid, info.mode);
     if (info.stream_bytes < smallest || info.stream_bytes > largest)
-      throw frame_error("ndzip: inconsistent frame: a " + describe(info) + " array compresses to " +
+      throw frame_error("ndzip: inconsistent frame: a " + describe_array(info) + " compresses to " +
                         std::to_string(smallest) + " to " + std::to_string(largest) +
                         " bytes, but the stream has " + std::to_string(info.stream_bytes));
   });
@@ -118,10 +130,11 @@ frame_info read_frame_header(const std::byte* data, std::size_t size) {
                 std::to_string(frame_header_bytes) + " bytes)");
 
   const std::uint8_t version = get_u8(data + 4);
-  if (version != frame_version && version != frame_version_with_mode)
+  if (version != frame_version && version != frame_version_with_mode &&
+      version != frame_version_folded)
     not_a_frame("unsupported frame version " + std::to_string(version) +
-                " (this library reads versions " + std::to_string(frame_version) + " and " +
-                std::to_string(frame_version_with_mode) + ")");
+                " (this library reads versions " + std::to_string(frame_version) + " to " +
+                std::to_string(frame_version_folded) + ")");
   frame_info info;
   const std::uint8_t type = get_u8(data + 5);
   if (type != static_cast<std::uint8_t>(element_type::float32) &&
@@ -134,11 +147,21 @@ frame_info read_frame_header(const std::byte* data, std::size_t size) {
   const std::uint8_t byte7 = get_u8(data + 7);
   if (version == frame_version && byte7 != 0)
     not_a_frame("reserved byte 7 is " + std::to_string(byte7) + ", not 0");
-  if (version == frame_version_with_mode) {
-    const std::optional<codec_mode> mode = codec_mode_of_code(byte7);
+  info.coded_dimensions = info.dimensions;
+  if (version != frame_version) {
+    // Version 3 keeps the coded rank in the high nibble, version 2 has none there.
+    const unsigned code = version == frame_version_folded ? byte7 & mode_bits_v3 : byte7;
+    const std::optional<codec_mode> mode = codec_mode_of_code(code);
     if (!mode)
-      not_a_frame("unknown codec mode " + std::to_string(byte7) + " (" + codec_mode_codes() + ")");
+      not_a_frame("unknown codec mode " + std::to_string(code) + " (" + codec_mode_codes() + ")");
     info.mode = *mode;
+  }
+  if (version == frame_version_folded) {
+    info.coded_dimensions = byte7 >> coded_rank_shift_v3;
+    if (info.coded_dimensions < 1 || info.coded_dimensions >= info.dimensions)
+      not_a_frame("a " + std::to_string(info.dimensions) + "-D array coded as " +
+                  std::to_string(info.coded_dimensions) +
+                  "-D (version 3 records an array folded to fewer dimensions, at least 1)");
   }
   for (int a = 0; a < 3; ++a) {
     const std::uint64_t n = get_u64(data + 8 + 8 * a);
@@ -191,7 +214,7 @@ void verify_frame_checksum(const std::byte* data, std::size_t size) {
 
 std::array<std::byte, frame_header_bytes> encode_frame_header(
     element_type type, int dimensions, const std::array<std::uint64_t, 3>& extents,
-    const std::byte* stream, std::size_t stream_bytes, codec_mode mode) {
+    const std::byte* stream, std::size_t stream_bytes, codec_mode mode, int coded_dimensions) {
   if (dimensions < 1 || dimensions > 3)
     throw std::invalid_argument("ndzip: cannot frame an array of " + std::to_string(dimensions) +
                                 " dimensions (ndzip holds 1 to 3)");
@@ -200,8 +223,19 @@ std::array<std::byte, frame_header_bytes> encode_frame_header(
                                 std::to_string(stream_bytes) + " bytes");
   std::array<std::byte, frame_header_bytes> header{};
   for (std::size_t i = 0; i < frame_magic.size(); ++i) header[i] = frame_magic[i];
-  header[4] = std::byte{mode == codec_mode::ndzip ? frame_version : frame_version_with_mode};
-  if (mode != codec_mode::ndzip) header[7] = static_cast<std::byte>(mode);
+  if (coded_dimensions == 0) coded_dimensions = dimensions;
+  if (coded_dimensions < 1 || coded_dimensions > dimensions)
+    throw std::invalid_argument("ndzip: cannot frame a " + std::to_string(dimensions) +
+                                "-D array coded as " + std::to_string(coded_dimensions) + "-D");
+  if (coded_dimensions < dimensions) {
+    header[4] = std::byte{frame_version_folded};
+    header[7] = static_cast<std::byte>(static_cast<unsigned>(mode) |
+                                       static_cast<unsigned>(coded_dimensions)
+                                           << coded_rank_shift_v3);
+  } else {
+    header[4] = std::byte{mode == codec_mode::ndzip ? frame_version : frame_version_with_mode};
+    if (mode != codec_mode::ndzip) header[7] = static_cast<std::byte>(mode);
+  }
   header[5] = static_cast<std::byte>(type);
   header[6] = static_cast<std::byte>(dimensions);
   for (int a = 0; a < 3; ++a) put_u64(&header[8 + 8 * a], extents[a]);
@@ -222,7 +256,8 @@ namespace detail {
 void check_frame_holds(const frame_info& info, element_type type, int dimensions,
                        const std::array<std::uint64_t, 3>& extents, const std::string& view) {
   if (info.type != type || info.dimensions != dimensions || info.extents != extents)
-    throw frame_error("ndzip: the frame holds a " + describe(info) +
+    throw frame_error("ndzip: the frame holds a " +
+                      describe(info.type, info.dimensions, info.extents) +
                       " array (extents slowest first), but " + view + " is a " +
                       describe(type, dimensions, extents) + " array");
 }
@@ -239,8 +274,8 @@ void check_frame_output(std::size_t elements, const std::string& values, std::si
 
 void check_frame_stream_consumed(const frame_info& info, std::size_t consumed) {
   if (consumed != info.stream_bytes)
-    throw frame_error("ndzip: inconsistent frame: the stream of a " + describe(info) +
-                      " array ends after " + std::to_string(consumed) + " of the " +
+    throw frame_error("ndzip: inconsistent frame: the stream of a " + describe_array(info) +
+                      " ends after " + std::to_string(consumed) + " of the " +
                       std::to_string(info.stream_bytes) + " bytes the header announces");
 }
 

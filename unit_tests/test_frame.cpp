@@ -228,8 +228,8 @@ TEST_CASE("frame: damaged frames are refused, before decoding, saying what is wr
   };
   const std::vector<damage> cases = {
       {"bad magic", edited(0, {'X'}), "not a valid ndzip frame: it does not start with \"NDZK\""},
-      {"unknown version", edited(4, {3}),
-       "unsupported frame version 3 (this library reads versions 1 and 2)"},
+      {"unknown version", edited(4, {4}),
+       "unsupported frame version 4 (this library reads versions 1 to 3)"},
       {"unknown codec mode", edited(4, {2, 1, 2, 2}),
        "unknown codec mode 2 (0 = ndzip, 1 = high_ratio)"},
       {"version 0", edited(4, {0}), "unsupported frame version 0"},
@@ -316,9 +316,9 @@ TEST_CASE("frame: damaged frames are refused, before decoding, saying what is wr
   }
 }
 
-// docs/FORMAT.md, "The frame, versions 1 and 2": which versions exist, what byte 7 holds in
+// docs/FORMAT.md, "The frame, versions 1 to 3": which versions exist, what byte 7 holds in
 // each, what a reader accepts and refuses, with which message.
-TEST_CASE("frame: versions 1 and 2 and byte 7, as docs/FORMAT.md describes them") {
+TEST_CASE("frame: versions 1 to 3 and byte 7, as docs/FORMAT.md describes them") {
   using host = Kokkos::DefaultHostExecutionSpace;
   const sample base{};
   host_frame_view hr("hr", ndzip::frame_size_bound(base.values, ndzip::codec_mode::high_ratio));
@@ -343,25 +343,32 @@ TEST_CASE("frame: versions 1 and 2 and byte 7, as docs/FORMAT.md describes them"
       // A high-ratio stream's length for mode 1, an ndzip stream's for the others.
       const frame_bytes& frame = version == 2 && byte7 == 1 ? high_ratio : base.frame;
       const std::string message = header_error(frame, version, byte7);
-      if (version != 1 && version != 2)
+      if (version < 1 || version > 3)
         CHECK(message == "ndzip: not a valid ndzip frame: unsupported frame version " +
-                             std::to_string(version) + " (this library reads versions 1 and 2)");
+                             std::to_string(version) + " (this library reads versions 1 to 3)");
       else if (version == 1 && byte7 != 0)
         CHECK(message == "ndzip: not a valid ndzip frame: reserved byte 7 is " +
                              std::to_string(byte7) + ", not 0");
       else if (version == 2 && byte7 > 1)
         CHECK(message == "ndzip: not a valid ndzip frame: unknown codec mode " +
                              std::to_string(byte7) + " (0 = ndzip, 1 = high_ratio)");
+      else if (version == 3 && (byte7 & 15) > 1)  // the mode in the low nibble
+        CHECK(message == "ndzip: not a valid ndzip frame: unknown codec mode " +
+                             std::to_string(byte7 & 15) + " (0 = ndzip, 1 = high_ratio)");
+      else if (version == 3)  // a coded rank of 0 (folded frames: "frame: folded arrays")
+        CHECK(message ==
+              "ndzip: not a valid ndzip frame: a 2-D array coded as 0-D (version 3 records an "
+              "array folded to fewer dimensions, at least 1)");
       else
         CHECK(message == "");
     }
   }
   // The order of the checks: the version before the type, the dimensions before byte 7.
   frame_bytes both = base.frame;
-  both[4] = std::byte{3};
+  both[4] = std::byte{4};
   both[5] = std::byte{9};
   CHECK(frame_error_of([&] { ndzip::read_frame_header(both.data(), both.size()); })
-            .find("unsupported frame version 3") != std::string::npos);
+            .find("unsupported frame version 4") != std::string::npos);
   both = base.frame;
   both[6] = std::byte{0};
   both[7] = std::byte{1};

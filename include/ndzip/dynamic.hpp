@@ -34,6 +34,7 @@
 #include "ndzip/codec_mode.hpp"
 #include "ndzip/export.hpp"
 #include "ndzip/extent.hpp"
+#include "ndzip/folding.hpp"
 #include "ndzip/frame_format.hpp"
 
 namespace ndzip {
@@ -82,13 +83,15 @@ class NDZIP_EXPORT dynamic_compressor {
   using input_done = std::function<void()>;
 
   // Throws std::invalid_argument for a backend this build does not have (naming those it has) or
-  // a shape the format cannot hold.
+  // a shape the format cannot hold. `frame_folding`: how compress_frame codes the array
+  // (ndzip/folding.hpp; the bare stream of compress is always the stream of `shape`).
   dynamic_compressor(std::string_view backend, const array_shape& shape,
-                     codec_mode mode = codec_mode::ndzip);
+                     codec_mode mode = codec_mode::ndzip,
+                     folding frame_folding = folding::automatic);
   // The same on the caller's stream; std::invalid_argument also for a backend without streams
   // (the host backends).
   dynamic_compressor(std::string_view backend, const array_shape& shape, codec_mode mode,
-                     native_stream stream);
+                     native_stream stream, folding frame_folding = folding::automatic);
   ~dynamic_compressor();
   dynamic_compressor(dynamic_compressor&&) noexcept;
   dynamic_compressor& operator=(dynamic_compressor&&) noexcept;
@@ -96,11 +99,13 @@ class NDZIP_EXPORT dynamic_compressor {
   const array_shape& shape() const { return m_shape; }
   const std::string& backend() const { return m_backend; }
   codec_mode mode() const { return m_mode; }
+  // The grid compress_frame codes: shape(), or shape() folded.
+  const array_shape& frame_coded_shape() const { return m_frame_shape; }
   // Whether the backend reads host memory itself (no copies).
   bool backend_reads_host_memory() const;
-  // The largest stream, and the largest frame.
+  // The largest bare stream (of shape()), and the largest frame (of frame_coded_shape()).
   std::size_t size_bound() const;
-  std::size_t frame_size_bound() const { return frame_header_bytes + size_bound(); }
+  std::size_t frame_size_bound() const;
 
   // Compresses the shape().byte_size() bytes of values (C order) at `values` into the bare stream
   // at `stream`; returns its size. ndzip::capacity_error, before writing, if `capacity` is too
@@ -115,9 +120,10 @@ class NDZIP_EXPORT dynamic_compressor {
                          const input_done& done = {});
 
   // The same into and from a frame (header and stream; ndzip/frame_format.hpp) in host memory;
-  // `where` is the values' location. decompress_frame checks the frame whole (inspect_frame,
-  // verify_frame_checksum) and that it holds an array of shape() in mode() before decoding, and
-  // that the stream was consumed exactly: ndzip::frame_error otherwise.
+  // `where` is the values' location. compress_frame codes frame_coded_shape(); decompress_frame
+  // reads a frame of shape() in mode() coded in any rank (folded or not). It checks the frame
+  // whole (inspect_frame, verify_frame_checksum) and that it holds an array of shape() in mode()
+  // before decoding, and that the stream was consumed exactly: ndzip::frame_error otherwise.
   std::size_t compress_frame(const void* values, void* frame, std::size_t capacity,
                              buffer_location where = buffer_location::host,
                              const input_done& done = {});
@@ -125,16 +131,17 @@ class NDZIP_EXPORT dynamic_compressor {
                         buffer_location where = buffer_location::host);
 
   struct typed_codec;  // the typed compressor (and its staging) behind the run-time shape
+  struct codecs;       // one typed codec for each rank the array is coded in, made when needed
 
  private:
-  // m_codec for m_shape on the instance that make_instance(backend, f) hands to f.
-  template <class MakeInstance>
-  void make_codec(std::string_view backend, const MakeInstance& make_instance);
+  // The codec of shape() folded to `coded_rank` (its own rank: the bare stream's).
+  typed_codec& codec(int coded_rank);
 
   std::string m_backend;
   array_shape m_shape;
   codec_mode m_mode;
-  std::unique_ptr<typed_codec> m_codec;
+  array_shape m_frame_shape;
+  std::unique_ptr<codecs> m_codecs;
 };
 
 }  // namespace ndzip

@@ -29,22 +29,30 @@
 #include <type_traits>
 #include <utility>
 
+#include "ndzip/array_shape.hpp"
 #include "ndzip/compressor.hpp"
 #include "ndzip/detail/frame_views.hpp"
 #include "ndzip/error.hpp"
 #include "ndzip/export.hpp"
 #include "ndzip/extent.hpp"
+#include "ndzip/folding.hpp"
 #include "ndzip/frame_format.hpp"
+#include "ndzip/stream_size.hpp"
 #include "ndzip/view_api.hpp"
 #include "ndzip/view_checks.hpp"
 
 namespace ndzip {
 
-// The most bytes compress_frame writes for `values` in `mode`: the header and
-// compressed_size_bound in that mode.
+// The most bytes compress_frame writes for `values` in `mode`, folded or not: the header and
+// the larger compressed_size_bound of the grid as it is and of the grid the rule folds it into.
 template <class ValuesView>
 std::size_t frame_size_bound(const ValuesView& values, codec_mode mode = codec_mode::ndzip) {
-  return frame_header_bytes + compressed_size_bound(values, mode);
+  using T = std::remove_const_t<typename ValuesView::value_type>;
+  const auto grid = grid_of(values);
+  const std::size_t folded_bound = detail::with_coded_grid(
+      grid, detail::coded_rank<T>(grid, folding::automatic),
+      [&](const auto& coded) { return compressed_size_bound<T>(coded, mode); });
+  return frame_header_bytes + std::max(compressed_size_bound<T>(grid, mode), folded_bound);
 }
 
 // Compresses `values` (a contiguous View, as for compress; not empty: a frame's extents are at
@@ -53,10 +61,14 @@ std::size_t frame_size_bound(const ValuesView& values, codec_mode mode = codec_m
 // Throws ndzip::capacity_error if `frame` holds fewer bytes than the frame needs
 // (frame_size_bound always suffices), and std::invalid_argument if the values overlap the
 // frame View (header or stream), before anything is written. `mode`: the stream's coding, the
-// original ndzip stream (a version 1 frame) or the high-ratio stream (version 2).
+// original ndzip stream (a version 1 frame) or the high-ratio stream (version 2). `fold`: with
+// folding::automatic (the default) an array with few elements in whole hypercubes is coded as
+// the grid of lower rank its slowest dimensions merge into (a version 3 frame; ndzip/folding.hpp),
+// with folding::none always as it is.
 template <class ExecSpace, class ValuesView, class FrameView>
 std::size_t compress_frame(const ExecSpace& exec, const ValuesView& values, const FrameView& frame,
-                           codec_mode mode = codec_mode::ndzip) {
+                           codec_mode mode = codec_mode::ndzip,
+                           folding fold = folding::automatic) {
   using T = std::remove_const_t<typename ValuesView::value_type>;
   constexpr int Dims = static_cast<int>(ValuesView::rank);
   static_assert(!std::is_const_v<typename FrameView::value_type>,
@@ -68,13 +80,18 @@ std::size_t compress_frame(const ExecSpace& exec, const ValuesView& values, cons
 
   std::byte* const out = reinterpret_cast<std::byte*>(frame.data());
   std::byte* const stream = out + frame_header_bytes;
-  compressor<T, Dims, ExecSpace> codec(exec, grid, mode);
-  const std::size_t stream_bytes = detail::compress_into_frame<typename FrameView::memory_space>(
-      codec, values, stream, frame.size() - frame_header_bytes);
+  const int coded_rank = detail::coded_rank<T>(grid, fold);
+  const std::size_t stream_bytes = detail::with_coded_view(
+      values, grid, coded_rank, [&](const auto& coded_values, const auto& coded_grid) {
+        constexpr int Rank = std::decay_t<decltype(coded_grid)>::dimensions;
+        compressor<T, Rank, ExecSpace> codec(exec, coded_grid, mode);
+        return detail::compress_into_frame<typename FrameView::memory_space>(
+            codec, coded_values, stream, frame.size() - frame_header_bytes);
+      });
   exec.fence();  // the header's checksum reads the stream on the host
 
   const auto header = encode_frame_header(element_type_of<T>(), Dims, detail::frame_extents(grid),
-                                          stream, stream_bytes, mode);
+                                          stream, stream_bytes, mode, coded_rank);
   std::copy(header.begin(), header.end(), out);
   return frame_header_bytes + stream_bytes;
 }
@@ -83,7 +100,8 @@ std::size_t compress_frame(const ExecSpace& exec, const ValuesView& values, cons
 // holding exactly one frame) into `values` on `exec`. Before decoding, throws ndzip::frame_error
 // if the frame is damaged (inspect_frame, verify_frame_checksum) or if `values` differs from the
 // array it holds in element type, rank or extents (slowest first, as grid_of gives them; a
-// LayoutLeft View's are reversed), and std::invalid_argument if `values` overlaps the frame
+// LayoutLeft View's are reversed; a frame of a folded array decodes into a View of the array),
+// and std::invalid_argument if `values` overlaps the frame
 // View (header or stream). A stream inconsistent with its array throws
 // ndzip::stream_error, as decompress does; the contents of `values` are then unspecified.
 template <class ExecSpace, class FrameView, class ValuesView>
@@ -101,9 +119,14 @@ void decompress_frame(const ExecSpace& exec, const FrameView& frame, const Value
                             detail::view_label(values));
   detail::check_frame_disjoint<T>(values, grid, frame);
 
-  compressor<T, Dims, ExecSpace> codec(exec, grid, info.mode);
-  const std::size_t consumed = detail::decompress_from_frame<typename FrameView::memory_space>(
-      codec, data + frame_header_bytes, static_cast<std::size_t>(info.stream_bytes), values);
+  const std::size_t consumed = detail::with_coded_view(
+      values, grid, info.coded_dimensions, [&](const auto& coded_values, const auto& coded_grid) {
+        constexpr int Rank = std::decay_t<decltype(coded_grid)>::dimensions;
+        compressor<T, Rank, ExecSpace> codec(exec, coded_grid, info.mode);
+        return detail::decompress_from_frame<typename FrameView::memory_space>(
+            codec, data + frame_header_bytes, static_cast<std::size_t>(info.stream_bytes),
+            coded_values);
+      });
   detail::check_frame_stream_consumed(info, consumed);
 }
 

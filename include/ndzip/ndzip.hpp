@@ -10,6 +10,7 @@
 #include "ndzip/dynamic.hpp"
 #include "ndzip/error.hpp"
 #include "ndzip/extent.hpp"
+#include "ndzip/folding.hpp"
 #include "ndzip/format.hpp"
 #include "ndzip/frame.hpp"
 #include "ndzip/frame_format.hpp"

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // The parts of ndzip/frame.hpp behind its View functions: checks of the frame View against the
-// values, and the codec's stream in place in the frame or through a copy.
+// values, the values as the grid a frame codes (folded or not), and the codec's stream in place
+// in the frame or through a copy.
 
 #include <Kokkos_Core.hpp>
 #include <array>
@@ -16,7 +17,9 @@
 #include "ndzip/detail/view_traits.hpp"
 #include "ndzip/error.hpp"
 #include "ndzip/export.hpp"
+#include "ndzip/array_shape.hpp"
 #include "ndzip/extent.hpp"
+#include "ndzip/folding.hpp"
 #include "ndzip/frame_format.hpp"
 
 namespace ndzip::detail {
@@ -39,6 +42,55 @@ std::array<std::uint64_t, 3> frame_extents(const extent<Dims>& grid) {
   std::array<std::uint64_t, 3> extents{};
   for (int a = 0; a < Dims; ++a) extents[a] = grid[a];
   return extents;
+}
+
+// The rank compress_frame codes a grid of T in (ndzip/folding.hpp).
+template <class T, int Dims>
+int coded_rank(const extent<Dims>& grid, folding f) {
+  return coded_shape(array_shape(element_type_of<T>(), grid), f).rank();
+}
+
+// f(coded) for `grid` coded as the grid `coded` of `rank` dimensions that its slowest
+// dimensions merge into (an extent<rank>; `grid` itself in its own rank). Every return of f
+// must have one type.
+template <int Dims, class F>
+decltype(auto) with_coded_grid(const extent<Dims>& grid, int rank, F&& f) {
+  auto folded = [&](auto coded_dims) -> decltype(auto) {
+    constexpr int Rank = decltype(coded_dims)::value;
+    extent<Rank> coded;
+    coded[0] = 1;
+    for (int a = 0; a <= Dims - Rank; ++a) coded[0] *= grid[a];
+    for (int a = 1; a < Rank; ++a) coded[a] = grid[Dims - Rank + a];
+    return f(coded);
+  };
+  if (rank == Dims) return f(grid);
+  if constexpr (Dims == 3)
+    if (rank == 2) return folded(std::integral_constant<int, 2>{});
+  return folded(std::integral_constant<int, 1>{});
+}
+
+// f(view, coded) for `values` (a contiguous View of the C-order grid `grid`) coded as `coded`
+// (with_coded_grid): `values` itself in its own rank, else an unmanaged LayoutRight View of the
+// same memory (C order is the memory of either layout's grid, so folding moves nothing).
+template <class ValuesView, class F>
+decltype(auto) with_coded_view(const ValuesView& values,
+                               const extent<static_cast<int>(ValuesView::rank)>& grid, int rank,
+                               F&& f) {
+  constexpr int Dims = static_cast<int>(ValuesView::rank);
+  return with_coded_grid(grid, rank, [&](const auto& coded) -> decltype(auto) {
+    constexpr int Rank = std::decay_t<decltype(coded)>::dimensions;
+    if constexpr (Rank == Dims) {
+      return f(values, coded);
+    } else {
+      using pointer = std::add_pointer_t<typename ValuesView::value_type>;
+      using data_type =
+          std::conditional_t<Rank == 1, pointer, std::add_pointer_t<pointer>>;
+      const Kokkos::View<data_type, Kokkos::LayoutRight, typename ValuesView::memory_space,
+                         Kokkos::MemoryTraits<Kokkos::Unmanaged>>
+          view(values.data(), coded[0], Rank > 1 ? coded[Rank - 1] : KOKKOS_INVALID_INDEX);
+      return f(view, coded);
+    }
+  });
 }
 
 template <class FrameView>
