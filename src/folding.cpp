@@ -61,6 +61,11 @@ std::uint64_t elements_in_hypercubes(const array_shape& shape) {
   return n;
 }
 
+std::uint64_t elements_stored_raw(const array_shape& shape, codec_mode mode) {
+  const std::uint64_t border = element_count(shape) - elements_in_hypercubes(shape);
+  return mode == codec_mode::high_ratio ? border % hypercube_side(1) : border;
+}
+
 array_shape folded_shape(const array_shape& shape, int rank) {
   if (rank < 1 || rank > shape.rank())
     throw std::invalid_argument("ndzip: cannot fold a " + shape.to_string() + " array to rank " +

@@ -7,17 +7,31 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <ndzip/dynamic.hpp>
+#include <ndzip/folding.hpp>
 
 namespace ndzip_cli {
 
 using ndzip::element_type;
 
 struct array_desc {
+  array_desc() = default;
+  array_desc(ndzip::array_shape array_shape, ndzip::codec_mode stream_mode)
+      : shape(std::move(array_shape)), mode(stream_mode) {}
+
   ndzip::array_shape shape;
   ndzip::codec_mode mode = ndzip::codec_mode::ndzip;  // how its stream is coded
+  // The rank of the grid its stream codes where that is folded (a frame of version 3;
+  // ndzip/folding.hpp); none: the shape as it is.
+  std::optional<int> folded_rank;
+
+  // The grid its stream codes.
+  ndzip::array_shape coded_shape() const {
+    return folded_rank ? ndzip::folded_shape(shape, *folded_rank) : shape;
+  }
 };
 
 // What the command line says of an array: -t, -n and --mode (--high-ratio), each optional.

@@ -89,7 +89,7 @@ byte_buffer compress_array(const std::string& backend, const array_desc& array, 
                            byte_buffer* owner) {
   if (values.size != array.shape.byte_size())
     throw std::logic_error("ndzip_cli: compress_array: input size does not match the array");
-  ndzip::dynamic_compressor codec(backend, array.shape, array.mode);
+  ndzip::dynamic_compressor codec(backend, array.coded_shape(), array.mode);
   // Uninitialised: the pages of the stream are taken only as the codec writes them, so a GPU
   // run, which releases the values once they are on the GPU, never holds both in host memory.
   byte_buffer stream(codec.size_bound());
@@ -102,8 +102,8 @@ decompressed decompress_array(const std::string& backend, const array_desc& arra
                               byte_buffer* owner) {
   // Before anything is allocated: the extents may come from an untrusted frame header, and a
   // stream too short for them must not cost an allocation of the array's size.
-  ndzip::check_stream_size(array.shape, stream.size, array.mode);
-  ndzip::dynamic_compressor codec(backend, array.shape, array.mode);
+  ndzip::check_stream_size(array.coded_shape(), stream.size, array.mode);
+  ndzip::dynamic_compressor codec(backend, array.coded_shape(), array.mode);
   decompressed out;
   out.values.resize(array.shape.byte_size());  // uninitialised, as the stream above
   out.consumed = codec.decompress(stream.data, stream.size, out.values.data(),
@@ -114,13 +114,15 @@ decompressed decompress_array(const std::string& backend, const array_desc& arra
 std::size_t largest_stream_size(const array_desc& array) {
   array.shape.byte_size();  // throws if the array cannot be addressed
   try {
-    return ndzip::compressed_size_bound(array.shape, array.mode);
+    return ndzip::compressed_size_bound(array.coded_shape(), array.mode);
   } catch (const std::invalid_argument&) {
     // A grid the codec cannot hold: decoding reports that with the codec's own message.
     return std::numeric_limits<std::size_t>::max();
   }
 }
 
-void check_codec_holds(const array_desc& array) { ndzip::check_grid_representable(array.shape); }
+void check_codec_holds(const array_desc& array) {
+  ndzip::check_grid_representable(array.coded_shape());
+}
 
 }  // namespace ndzip_cli

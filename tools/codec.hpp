@@ -45,7 +45,7 @@ std::vector<std::string> backend_names();
 std::string backend_list();
 
 // Compresses `values`, the array.shape.byte_size() bytes of `array` (aligned for its element type),
-// on `backend`; returns the raw ndzip stream. With `owner`, the buffer `values` lie in: a backend
+// on `backend`; returns the raw ndzip stream of its coded grid (array.coded_shape()). With `owner`, the buffer `values` lie in: a backend
 // with memory of its own (a GPU) releases it once the values are copied there, so that the input
 // and the stream are not both in host memory at once; `values` must not be used after the call.
 byte_buffer compress_array(const std::string& backend, const array_desc& array, byte_span values,

@@ -91,11 +91,36 @@ class run_context {
   std::uint64_t in_total = 0, out_total = 0;
   int done = 0;    // inputs described or written
   int failed = 0;  // inputs reported as errors
+  bool border_noted = false;  // the note of note_border, given once a run
 
  private:
   const options& m_opts;
   std::optional<backend_session> m_session;
 };
+
+// Where the stream of the coded grid (folded where that helps) stores most values raw (outside
+// whole hypercubes), says so once a run, with a shape that would compress: arrays that small
+// are what a user who splits a field into files or chunks gets.
+void note_border(run_context& ctx, const std::string& in, const array_desc& array,
+                 progress_bar& bar) {
+  const ndzip::array_shape coded = array.coded_shape();
+  const std::uint64_t raw = ndzip::elements_stored_raw(coded, array.mode);
+  const std::size_t all = coded.element_count();
+  if (ctx.opts().verbosity == 0 || ctx.border_noted || 2 * raw <= all) return;
+  ctx.border_noted = true;
+  bar.erase();
+  const ndzip::array_shape folded = ndzip::coded_shape(array.shape, ndzip::folding::automatic);
+  const std::string advice =
+      folded != coded && 2 * ndzip::elements_stored_raw(folded, array.mode) <= all
+          ? "--folding automatic (the default) codes it as " + folded.extents_string()
+          : "arrays of " + ndzip::suggested_chunk_shape(array.shape).extents_string() +
+                " values or more compress";
+  std::fprintf(stderr,
+               "ndzip: note: %s: %.0f%% of the %s array lies outside whole hypercubes (4096 "
+               "values) and is stored raw; %s (said once)\n",
+               input_name(in).c_str(), 100.0 * static_cast<double>(raw) / static_cast<double>(all),
+               array.shape.to_string().c_str(), advice.c_str());
+}
 
 void compress_one(run_context& ctx, const std::string& in) {
   const options& opts = ctx.opts();
@@ -109,7 +134,7 @@ void compress_one(run_context& ctx, const std::string& in) {
 
   bar.step("reading", regular_file_size(in));
   array_file input = read_array_to_compress(in, opts.request(), advance);
-  const array_desc array = input.array;
+  const array_desc array = opts.raw ? input.array : coded_for_frame(input.array, opts.folding);
   byte_buffer values = std::move(input.values);
   ctx.start_backend();
 
@@ -132,6 +157,7 @@ void compress_one(run_context& ctx, const std::string& in) {
   const byte_buffer stream = compress_array(opts.backend, array, values, &values);
   const double codec_seconds = seconds_since(codec_start);
   values = byte_buffer();  // the output's memory may reuse the input's
+  note_border(ctx, in, array, bar);
 
   const auto header = encode_frame_header(array, stream);
   std::vector<byte_span> pieces{stream};
@@ -273,6 +299,9 @@ void describe_frame(const std::string& path, const frame_file& frame, const fram
   std::printf("type:        %s\n", ndzip::element_type_name(array.shape.type()));
   std::printf("dimensions:  %d\n", array.shape.rank());
   std::printf("extents:     %s (slowest first)\n", array.shape.extents_string().c_str());
+  if (array.folded_rank)
+    std::printf("coded as:    %s (folded: the slowest dimensions merged)\n",
+                array.coded_shape().extents_string().c_str());
   std::printf("elements:    %zu\n", array.shape.element_count());
   std::printf("array:       %zu bytes\n", array_bytes);
   std::printf("stream:      %zu bytes\n", stream.size);

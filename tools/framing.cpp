@@ -9,8 +9,16 @@ namespace ndzip_cli {
 
 std::array<std::byte, ndzip::frame_header_bytes> encode_frame_header(const array_desc& array,
                                                                      byte_span stream) {
-  return ndzip::encode_frame_header(array.shape.type(), array.shape.rank(), array.shape.extents(), stream.data,
-                                    stream.size, array.mode);
+  return ndzip::encode_frame_header(array.shape.type(), array.shape.rank(),
+                                    array.shape.extents(), stream.data, stream.size, array.mode,
+                                    array.coded_shape().rank());
+}
+
+array_desc coded_for_frame(array_desc array, ndzip::folding folding) {
+  const int rank = ndzip::coded_shape(array.shape, folding).rank();
+  array.folded_rank.reset();
+  if (rank != array.shape.rank()) array.folded_rank = rank;
+  return array;
 }
 
 ndzip::frame_info read_frame_header(byte_span head) {
@@ -26,7 +34,9 @@ ndzip::frame_info read_frame_header(byte_span head) {
 }
 
 array_desc frame_array(const ndzip::frame_info& frame) {
-  return {ndzip::array_shape::of(frame), frame.mode};
+  array_desc array(ndzip::array_shape::of(frame), frame.mode);
+  if (frame.coded_dimensions != frame.dimensions) array.folded_rank = frame.coded_dimensions;
+  return array;
 }
 
 std::string checksum_string(std::uint64_t checksum) {

@@ -17,9 +17,13 @@
 
 namespace ndzip_cli {
 
-// The complete header of a frame around `stream`, the stream of an `array`.
+// The complete header of a frame around `stream`, the stream of an `array` (of its coded grid).
 std::array<std::byte, ndzip::frame_header_bytes> encode_frame_header(const array_desc& array,
                                                                      byte_span stream);
+
+// `array` as a frame codes it with `folding` (ndzip/folding.hpp): folded_rank set where the
+// rule folds it, cleared otherwise.
+array_desc coded_for_frame(array_desc array, ndzip::folding folding);
 
 // ndzip::read_frame_header on the first bytes of an input; where the input is not a frame at
 // all, the message adds how to read a raw stream.
@@ -31,7 +35,7 @@ array_desc frame_array(const ndzip::frame_info& frame);
 // The stream inside a frame that ndzip::inspect_frame accepted.
 inline byte_span frame_stream(byte_span file) { return file.from(ndzip::frame_header_bytes); }
 
-// The version byte (4) of a frame whose header ndzip::read_frame_header accepted: 1 or 2. Read
+// The version byte (4) of a frame whose header ndzip::read_frame_header accepted: 1 to 3. Read
 // from the bytes, not derived from the mode, since a version 2 frame may record mode 0.
 inline int frame_version_of(byte_span file) { return std::to_integer<int>(file.data[4]); }
 

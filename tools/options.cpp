@@ -129,7 +129,7 @@ std::string wrapped(const std::string& text, std::size_t width = 54) {
 // What the parser writes into before it is checked.
 // Values are optional: an empty one ("-o ''") is given, and refused where it means nothing.
 struct raw_options {
-  std::optional<std::string> type, extents, backend, output, threads, mode;
+  std::optional<std::string> type, extents, backend, output, threads, mode, folding;
   int quiet = 0, verbose = 0;
   bool keep = false, high_ratio = false;
 };
@@ -181,6 +181,15 @@ void add_options(CLI::App& app, option_set set, options& opts, raw_options& raw)
                              ". Frames record the mode; given with a frame, it must match.")
         ->type_name("MODE");
     app.add_flag("--high-ratio", raw.high_ratio, "The same as --mode high_ratio.");
+    if (compress)
+      add_value(app, "--folding", raw.folding,
+                "automatic (the default) or none. automatic: an array with few values in whole "
+                "hypercubes (4096, 64x64 or 16x16x16 values; those outside are stored raw) is "
+                "coded as the array of fewer dimensions that its slowest ones merge into, "
+                "which the frame records (5x90x180 as 81000); none: always as it is, a frame "
+                "older readers also read. A --raw stream always codes the array as -n gives "
+                "it.")
+          ->type_name("automatic|none");
     add_value(app, "-o,--output", raw.output, "Write to OUT (one input only).")->type_name("OUT");
     app.add_flag("-c,--stdout", opts.to_stdout, "Write to standard output (one input only).");
     app.add_flag("-k,--keep", raw.keep, "Keep input files (the default).");
@@ -309,6 +318,10 @@ void check_combination(options& opts, const raw_options& raw) {
   }
   if (opts.op == operation::decompress && opts.strict)
     throw usage_error("--strict applies to compression only");
+  if (opts.op == operation::decompress && raw.folding)
+    throw usage_error("--folding applies to compression only (a frame records its folding)");
+  if (opts.raw && raw.folding)
+    throw usage_error("--folding applies to frames: a --raw stream codes the array as -n gives it");
   if (opts.op == operation::compress && opts.npy_output)
     throw usage_error(
         "--npy applies to decompression only (a .npy input is recognised by its header)");
@@ -521,6 +534,12 @@ options parse_command_line(int argc, const char* const* argv) {
     opts.mode = *mode;
   }
   if (raw.high_ratio) opts.mode = ndzip::codec_mode::high_ratio;
+  if (raw.folding) {
+    const std::optional<ndzip::folding> folding = ndzip::parse_folding(lowercase(*raw.folding));
+    if (!folding)
+      throw usage_error("unknown folding '" + *raw.folding + "' (use automatic or none)");
+    opts.folding = *folding;
+  }
   opts.backend = chosen_backend(raw.backend);
   opts.files = files;
   check_combination(opts, raw);

@@ -41,6 +41,7 @@ struct options {
   bool raw = false;                    // --raw
   // --mode, --high-ratio; not given: ndzip to compress and for --raw, the frame's otherwise.
   std::optional<ndzip::codec_mode> mode;
+  ndzip::folding folding = ndzip::folding::automatic;  // --folding, frames only
   bool force = false;                  // -f/--force
   bool to_stdout = false;              // -c/--stdout
   bool remove_input = false;           // --rm (the input is kept by default, -k)

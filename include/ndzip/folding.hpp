@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include "ndzip/array_shape.hpp"
+#include "ndzip/codec_mode.hpp"
 #include "ndzip/export.hpp"
 #include "ndzip/frame_format.hpp"
 
@@ -38,8 +39,13 @@ NDZIP_EXPORT std::optional<folding> parse_folding(std::string_view name);
 // The side of a hypercube of this rank: 4096, 64 or 16 (std::invalid_argument for another rank).
 NDZIP_EXPORT std::uint64_t hypercube_side(int rank);
 
-// The elements of `shape` that lie in whole hypercubes; the others are the border, stored raw.
+// The elements of `shape` that lie in whole hypercubes; the others are the border.
 NDZIP_EXPORT std::uint64_t elements_in_hypercubes(const array_shape& shape);
+
+// The elements a stream of `mode` for the grid `shape` stores raw: the border in the ndzip
+// stream; in the high-ratio stream, which codes the border as a 1-D array of its own, that
+// array's border (fewer than 4096).
+NDZIP_EXPORT std::uint64_t elements_stored_raw(const array_shape& shape, codec_mode mode);
 
 // `shape` with its slowest dimensions merged into one, down to `rank` dimensions (1 <= rank <=
 // shape.rank(), else std::invalid_argument): float 5x90x180 to rank 2 is float 450x180.

@@ -377,7 +377,7 @@ while IFS='|' read -r offset values message; do
   expect_error 1 "$message" info bad.nz
 done <<'CASES'
 0|88|does not start with "NDZK"
-4|3|unsupported frame version 3
+4|4|unsupported frame version 4
 4|2 1 2 2|unknown codec mode 2
 5|3|unknown element type code 3
 6|0|bad dimension count 0
