@@ -57,7 +57,7 @@ filtered_chunk compress_chunk(const chunk_parameters& chunk, const void* chunk_d
                              std::to_string(chunk.shape.byte_size()) + " (" +
                              chunk.shape.to_string() + ")");
   const std::size_t head = checksum_head_bytes(chunk);
-  dynamic_compressor codec(host_backend(), chunk.shape, chunk.mode);
+  dynamic_compressor codec(host_backend(), chunk.coded_shape(), chunk.mode);
   filtered_chunk out = allocate(head + codec.size_bound());
   out.size = head + codec.compress(chunk_data, out.bytes.get() + head, out.capacity - head);
   if (head != 0)
@@ -84,7 +84,7 @@ filtered_chunk decompress_chunk(const chunk_parameters& chunk, const void* store
   filtered_chunk out = allocate(chunk.shape.byte_size());
   out.size = out.capacity;
   const std::size_t stream_size = size - head;
-  dynamic_compressor codec(host_backend(), chunk.shape, chunk.mode);
+  dynamic_compressor codec(host_backend(), chunk.coded_shape(), chunk.mode);
   std::size_t consumed = 0;
   try {
     consumed = codec.decompress(stored_bytes + head, stream_size, out.bytes.get());

@@ -12,7 +12,8 @@ std::vector<unsigned> to_cd_values(const chunk_parameters& chunk) {
   std::vector<unsigned> values{chunk.layout};
   if (chunk.layout >= 2)
     values.push_back((chunk.checksum ? checksum_flag : 0) |
-                     static_cast<unsigned>(chunk.mode) << mode_shift);
+                     static_cast<unsigned>(chunk.mode) << mode_shift |
+                     static_cast<unsigned>(chunk.folded_rank.value_or(0)) << folded_rank_shift);
   values.push_back(static_cast<unsigned>(chunk.shape.type()));
   values.push_back(static_cast<unsigned>(chunk.shape.rank()));
   for (int a = 0; a < chunk.shape.rank(); ++a)
@@ -39,15 +40,25 @@ chunk_parameters from_cd_values(std::size_t count, const unsigned* values) {
   if (count < first + 3)
     fail(std::to_string(count) + " values, expected " + std::to_string(first + 3) + " to " +
          std::to_string(first + 5) + " for layout " + std::to_string(chunk.layout));
+  unsigned folded_rank = 0;
   if (chunk.layout == 1) {
     chunk.checksum = false;
   } else {
-    const std::optional<codec_mode> mode = codec_mode_of_code(values[1] >> mode_shift);
+    const unsigned flags = values[1];
+    // Layout 2 has no folding: every bit from 1 is the mode's code there.
+    const unsigned code = chunk.layout == 2 ? flags >> mode_shift : flags >> mode_shift & mode_mask;
+    const std::optional<codec_mode> mode = codec_mode_of_code(code);
     if (!mode)
-      fail("flags " + std::to_string(values[1]) + " name codec mode " +
-           std::to_string(values[1] >> mode_shift) + ", which this filter does not know (" +
-           codec_mode_codes() + "; written by a newer ndzip filter?)");
-    chunk.checksum = (values[1] & checksum_flag) != 0;
+      fail("flags " + std::to_string(flags) + " name codec mode " + std::to_string(code) +
+           ", which this filter does not know (" + codec_mode_codes() +
+           "; written by a newer ndzip filter?)");
+    if (chunk.layout == 3) {
+      folded_rank = flags >> folded_rank_shift & folded_rank_mask;
+      if (flags >> folded_rank_shift > folded_rank_mask)
+        fail("flags " + std::to_string(flags) +
+             " set bits this filter does not know (written by a newer ndzip filter?)");
+    }
+    chunk.checksum = (flags & checksum_flag) != 0;
     chunk.mode = *mode;
   }
   const unsigned type = values[first];
@@ -65,42 +76,68 @@ chunk_parameters from_cd_values(std::size_t count, const unsigned* values) {
     extents[a] = values[first + 2 + a];
   }
   chunk.shape = array_shape(static_cast<element_type>(type), static_cast<int>(rank), extents);
+  if (folded_rank != 0) {
+    if (folded_rank >= rank)
+      fail("flags " + std::to_string(values[1]) + " fold a chunk of rank " +
+           std::to_string(rank) + " to rank " + std::to_string(folded_rank) +
+           " (folding lowers the rank)");
+    chunk.folded_rank = static_cast<int>(folded_rank);
+  }
   check_representable(chunk);
   return chunk;
 }
+
+namespace {
+
+// Layout 3 folds a chunk by the rule, for its own shape.
+chunk_parameters folded_by_rule(chunk_parameters chunk, bool fold) {
+  chunk.folded_rank.reset();
+  if (fold && chunk.layout == 3) {
+    const int rank = folded_rank(chunk.shape);
+    if (rank != chunk.shape.rank()) chunk.folded_rank = rank;
+  }
+  return chunk;
+}
+
+}  // namespace
 
 chunk_parameters with_requested_layout(chunk_parameters chunk, std::size_t count,
                                        const unsigned* values) {
   chunk.layout = cd_values_layout;
   chunk.checksum = true;
   chunk.mode = codec_mode::ndzip;
-  if (count == 0) return chunk;
+  if (count == 0) return folded_by_rule(chunk, true);
   if (count >= min_stored_cd_values) {
-    // A copied dataset's parameters: its layout and flags carry over to the copy.
+    // A copied dataset's parameters: its layout, checksum and mode carry over to the copy,
+    // and whether it folds is decided anew for the copy's chunk shape, unless the source shows
+    // folding off (a chunk the rule folds, stored unfolded).
     const chunk_parameters copied = from_cd_values(count, values);
     chunk.layout = copied.layout;
     chunk.checksum = copied.checksum;
     chunk.mode = copied.mode;
-    return chunk;
+    const bool folds = copied.folded_rank || folded_rank(copied.shape) == copied.shape.rank();
+    return folded_by_rule(chunk, folds);
   }
   const std::optional<codec_mode> mode =
-      count == 2 ? codec_mode_of_code(values[1]) : codec_mode::ndzip;
-  if (count > max_user_options || values[0] > 1 || !mode)
+      count >= 2 ? codec_mode_of_code(values[1]) : codec_mode::ndzip;
+  if (count > max_user_options || values[0] > 1 || !mode || (count == 3 && values[2] > 1))
     throw std::runtime_error(
         "ndzip HDF5 filter: the filter was added with " + std::to_string(count) + " value(s) (" +
         std::to_string(values[0]) + (count > 1 ? ", ...)" : ")") +
         "; it takes none, one (checksum: 1 on, the default, or 0 off), two (checksum, then the "
         "codec mode's code: " +
-        codec_mode_codes() + "; ndzip the default), or the " +
+        codec_mode_codes() +
+        "; ndzip the default), three (checksum, mode, then folding: 1 small chunks folded, the "
+        "default, or 0 never), or the " +
         std::to_string(min_stored_cd_values) + " or more parameters of an ndzip dataset");
   chunk.checksum = values[0] == 1;
   chunk.mode = *mode;
-  return chunk;
+  return folded_by_rule(chunk, count < 3 || values[2] == 1);
 }
 
 void check_representable(const chunk_parameters& chunk) {
   try {
-    check_grid_representable(chunk.shape);
+    check_grid_representable(chunk.coded_shape());
   } catch (const std::invalid_argument& e) {
     throw std::runtime_error(std::string("ndzip HDF5 filter: chunk too large: ") + e.what());
   }

@@ -15,7 +15,8 @@ import numpy as np
 ELEMENT_TYPE_CODES = {np.dtype("float32"): 1, np.dtype("float64"): 2}  # cd_values[2]
 CD_VALUES_LAYOUT = 3  # cd_values[0] of new datasets
 CHECKSUM_FLAG = 1  # cd_values[1]
-HIGH_RATIO_FLAG = 2  # cd_values[1] from bit 1: the codec mode's code (1, high_ratio) << 1
+HIGH_RATIO_FLAG = 2  # cd_values[1] bits 1-3: the codec mode's code (1, high_ratio) << 1
+FOLDED_RANK_SHIFT = 4  # cd_values[1] bits 4-5 (layout 3): the rank a folded chunk is coded in
 # In front of the stream: in every layout-3 chunk (the checksum of the parameters, and of the
 # stream where it is checksummed) and in a checksummed layout-2 chunk.
 CHECKSUM_BYTES = 8
@@ -97,9 +98,12 @@ def random_bits(dtype, shape, rng):
     return rng.integers(0, np.iinfo(uint).max, size=shape, dtype=uint, endpoint=True).view(dtype)
 
 
-def expected_cd_values(dtype, chunks, checksum=True, high_ratio=False, layout=CD_VALUES_LAYOUT):
-    """The cd_values of a dataset of layout 2 or 3 (new datasets: 3)."""
-    flags = (CHECKSUM_FLAG if checksum else 0) | (HIGH_RATIO_FLAG if high_ratio else 0)
+def expected_cd_values(dtype, chunks, checksum=True, high_ratio=False, layout=CD_VALUES_LAYOUT,
+                       folded_rank=0):
+    """The cd_values of a dataset of layout 2 or 3 (new datasets: 3); `folded_rank`: the rank a
+    layout-3 chunk is coded in where it is folded (flags bits 4-5), 0 where it is not."""
+    flags = ((CHECKSUM_FLAG if checksum else 0) | (HIGH_RATIO_FLAG if high_ratio else 0)
+             | folded_rank << FOLDED_RANK_SHIFT)
     return (layout, flags, ELEMENT_TYPE_CODES[np.dtype(dtype)], len(chunks), *chunks)
 
 

@@ -110,8 +110,10 @@ def check_filter_options(path, filter_id):
         for name, (given, _) in cases.items():
             f.create_dataset(name, data=values, chunks=(64, 64), compression=filter_id,
                              compression_opts=given or None)
-        for given in [(9, 9, 9), (2,), (1, 2), (1, 1, 1), (4, 0, 1, 2, 64, 64),
-                      (2, 4, 1, 2, 64, 64)]:
+        # (1, 1, 2): folding 2; (3, 65, ...): a flag bit past the folded rank's; (3, 33, ...): a
+        # 2-D chunk "folded" to rank 2.
+        for given in [(9, 9, 9), (2,), (1, 2), (1, 1, 2), (1, 0, 1, 0), (4, 0, 1, 2, 64, 64),
+                      (2, 4, 1, 2, 64, 64), (3, 65, 1, 2, 5, 5), (3, 33, 1, 2, 5, 5)]:
             try:
                 f.create_dataset("refused", data=values, chunks=(64, 64), compression=filter_id,
                                  compression_opts=given)
@@ -133,6 +135,38 @@ def check_filter_options(path, filter_id):
     assert stored["ndzip_mode"] == stored["default"], stored
     assert stored["high_ratio"] == stored["high_ratio_bare"] == stored["copied_high_ratio"], stored
     assert stored["high_ratio"] < stored["default"], stored
+
+
+def check_folding(path, filter_id):
+    """Chunks with few values in whole hypercubes are folded by the rule (docs/FORMAT.md,
+    "Folding"), recorded in the flags: h5py's chunks=True for a (20, 180, 360) float array is
+    (3, 23, 90), no hypercube as it is, coded as (69, 90); (10, 1000) chunks of a 2-D array as
+    (10000,). Bit-exact either way, smaller than unfolded; folding 0 keeps them as they are,
+    and a copy's folding is decided for its own chunk shape."""
+    cases = {  # name -> (shape, chunks, filter values, folded rank recorded)
+        "folded_3d": ((20, 180, 360), (3, 23, 90), (), 2),
+        "folded_2d": ((40, 3000), (10, 1000), (1, 0, 1), 1),
+        "unfolded_3d": ((20, 180, 360), (3, 23, 90), (1, 0, 0), 0),
+        "whole_hypercubes": ((64, 64), (64, 64), (), 0),
+        "copied_folded_to_whole": ((64, 64), (64, 64), (3, 33, 1, 3, 3, 23, 90), 0),
+        "copied_whole_to_folded": ((20, 180, 360), (3, 23, 90), (3, 1, 1, 2, 64, 64), 2),
+        "copied_unfolded": ((20, 180, 360), (3, 23, 90), (3, 1, 1, 3, 3, 23, 90), 0),
+    }
+    arrays = {name: smooth(np.float32, shape) for name, (shape, _, _, _) in cases.items()}
+    with h5py.File(path, "w") as f:
+        for name, (_, chunks, given, _) in cases.items():
+            f.create_dataset(name, data=arrays[name], chunks=chunks, compression=filter_id,
+                             compression_opts=given or None)
+    with h5py.File(path, "r") as f:
+        for name, (_, chunks, _, folded_rank) in cases.items():
+            want = expected_cd_values(np.float32, chunks, folded_rank=folded_rank)
+            assert pipeline(f[name]) == [(filter_id, want)], f"{name}: {pipeline(f[name])}"
+            check_bit_exact(arrays[name], f[name][...], f"dataset {name}")
+            window = (slice(2, 9), slice(20, 71), slice(80, 95))[:arrays[name].ndim]
+            check_bit_exact(arrays[name][window], f[name][window], f"dataset {name}{window}")
+        folded = f["folded_3d"].id.get_storage_size()
+        unfolded = f["unfolded_3d"].id.get_storage_size()
+        assert folded < 0.9 * unfolded, f"folded {folded} bytes, unfolded {unfolded}"
 
 
 def check_refusals(path, filter_id):
@@ -191,10 +225,11 @@ def main():
 
         check_overwrite(os.path.join(tmp, "overwrite.h5"), args.filter_id)
         check_filter_options(os.path.join(tmp, "options.h5"), args.filter_id)
+        check_folding(os.path.join(tmp, "folding.h5"), args.filter_id)
         check_refusals(os.path.join(tmp, "refusals.h5"), args.filter_id)
     print(f"h5py round trip: {len(arrays)} datasets bit-exact (float/double, ranks 1-3, partial "
           f"chunks); smooth file {size} of {raw} raw bytes; partial overwrite; filter "
-          "options and layouts; refusals")
+          "options and layouts; folded chunks; refusals")
 
 
 if __name__ == "__main__":
