@@ -6,8 +6,12 @@ where the library was built for one).
     frame = ndzip.compress(array)          # bytes: a self-describing frame (dtype, shape, checksum)
     restored = ndzip.decompress(frame)     # a new array, or into out=... (checked)
 
+An array (a chunk) with few values in whole hypercubes (4096, 64x64 or 16x16x16 values; the
+others are stored raw) is coded with its slowest dimensions merged, which its frame records
+(coded_shape(); folding="none" to keep it as it is); one that even so stays mostly raw draws
+an ndzip.BorderWarning once per shape, with a chunk shape that would compress (suggest_chunks).
 compress_raw / decompress_raw read and write the bare ndzip stream, whose dtype and shape the
-caller keeps. compress(array, out=buffer) writes into a writable C-contiguous buffer of the
+caller keeps, never folded. compress(array, out=buffer) writes into a writable C-contiguous buffer of the
 caller's (at least size_bound(dtype, shape) bytes, of any dtype and shape) and returns a
 memoryview of exactly the bytes it wrote (format 'B', over the start of the buffer). A
 Compressor(dtype, shape, backend=, mode=) is kept for many arrays of one shape: its memory is
@@ -41,10 +45,12 @@ import atexit as _atexit
 
 from . import _ndzip
 from ._ndzip import (
+    BorderWarning,
     Compressor,
     StreamError,
     __version__,
     backends,
+    coded_shape,
     compress,
     compress_raw,
     decompress,
@@ -53,6 +59,7 @@ from ._ndzip import (
     frame_info,
     modes,
     size_bound,
+    suggest_chunks,
 )
 
 # Kokkos, if this module brought it up, is finalised at interpreter exit.
@@ -64,10 +71,12 @@ from . import h5 as _h5
 _h5._register_on_h5py_import()
 
 __all__ = [
+    "BorderWarning",
     "Compressor",
     "StreamError",
     "__version__",
     "backends",
+    "coded_shape",
     "compress",
     "compress_raw",
     "decompress",
@@ -76,4 +85,5 @@ __all__ = [
     "frame_info",
     "modes",
     "size_bound",
+    "suggest_chunks",
 ]

@@ -94,19 +94,23 @@ def _filter_class():
     class Ndzip(h5py.filters.FilterRefBase):
         """The ndzip filter for h5py's create_dataset, as hdf5plugin's filters are: pass it as
         compression= or expand it with **. checksum: each chunk's XXH3-64 covers its stream
-        (the parameters are covered either way); mode: one of ndzip.modes. Registers the
-        plugin's folder first."""
+        (the parameters are covered either way); mode: one of ndzip.modes; folding:
+        "automatic" (chunks with few values in whole hypercubes coded with their slowest
+        dimensions merged, recorded in the dataset's parameters; ndzip.coded_shape) or "none".
+        Registers the plugin's folder first."""
 
         filter_name = "ndzip"
 
-        def __init__(self, checksum=True, mode="ndzip"):
-            self.filter_options = (int(bool(checksum)), _ndzip._mode_code(mode))
+        def __init__(self, checksum=True, mode="ndzip", folding="automatic"):
+            self.filter_options = (int(bool(checksum)), _ndzip._mode_code(mode),
+                                   _folding_code(folding))
             register()
             self.filter_id = filter_id()
 
         def __repr__(self):
             return (f"ndzip.h5.Ndzip(checksum={bool(self.filter_options[0])}, "
-                    f"mode={_ndzip.modes[self.filter_options[1]]!r})")
+                    f"mode={_ndzip.modes[self.filter_options[1]]!r}, "
+                    f"folding={'automatic' if self.filter_options[2] else 'none'!r})")
 
     Ndzip.__module__ = __name__
     Ndzip.__qualname__ = "Ndzip"
@@ -122,21 +126,30 @@ def __getattr__(name):
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def filter(checksum=True, high_ratio=False, mode=None):
+def _folding_code(folding):
+    """The filter option of a folding: 1 "automatic", 0 "none"."""
+    if not isinstance(folding, str) or folding not in ("automatic", "none"):
+        raise ValueError(f"ndzip.h5: folding is 'automatic' or 'none', not {folding!r}")
+    return int(folding == "automatic")
+
+
+def filter(checksum=True, high_ratio=False, mode=None, folding="automatic"):
     """The compression= and compression_opts= arguments of h5py.Group.create_dataset for the
     ndzip filter: each chunk checksummed (XXH3-64, checked on read) unless checksum is False, in
     the stream of `mode` (one of ndzip.modes; "ndzip" by default; high_ratio=True is the same as
-    mode="high_ratio"). Registers the plugin's folder first."""
+    mode="high_ratio"), folded where that helps unless folding is "none" (ndzip.coded_shape).
+    Registers the plugin's folder first."""
     if mode is None:
         mode = "high_ratio" if high_ratio else "ndzip"
     elif high_ratio and mode != "high_ratio":
         raise ValueError(
             f"ndzip.h5.filter: high_ratio=True and mode={mode!r} contradict each other")
     code = _ndzip._mode_code(mode)  # ValueError for a name that is not a mode
+    folds = _folding_code(folding)
     register()
     return {
         "compression": filter_id(),
-        "compression_opts": (int(bool(checksum)), code),
+        "compression_opts": (int(bool(checksum)), code, folds),
     }
 
 

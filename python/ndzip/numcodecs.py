@@ -36,6 +36,12 @@ array's dtype and reshapes it to its chunks, which checks only the byte count th
 does not record the order: a square chunk of a C array read as one of an F array (the same
 shape either way) decodes transposed.
 
+Folding. Zarr's default chunks are often thinner than a hypercube (16 values a side in 3-D,
+64 in 2-D): xarray's (5, 90, 180) has no whole hypercube, so unfolded every value would be
+stored raw. Such a chunk is coded as a grid its slowest dimensions merge into ((81000,): 96 %
+in hypercubes; ndzip.coded_shape); a chunk that stays mostly raw even so draws one
+ndzip.BorderWarning naming a chunk shape that compresses.
+
 Backend. The configuration stored with the data (get_config, Zarr's .zarray) holds what the bytes
 depend on, the mode, and not the backend: every backend writes the same bytes and reads any
 frame. `backend` is the running process's preference; None runs on ndzip.default_backend(), or,
@@ -91,15 +97,21 @@ class Ndzip(Codec):
     codec on (one of ndzip.backends(); None: the default backend, or the first that can run on
     the calling thread), not stored with the data; `mode`: "ndzip" (fast, the original format)
     or "high_ratio" (smaller, slower), stored. See the module's docstring for the order in which
-    a frame records a chunk."""
+    a frame records a chunk. `folding`: "automatic" (the default: a chunk with few values in
+    whole hypercubes, as the chunks Zarr and xarray pick often have, is coded with its slowest
+    dimensions merged, which its frame records; see ndzip.coded_shape) or "none"; stored. Frames
+    of either are read whatever the configuration says."""
 
     codec_id = "ndzip"
 
-    def __init__(self, backend=None, mode="ndzip"):
+    def __init__(self, backend=None, mode="ndzip", folding="automatic"):
         if mode not in modes:
             raise ValueError(f"ndzip: unknown mode {mode!r} (use one of: {', '.join(modes)})")
+        if folding not in ("automatic", "none"):
+            raise ValueError(f"ndzip: unknown folding {folding!r} (use 'automatic' or 'none')")
         self.backend = backend
         self.mode = mode
+        self.folding = folding
 
     @property
     def backend(self):
@@ -119,7 +131,7 @@ class Ndzip(Codec):
         return cls(**config)
 
     def get_config(self):
-        return {"id": self.codec_id, "mode": self.mode}
+        return {"id": self.codec_id, "mode": self.mode, "folding": self.folding}
 
     def _backend_here(self):
         if self._backend is not None:
@@ -134,7 +146,7 @@ class Ndzip(Codec):
 
     def encode(self, buf):
         return compress(_as_memory(ensure_ndarray(buf)), backend=self._backend_here(),
-                        mode=self.mode)
+                        mode=self.mode, folding=self.folding)
 
     def decode(self, buf, out=None):
         frame = ensure_contiguous_ndarray(buf)
@@ -164,7 +176,7 @@ class Ndzip(Codec):
         return out
 
     def __repr__(self):
-        return f"Ndzip(backend={self._backend!r}, mode={self.mode!r})"
+        return f"Ndzip(backend={self._backend!r}, mode={self.mode!r}, folding={self.folding!r})"
 
 
 _numcodecs.register_codec(Ndzip)

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <ndzip/dynamic.hpp>
+#include <ndzip/folding.hpp>
 #include <ndzip/error.hpp>
 
 #include "device_arrays.hpp"
@@ -36,6 +37,15 @@ inline ndzip::codec_mode mode_named(const py::handle& mode) {
     return *parsed;
   throw py::value_error("ndzip: unknown mode '" + name + "' (use one of: " +
                         ndzip::codec_mode_names() + ")");
+}
+
+inline ndzip::folding folding_named(const py::handle& folding) {
+  if (!PyUnicode_Check(folding.ptr()))
+    throw py::type_error("ndzip: folding is 'automatic' or 'none', not " +
+                         py::repr(folding).cast<std::string>());
+  const std::string name = folding.cast<std::string>();
+  if (const std::optional<ndzip::folding> parsed = ndzip::parse_folding(name)) return *parsed;
+  throw py::value_error("ndzip: unknown folding '" + name + "' (use 'automatic' or 'none')");
 }
 
 // float32 or float64 in this machine's byte order; anything else is a TypeError.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "compressor.hpp"
 
+#include "border_warning.hpp"
 #include "device_runtime.hpp"
 
 namespace ndzip_python {
@@ -101,14 +102,20 @@ device_array borrow_stream_out(const py::object& out, const device_location& whe
 }  // namespace
 
 py_compressor::py_compressor(const ndzip::array_shape& shape,
-                             const std::optional<std::string>& backend, ndzip::codec_mode mode)
-    : m_shape(shape), m_mode(mode), m_slot(std::make_shared<codec_slot>()) {
+                             const std::optional<std::string>& backend, ndzip::codec_mode mode,
+                             ndzip::folding folding)
+    : m_shape(shape),
+      m_mode(mode),
+      m_folding(folding),
+      m_frame_shape(ndzip::coded_shape(shape, folding)),
+      m_slot(std::make_shared<codec_slot>()) {
   require_kokkos();
   m_backend = backend_for_call(backend);
   {
     py::gil_scoped_release release;
-    m_slot->codec.emplace(m_backend, shape, mode);
+    m_slot->codec.emplace(m_backend, shape, mode, folding);
     m_size_bound = m_slot->codec->size_bound();
+    m_frame_size_bound = m_slot->codec->frame_size_bound();
   }
   register_slot(m_slot);
 }
@@ -133,7 +140,8 @@ decltype(auto) py_compressor::with_stream_codec(std::uintptr_t stream, int devic
   const current_device on(device);
   if (!m_slot->on_stream || m_slot->stream != stream || m_slot->device != device) {
     m_slot->on_stream.reset();  // its instance released first (the old stream's work done)
-    m_slot->on_stream.emplace(m_backend, m_shape, m_mode, ndzip::native_stream{stream});
+    m_slot->on_stream.emplace(m_backend, m_shape, m_mode, ndzip::native_stream{stream},
+                              m_folding);
     m_slot->stream = stream;
     m_slot->device = device;
   }
@@ -177,6 +185,7 @@ py::object py_compressor::compress_host(const py::array& array,
     throw py::value_error(
         "ndzip: out lies in device memory but the array in host memory; "
         "compress a device array into device memory");
+  warn_if_mostly_border(m_shape, framed ? m_frame_shape : m_shape, m_mode);
   const py::array values = c_order(array);
   const void* data = values.data();
   const auto write = [&](std::byte* to, std::size_t capacity) {
@@ -195,6 +204,7 @@ py::object py_compressor::compress_device(const py::object& object, const device
     return "ndzip: a " + given.to_string() + " array for a compressor of " + m_shape.to_string();
   });
   require_c_order(values, "the array");
+  warn_if_mostly_border(m_shape, framed ? m_frame_shape : m_shape, m_mode);
   if (framed) {
     // The stream goes to the host with its header: the checksum covers it.
     if (out && device_location_of(*out)) refuse_device_frame("out");
@@ -326,12 +336,12 @@ py::object py_compressor::decompress_device(const py::object& buffer,
 
 py::object compress(const py::object& object, const std::optional<py::object>& out,
                     const std::optional<std::string>& backend, const py::object& mode, bool framed,
-                    const py::object& stream) {
+                    const py::object& stream, ndzip::folding folding) {
   const auto where = device_location_of(object);
   if (!where) {
     // Taken once: a producer may export its memory once only (a DLPack capsule is consumed).
     const py::array array = as_array(object);
-    py_compressor codec(shape_of(array), backend, mode_named(mode));
+    py_compressor codec(shape_of(array), backend, mode_named(mode), folding);
     codec.check_thread();
     return codec.compress_host(array, out, framed);
   }
@@ -342,7 +352,7 @@ py::object compress(const py::object& object, const std::optional<py::object>& o
   const ndzip::array_shape shape = shape_of(values);
   require_c_order(values, "the array");
   if (out && !framed) borrow_stream_out(*out, *where, handle);
-  py_compressor codec(shape, backend_for(backend, where), mode_named(mode));
+  py_compressor codec(shape, backend_for(backend, where), mode_named(mode), folding);
   return codec.compress_device(object, values, handle, out, framed);
 }
 
@@ -370,7 +380,8 @@ py::object decompress_raw(const py::object& buffer, const py::object& dtype,
                           const py::object& stream, const py::object& like) {
   auto result_on = device_location_of(buffer);
   if (!result_on && out) result_on = device_location_of(*out);
-  return py_compressor::for_array(dtype, extents, backend_for(backend, result_on), mode)
+  return py_compressor(shape_named(dtype, extents), backend_for(backend, result_on),
+                       mode_named(mode))
       .decompress(buffer, out, false, stream, like);
 }
 
@@ -383,6 +394,7 @@ py::dict frame_info(const py::object& buffer) {
   d["dtype"] = dtype_of(shape.type());
   d["shape"] = py::tuple(py::cast(py_shape(shape)));
   d["mode"] = ndzip::codec_mode_name(info.mode);
+  d["coded_shape"] = py::tuple(py::cast(py_shape(ndzip::coded_shape_of(info))));
   d["stream_bytes"] = info.stream_bytes;
   return d;
 }

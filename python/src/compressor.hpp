@@ -32,20 +32,25 @@ namespace ndzip_python {
 // made on the stream of the call (native_stream) and kept while calls come on that stream.
 class py_compressor {
  public:
+  // `folding`: how its frames code the array (ndzip/folding.hpp); bare streams never fold.
   py_compressor(const ndzip::array_shape& shape, const std::optional<std::string>& backend,
-                ndzip::codec_mode mode);
+                ndzip::codec_mode mode, ndzip::folding folding = ndzip::folding::automatic);
 
   static py_compressor for_array(const py::object& dtype, const std::vector<std::uint64_t>& extents,
                                  const std::optional<std::string>& backend,
-                                 const py::object& mode) {
-    return py_compressor(shape_named(dtype, extents), backend, mode_named(mode));
+                                 const py::object& mode, const py::object& folding) {
+    return py_compressor(shape_named(dtype, extents), backend, mode_named(mode),
+                         folding_named(folding));
   }
 
   const ndzip::array_shape& shape() const { return m_shape; }
   const std::string& backend() const { return m_backend; }
   ndzip::codec_mode mode() const { return m_mode; }
+  ndzip::folding folding() const { return m_folding; }
+  // The grid its frames code.
+  const ndzip::array_shape& frame_coded_shape() const { return m_frame_shape; }
   std::size_t size_bound() const { return m_size_bound; }
-  std::size_t frame_size_bound() const { return ndzip::frame_header_bytes + m_size_bound; }
+  std::size_t frame_size_bound() const { return m_frame_size_bound; }
 
   // The frame (or bare stream) of `object`, which must have this compressor's dtype and shape.
   // Host arrays: a new bytes object, or into `out` (a writable buffer), returning the memoryview
@@ -93,8 +98,10 @@ class py_compressor {
 
   ndzip::array_shape m_shape;
   ndzip::codec_mode m_mode;
+  ndzip::folding m_folding;
+  ndzip::array_shape m_frame_shape;
   std::string m_backend;
-  std::size_t m_size_bound = 0;
+  std::size_t m_size_bound = 0, m_frame_size_bound = 0;
   std::shared_ptr<codec_slot> m_slot;
 };
 
@@ -103,7 +110,8 @@ class py_compressor {
 // device's backend for device arrays, else the library's default.
 py::object compress(const py::object& object, const std::optional<py::object>& out,
                     const std::optional<std::string>& backend, const py::object& mode,
-                    bool framed, const py::object& stream);
+                    bool framed, const py::object& stream,
+                    ndzip::folding folding = ndzip::folding::automatic);
 py::object decompress(const py::object& buffer, const std::optional<py::object>& out,
                       const std::optional<std::string>& backend, const py::object& stream,
                       const py::object& like);

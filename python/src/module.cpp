@@ -12,6 +12,7 @@
 #include <pybind11/stl.h>
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <exception>
 #include <stdexcept>
 #include <string>
@@ -19,10 +20,12 @@
 #include <ndzip/backends.hpp>
 #include <ndzip/dynamic.hpp>
 #include <ndzip/error.hpp>
+#include <ndzip/folding.hpp>
 #include <ndzip/frame_format.hpp>
 #include <ndzip/version.hpp>
 
 #include "bench_timing.hpp"
+#include "border_warning.hpp"
 #include "compressor.hpp"
 #include "session.hpp"
 
@@ -57,6 +60,7 @@ PYBIND11_MODULE(_ndzip, m) {
   // A damaged or inconsistent frame or stream; a ValueError, so that code catching bad input
   // catches it too.
   static py::exception<ndzip::stream_error> stream_error(m, "StreamError", PyExc_ValueError);
+  define_border_warning(m);
   stream_error.attr("__doc__") =
       "A damaged or inconsistent frame or stream (a ValueError): nothing was decoded from it.";
   py::register_exception_translator([](std::exception_ptr p) {
@@ -93,18 +97,22 @@ PYBIND11_MODULE(_ndzip, m) {
   m.def(
       "compress",
       [](const py::object& array, const opt_object& out, const opt_string& backend,
-         const py::object& mode, const py::object& stream) {
-        return compress(array, out, backend, mode, true, stream);
+         const py::object& mode, const py::object& stream, const py::object& folding) {
+        return compress(array, out, backend, mode, true, stream, folding_named(folding));
       },
       "A frame of `array` (float32 or float64, 1 to 3 dimensions; NumPy, anything NumPy takes, "
       "DLPack or __cuda_array_interface__): the header (dtype, shape, mode), the stream and an "
       "XXH3-64 checksum, as bytes; or written into `out` (a writable C-contiguous buffer of at "
       "least size_bound() bytes), returning a memoryview of exactly the bytes written. `backend`: "
       "one of backends() (None: default_backend(), or a device array's GPU); `mode`: one of "
-      "modes; `stream`: a GPU stream for device arrays (None: their library's current one). "
-      "TypeError for another dtype, ValueError for another rank or a bad description.",
+      "modes; `stream`: a GPU stream for device arrays (None: their library's current one); "
+      "`folding`: 'automatic' (an array with few values in whole hypercubes is coded with its "
+      "slowest dimensions merged, see coded_shape()) or 'none' (a frame that readers before "
+      "folding also read). An array whose stream stores most of its values raw (outside whole "
+      "hypercubes) draws an ndzip.BorderWarning, once per shape and mode. TypeError for another "
+      "dtype, ValueError for another rank or a bad description.",
       py::arg("array"), py::kw_only(), py::arg("out") = none, py::arg("backend") = none,
-      py::arg("mode") = "ndzip", py::arg("stream") = none);
+      py::arg("mode") = "ndzip", py::arg("stream") = none, py::arg("folding") = "automatic");
   m.def(
       "compress_raw",
       [](const py::object& array, const opt_object& out, const opt_string& backend,
@@ -136,24 +144,59 @@ PYBIND11_MODULE(_ndzip, m) {
       "size_bound",
       [](const py::object& dtype, const std::vector<std::uint64_t>& shape, const py::object& mode,
          bool frame) {
-        return ndzip::compressed_size_bound(shape_named(dtype, shape), mode_named(mode)) +
-               (frame ? ndzip::frame_header_bytes : 0);
+        const ndzip::array_shape array = shape_named(dtype, shape);
+        const ndzip::codec_mode coding = mode_named(mode);
+        if (!frame) return ndzip::compressed_size_bound(array, coding);
+        // Folded or not: the larger.
+        return ndzip::frame_header_bytes +
+               std::max(ndzip::compressed_size_bound(array, coding),
+                        ndzip::compressed_size_bound(
+                            ndzip::coded_shape(array, ndzip::folding::automatic), coding));
       },
       "The most bytes a compression of an array of `dtype` and `shape` in `mode` writes: a frame "
-      "(frame=True, the header included) or a bare stream; the size an `out` needs.",
+      "(frame=True, the header included, folded or not) or a bare stream; the size an `out` "
+      "needs.",
       py::arg("dtype"), py::arg("shape"), py::kw_only(), py::arg("mode") = "ndzip",
       py::arg("frame") = true);
+  m.def(
+      "coded_shape",
+      [](const std::vector<std::uint64_t>& shape, const py::object& folding) {
+        return py::tuple(py::cast(
+            py_shape(ndzip::coded_shape(shape_named(py::str("float32"), shape),
+                                        folding_named(folding)))));
+      },
+      "The shape of the grid a frame codes for an array of `shape`: with folding='automatic' "
+      "(compress()'s default), where fewer than 3/4 of its values lie in whole hypercubes "
+      "(4096, 64x64 or 16x16x16 values; the rest is stored raw), the folding of its slowest "
+      "dimensions with the most values in them: coded_shape((5, 90, 180)) is (81000,); "
+      "`shape` itself otherwise. The same for float32 and float64.",
+      py::arg("shape"), py::kw_only(), py::arg("folding") = "automatic");
+  m.def(
+      "suggest_chunks",
+      [](const std::vector<std::uint64_t>& chunks, const std::optional<std::vector<std::uint64_t>>& shape) {
+        const ndzip::array_shape chunk = shape_named(py::str("float32"), chunks);
+        return py::tuple(py::cast(py_shape(
+            shape ? ndzip::suggested_chunk_shape(chunk, shape_named(py::str("float32"), *shape))
+                  : ndzip::suggested_chunk_shape(chunk))));
+      },
+      "A chunk shape near `chunks` of which ndzip codes at least half in whole hypercubes (the "
+      "shape ndzip.BorderWarning proposes): each extent rounded to a multiple of the hypercube's "
+      "side (4096, 64 or 16 by rank), capped by the array's `shape` where given.",
+      py::arg("chunks"), py::kw_only(), py::arg("shape") = none);
 
   py::class_<py_compressor>(
       m, "Compressor",
-      "Compressor(dtype, shape, backend=None, mode='ndzip'): a compressor kept for many arrays of "
-      "one dtype and shape, its memory reused. backend=None: default_backend(). compress(out=) "
+      "Compressor(dtype, shape, backend=None, mode='ndzip', folding='automatic'): a compressor "
+      "kept for many arrays of one dtype and shape, its memory reused. backend=None: "
+      "default_backend(); folding: how its frames code the array (coded_shape), bare streams "
+      "never folded; decompress() reads frames of either folding. compress(out=) "
       "returns a memoryview of exactly the bytes written. Usable from any thread its backend "
       "runs on; with Kokkos 3 OpenMP runs only on the thread that initialised Kokkos (the one "
       "that imported ndzip), and a call from another thread raises RuntimeError: make a "
       "Compressor with backend='serial' for other threads (the same bytes).")
       .def(py::init(&py_compressor::for_array), py::arg("dtype"), py::arg("shape"),
-           py::kw_only(), py::arg("backend") = py::none(), py::arg("mode") = "ndzip")
+           py::kw_only(), py::arg("backend") = py::none(), py::arg("mode") = "ndzip",
+           py::arg("folding") = "automatic")
       .def_property_readonly("dtype",
                              [](const py_compressor& c) { return dtype_of(c.shape().type()); })
       .def_property_readonly(
@@ -162,6 +205,12 @@ PYBIND11_MODULE(_ndzip, m) {
                              [](const py_compressor& c) { return c.backend(); })
       .def_property_readonly(
           "mode", [](const py_compressor& c) { return ndzip::codec_mode_name(c.mode()); })
+      .def_property_readonly(
+          "folding", [](const py_compressor& c) { return ndzip::folding_name(c.folding()); })
+      .def_property_readonly("coded_shape",
+                             [](const py_compressor& c) {
+                               return py::tuple(py::cast(py_shape(c.frame_coded_shape())));
+                             })
       .def_property_readonly("size_bound",
                              [](const py_compressor& c) { return c.size_bound(); })
       .def_property_readonly("frame_size_bound",
@@ -201,11 +250,13 @@ PYBIND11_MODULE(_ndzip, m) {
           py::arg("like") = none)
       .def("__repr__", [](const py_compressor& c) {
         return "ndzip.Compressor(" + c.shape().to_string() + ", backend='" + c.backend() +
-               "', mode='" + ndzip::codec_mode_name(c.mode()) + "')";
+               "', mode='" + ndzip::codec_mode_name(c.mode()) + "', folding='" +
+               ndzip::folding_name(c.folding()) + "')";
       });
   m.def("frame_info", &frame_info,
         "What a frame holds, from its header and length, without decoding it: a dict of dtype, "
-        "shape, mode and stream_bytes. ndzip.StreamError where the header or length is not a "
+        "shape, mode, coded_shape (the grid its stream codes: shape, or shape folded) and "
+        "stream_bytes. ndzip.StreamError where the header or length is not a "
         "frame's.",
         py::arg("buffer"));
   m.def("_finalize", &finalize_owned_kokkos);

@@ -37,7 +37,7 @@ def test_dataset_round_trip(tmp_path, dtype, checksum, high_ratio):
     path = tmp_path / "d.h5"
     arguments = ndzip.h5.filter(checksum=checksum, high_ratio=high_ratio)
     assert arguments == {"compression": FILTER_ID,
-                         "compression_opts": (int(checksum), int(high_ratio))}
+                         "compression_opts": (int(checksum), int(high_ratio), 1)}
     with h5py.File(path, "w") as f:
         f.create_dataset("t", data=data, chunks=(16, 32, 48), **arguments)
     with h5py.File(path, "r") as f:
@@ -51,7 +51,10 @@ def test_filter_names_the_mode_as_the_rest_of_the_package():
     for mode in ndzip.modes:
         high_ratio = mode == "high_ratio"
         assert ndzip.h5.filter(mode=mode) == ndzip.h5.filter(high_ratio=high_ratio)
-    assert ndzip.h5.filter(mode="high_ratio")["compression_opts"] == (1, 1)
+    assert ndzip.h5.filter(mode="high_ratio")["compression_opts"] == (1, 1, 1)
+    assert ndzip.h5.filter(folding="none")["compression_opts"] == (1, 0, 0)
+    with pytest.raises(ValueError, match="folding is 'automatic' or 'none'"):
+        ndzip.h5.filter(folding="auto")
     with pytest.raises(ValueError, match="unknown mode 'high-ratio'"):
         ndzip.h5.filter(mode="high-ratio")
     with pytest.raises(ValueError, match="contradict"):
@@ -116,7 +119,8 @@ def test_filter_object_as_hdf5plugin_has_them(tmp_path, how, mode):
     codec = ndzip.h5.Ndzip(checksum=True, mode=mode)
     assert isinstance(codec, h5py.filters.FilterRefBase)
     assert dict(codec) == ndzip.h5.filter(checksum=True, mode=mode)
-    assert repr(codec) == f"ndzip.h5.Ndzip(checksum=True, mode={mode!r})"
+    assert repr(codec) == f"ndzip.h5.Ndzip(checksum=True, mode={mode!r}, folding='automatic')"
+    assert dict(ndzip.h5.Ndzip(folding="none")) == ndzip.h5.filter(folding="none")
     with h5py.File(tmp_path / "d.h5", "w") as f:
         if how == "**":
             f.create_dataset("t", data=data, chunks=(15, 64), **codec)

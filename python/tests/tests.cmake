@@ -30,7 +30,7 @@ if(TARGET ndzip-cli)
   list(APPEND python_test_environment "NDZIP_CLI=$<TARGET_FILE:ndzip-cli>")
 endif()
 foreach(test_file IN ITEMS test_module test_protocols test_hostile_intake test_entry_points test_zarr
-                        test_h5)
+                        test_h5 test_folding)
   add_test(NAME python-${test_file}
            COMMAND "${NDZIP_PYTHON}" -m pytest -q -p no:cacheprovider
                    ${CMAKE_CURRENT_SOURCE_DIR}/tests/${test_file}.py)
