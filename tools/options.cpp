@@ -218,11 +218,17 @@ void add_options(CLI::App& app, option_set set, options& opts, raw_options& raw)
         "Never show the progress bar (it shows on a terminal for inputs that take over "
         "a second).");
   }
-  app.add_flag("-q,--quiet", raw.quiet, "No summary, warnings or progress; errors only.");
-  app.add_flag("-v,--verbose", raw.verbose,
-               set == option_set::info ? "Accepted for symmetry; info is always detailed."
-                                       : "More detail: array, backend, timings; -l: one block "
-                                         "per file, as `info`.");
+  // Counted through callbacks, which run only for a flag given: the same counters serve the
+  // top-level app and every subcommand, and bound as variables they came out 0 after a
+  // top-level -q with CLI11 2.2 to 2.5 (2.1 kept them): `ndzip -q -v` was accepted there.
+  app.add_flag_function(
+      "-q,--quiet", [&raw](std::int64_t count) { raw.quiet += static_cast<int>(count); },
+      "No summary, warnings or progress; errors only.");
+  app.add_flag_function(
+      "-v,--verbose", [&raw](std::int64_t count) { raw.verbose += static_cast<int>(count); },
+      set == option_set::info ? "Accepted for symmetry; info is always detailed."
+                              : "More detail: array, backend, timings; -l: one block per file, "
+                                "as `info`.");
 }
 
 // The help's closing paragraphs, one per line, each wrapped to 79 columns by footer().
