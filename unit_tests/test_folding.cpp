@@ -14,17 +14,13 @@
 #include <vector>
 
 #include "codec_support.hpp"
+#include "frame_support.hpp"
 #include "ndzip/dynamic.hpp"
 #include "ndzip/folding.hpp"
 
 using namespace ndzip_test;
 
 namespace {
-
-using frame_bytes = std::vector<std::byte>;
-using host_frame_view = Kokkos::View<std::byte*, Kokkos::HostSpace>;
-using const_frame_view =
-    Kokkos::View<const std::byte*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 
 ndzip::array_shape f32(std::initializer_list<std::uint64_t> extents) {
   return ndzip::array_shape(ndzip::element_type::float32, extents);

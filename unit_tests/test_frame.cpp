@@ -17,15 +17,12 @@
 #include <vector>
 
 #include "codec_support.hpp"
+#include "frame_support.hpp"
 
 using namespace ndzip_test;
 
 namespace {
 
-using frame_bytes = std::vector<std::byte>;
-using host_frame_view = Kokkos::View<std::byte*, Kokkos::HostSpace>;
-using const_frame_view =
-    Kokkos::View<const std::byte*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 using frame_view_at =
     Kokkos::View<std::byte*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
 

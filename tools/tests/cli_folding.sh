@@ -7,15 +7,7 @@
 # Usage: cli_folding.sh NDZIP_BINARY. Exits non-zero at the first failure.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cli_test_support.sh"
-
-if [ $# -ne 1 ]; then
-  echo "usage: $0 NDZIP_BINARY" >&2
-  exit 2
-fi
-ndzip=$(realpath "$1")
-work=$(mktemp -d "${TMPDIR:-/tmp}/ndzip-cli-folding.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+start_in_work_dir cli-folding "$@"
 
 # xarray's default Zarr chunk of ocean_levitus_temp, 5x90x180 floats: no whole 16^3 hypercube.
 head -c $((5 * 90 * 180 * 4)) /dev/zero >chunk.raw

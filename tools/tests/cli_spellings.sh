@@ -7,15 +7,7 @@
 # Usage: cli_spellings.sh NDZIP_BINARY. Exits non-zero at the first failure.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/cli_test_support.sh"
-
-if [ $# -ne 1 ]; then
-  echo "usage: $0 NDZIP_BINARY" >&2
-  exit 2
-fi
-ndzip=$(realpath "$1")
-work=$(mktemp -d "${TMPDIR:-/tmp}/ndzip-cli-spellings.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+start_in_work_dir cli-spellings "$@"
 
 # A 32x64 float array (8 KiB), and the same bytes as 32x32 doubles.
 head -c 8192 /dev/urandom >in.raw

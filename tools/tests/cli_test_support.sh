@@ -1,8 +1,23 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # What the tool's test scripts share (sourced, not run): named checks and how they fail, the
 # tool run with its output captured, and byte-level edits of files. The sourcing script sets
-# `ndzip` to the binary first; it may redefine run_ndzip (to bound a run's time and memory, say)
+# `ndzip` to the binary first (start_in_work_dir does); it may redefine run_ndzip (to bound a run's time and memory, say)
 # and set stdin_file.
+
+# start_in_work_dir NAME ARGS...: the script's usage (one argument, the binary), `ndzip` set to
+# it, and the working directory a fresh temporary one, removed at exit.
+start_in_work_dir() {
+  local name=$1
+  shift
+  if [ $# -ne 1 ]; then
+    echo "usage: $0 NDZIP_BINARY" >&2
+    exit 2
+  fi
+  ndzip=$(realpath "$1")
+  work=$(mktemp -d "${TMPDIR:-/tmp}/ndzip-$name.XXXXXX")
+  trap 'rm -rf "$work"' EXIT
+  cd "$work"
+}
 
 check() { echo "check: $*"; }
 fail() {
