@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Offline checks of the Spack recipe spack/packages/ndzip-kokkos/package.py.
 
-Spack is not available in this project's CI, so the recipe is loaded against a small stand-in
-for `spack.package` that records the directives and mimics the few package methods the recipe
-calls (define, define_from_variant, self["dep"], spec.satisfies). Beside the recipe itself it
+Without Spack (scripts/test-spack.sh runs a real Spack 0.23 where its kit is present), the
+recipe is loaded against a small stand-in for `spack.package` that records the directives and
+mimics the few package methods the recipe calls (define, define_from_variant, self["dep"] of
+Spack 1.0, spec.satisfies). Beside the recipe itself it
 reads the project it packages: every variant must map onto something the project's CMake builds
 (a KOKKOS_ENABLE_<X> entry of the execution-space list that core/instantiate.hpp instantiates,
 or a CMake option), and a released
@@ -20,6 +21,7 @@ import subprocess
 import sys
 import types
 import unittest
+from unittest import mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PACKAGE_PY = os.path.normpath(os.path.join(HERE, "..", "packages", "ndzip-kokkos", "package.py"))
@@ -716,6 +718,20 @@ class RecipeTest(unittest.TestCase):
         d = defines(self.instance(cuda=True, cuda_arch="90").cmake_args())
         self.assertEqual(d["CMAKE_CXX_COMPILER"], NVCC_WRAPPER)
         self.assertEqual(d["Kokkos_ROOT"], KOKKOS_PREFIX)
+
+    def test_cmake_args_cuda_spack_0x(self):
+        """Spack 0.x (0.23 tried): kokkos sets kokkos_cxx on its spec, and a package cannot be
+        indexed (self["kokkos"] raises TypeError there)."""
+        pkg = self.instance(cuda=True, cuda_arch="90")
+        pkg.spec["kokkos"].kokkos_cxx = NVCC_WRAPPER
+        pkg.spec["kokkos"].package = None
+
+        def unsubscriptable(package, name):
+            raise TypeError(f"'{type(package).__name__}' object is not subscriptable")
+
+        with mock.patch.object(type(pkg), "__getitem__", unsubscriptable):
+            d = defines(pkg.cmake_args())
+        self.assertEqual(d["CMAKE_CXX_COMPILER"], NVCC_WRAPPER)
 
     def test_cmake_args_rocm(self):
         d = defines(self.instance(rocm=True, amdgpu_target="gfx90a").cmake_args())

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Spack package for ndzip-kokkos, kept in this project's own Spack repository (spack/repo.yaml).
-# Spack is not available in this project's CI; spack/tests/test_package.py checks this recipe
-# offline against a stand-in for `spack.package` (spack/README.md).
+# scripts/test-spack.sh installs and tests it with a real Spack 0.23 (CI), and
+# spack/tests/test_package.py checks it against a stand-in for `spack.package` with Spack 1.0's
+# API (spack/README.md).
 import os
 import shutil
 
@@ -128,9 +129,11 @@ class NdzipKokkos(CMakePackage, CudaPackage, ROCmPackage):
     def _kokkos_cxx_compiler(self):
         """The C++ compiler a device Kokkos requires of its users, or None for the default."""
         if self.spec.satisfies("+cuda"):
-            # Kokkos' nvcc_wrapper (from kokkos +wrapper). Spack 1.0's kokkos package offers
-            # kokkos_cxx on the package, reached as self["kokkos"], not on its spec.
-            return self["kokkos"].kokkos_cxx
+            # Kokkos' nvcc_wrapper (from kokkos +wrapper). Spack 0.x's kokkos sets kokkos_cxx on
+            # its spec (setup_dependent_package); Spack 1.0's offers it on the package, reached
+            # as self["kokkos"], which Spack 0.x packages cannot be indexed for.
+            kokkos_cxx = getattr(self.spec["kokkos"], "kokkos_cxx", None)
+            return kokkos_cxx if kokkos_cxx else self["kokkos"].kokkos_cxx
         if self.spec.satisfies("+rocm"):
             return self.spec["hip"].hipcc
         return None
@@ -191,6 +194,7 @@ class NdzipKokkos(CMakePackage, CudaPackage, ROCmPackage):
         example = Executable(join_path(build_dir, "ndzip-downstream-example"))
         out = example(output=str, error=str)
         assert "bit-exact" in out, f"the downstream example did not round-trip: {out}"
+        print(f"downstream example: {out.strip()}")  # into the build or test log
 
     @run_after("install")
     @on_package_attributes(run_tests=True)
