@@ -4,9 +4,12 @@
 #include "ndzip/folding.hpp"
 
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <stdexcept>
 #include <string>
+
+#include "ndzip/format.hpp"
 
 namespace ndzip {
 
@@ -41,13 +44,14 @@ std::optional<folding> parse_folding(std::string_view name) {
 }
 
 std::uint64_t hypercube_side(int rank) {
+  // The format's own sides (the same for float and double).
   switch (rank) {
     case 1:
-      return 4096;
+      return profile<float, 1>::side_length;
     case 2:
-      return 64;
+      return profile<float, 2>::side_length;
     case 3:
-      return 16;
+      return profile<float, 3>::side_length;
     default:
       throw std::invalid_argument("ndzip: no hypercubes of rank " + std::to_string(rank));
   }
@@ -63,7 +67,7 @@ std::uint64_t elements_in_hypercubes(const array_shape& shape) {
 
 std::uint64_t elements_stored_raw(const array_shape& shape, codec_mode mode) {
   const std::uint64_t border = element_count(shape) - elements_in_hypercubes(shape);
-  return mode == codec_mode::high_ratio ? border % hypercube_side(1) : border;
+  return mode == codec_mode::high_ratio ? border % profile<float, 1>::hypercube_size : border;
 }
 
 array_shape folded_shape(const array_shape& shape, int rank) {
@@ -128,14 +132,15 @@ array_shape suggested_chunk_shape(const array_shape& chunk, const array_shape& a
   if (best_folding_covers_half(suggestion)) return suggestion;
   // Array extents below the side: grow the chunk from its fastest dimension, each up to the
   // array's extent, until it holds a 1-D hypercube.
+  constexpr std::uint64_t hypercube = profile<float, 1>::hypercube_size;
   std::array<std::uint64_t, 3> grown = chunk.extents();
   for (int a = chunk.rank() - 1; a >= 0; --a) {
     std::uint64_t rest = 1;
     for (int b = 0; b < chunk.rank(); ++b)
       if (b != a) rest = checked_product(rest, grown[b], chunk);
-    const std::uint64_t wanted = (4096 + rest - 1) / rest;
+    const std::uint64_t wanted = (hypercube + rest - 1) / rest;
     grown[a] = std::min(array.extent(a), std::max(grown[a], wanted));
-    if (element_count(array_shape(chunk.type(), chunk.rank(), grown.data())) >= 4096) break;
+    if (element_count(array_shape(chunk.type(), chunk.rank(), grown.data())) >= hypercube) break;
   }
   return array_shape(chunk.type(), chunk.rank(), grown.data());
 }

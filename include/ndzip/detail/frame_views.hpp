@@ -13,11 +13,11 @@
 #include <type_traits>
 #include <utility>
 
+#include "ndzip/array_shape.hpp"
 #include "ndzip/detail/disjoint.hpp"
 #include "ndzip/detail/view_traits.hpp"
 #include "ndzip/error.hpp"
 #include "ndzip/export.hpp"
-#include "ndzip/array_shape.hpp"
 #include "ndzip/extent.hpp"
 #include "ndzip/folding.hpp"
 #include "ndzip/frame_format.hpp"
