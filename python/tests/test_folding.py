@@ -91,9 +91,11 @@ def test_suggested_chunks():
         ndzip.suggest_chunks((3, 20), shape=(3,))
 
 
-def run_fresh(code):
-    """`code` in a fresh interpreter (the warning is given once per process)."""
-    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+def run_fresh(warning_filter, code):
+    """`code` in a fresh interpreter (the warning is given once per process), with numpy as np
+    and ndzip imported and warnings.`warning_filter` applied."""
+    program = f"import warnings, numpy as np, ndzip\nwarnings.{warning_filter}\n{code}\n"
+    return subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
                           timeout=120)
 
 
@@ -114,10 +116,8 @@ def test_border_warning_once_per_shape_with_a_shape_that_compresses():
 
 
 def test_border_warning_names_folding_where_it_is_off():
-    result = run_fresh(
-        "import warnings, numpy as np, ndzip\n"
-        "warnings.simplefilter('always')\n"
-        "ndzip.compress(np.ones((5, 90, 180), np.float32), folding='none')\n")
+    result = run_fresh("simplefilter('always')",
+                       "ndzip.compress(np.ones((5, 90, 180), np.float32), folding='none')")
     assert result.returncode == 0, result.stderr
     assert "BorderWarning" in result.stderr
     assert "folding='automatic' (the default) would code it as (81000,)" in result.stderr
@@ -126,19 +126,16 @@ def test_border_warning_names_folding_where_it_is_off():
 def test_high_ratio_codes_the_border_so_it_is_not_warned():
     # The high-ratio stream codes the border as a 1-D array: 5x90x180 unfolded is compressed.
     result = run_fresh(
-        "import warnings, numpy as np, ndzip\n"
-        "warnings.simplefilter('error', ndzip.BorderWarning)\n"
-        "ndzip.compress(np.ones((5, 90, 180), np.float32), mode='high_ratio', folding='none')\n")
+        "simplefilter('error', ndzip.BorderWarning)",
+        "ndzip.compress(np.ones((5, 90, 180), np.float32), mode='high_ratio', folding='none')")
     assert result.returncode == 0, result.stderr
 
 
 def test_border_warning_as_an_error():
-    result = run_fresh(
-        "import warnings, numpy as np, ndzip\n"
-        "warnings.simplefilter('error', ndzip.BorderWarning)\n"
-        "try:\n"
-        "    ndzip.compress(np.ones(1000, np.float64))\n"
-        "except ndzip.BorderWarning as e:\n"
-        "    print('raised:', e)\n")
+    result = run_fresh("simplefilter('error', ndzip.BorderWarning)",
+                       "try:\n"
+                       "    ndzip.compress(np.ones(1000, np.float64))\n"
+                       "except ndzip.BorderWarning as e:\n"
+                       "    print('raised:', e)")
     assert result.returncode == 0, result.stderr
     assert "raised: ndzip: 100% of each float64 (1000,) array" in result.stdout
