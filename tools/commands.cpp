@@ -110,9 +110,12 @@ void note_border(run_context& ctx, const std::string& in, const array_desc& arra
   ctx.border_noted = true;
   bar.erase();
   const ndzip::array_shape folded = ndzip::coded_shape(array.shape, ndzip::folding::automatic);
+  // A --raw stream is never folded: there, a frame is what folds.
   const std::string advice =
       folded != coded && 2 * ndzip::elements_stored_raw(folded, array.mode) <= all
-          ? "--folding automatic (the default) codes it as " + folded.extents_string()
+          ? (ctx.opts().raw ? "a frame (no --raw) codes it folded, as "
+                            : "--folding automatic (the default) codes it as ") +
+                folded.extents_string()
           : "arrays of " + ndzip::suggested_chunk_shape(array.shape).extents_string() +
                 " values or more compress";
   std::fprintf(stderr,

@@ -44,6 +44,7 @@ no_note
 
 check "--raw never folds: the stream of the grid -n gives"
 expect 0 --raw -t float -n 5x90x180 -o raw.nd chunk.raw
+stderr_has "is stored raw; a frame (no --raw) codes it folded, as 81000 (said once)"
 cmp <(tail -c +49 plain.ndz) raw.nd || fail "the --raw stream is not the unfolded frame's"
 expect_error 2 "--folding applies to frames" --raw --folding none -t float -n 5x90x180 chunk.raw
 expect_error 2 "--folding applies to compression only" -d --folding none folded.ndz
