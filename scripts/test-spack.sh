@@ -103,7 +103,7 @@ spack repo list | grep -q "^ndzip_kokkos " || spack repo add "$root/spack" >/dev
 spack repo list | grep -q " $root/spack\$" || fail "Spack knows another ndzip_kokkos repository"
 
 # round_trip_logged LOG...: the downstream example's bit-exact line is in these (gzipped) logs.
-round_trip_logged() { zcat -f "$@" | grep -E "^ndzip-kokkos .* on .*bit-exact"; }
+round_trip_logged() { zcat -f "$@" | grep -E "^downstream example: ndzip-kokkos .* on .*bit-exact"; }
 
 # 1. The variant matrix. Accepted specs are concretized in one call (each solve takes Spack
 # 20 to 60 s here); refused ones must fail with the recipe's own message. Without --full, a
