@@ -282,7 +282,7 @@ dynamic_compressor::dynamic_compressor(std::string_view backend, const array_sha
               f(instance_of_own<std::decay_t<decltype(exec)>>());
             });
           }))) {
-  codec(m_shape.rank());  // the backend and shape checked now, not at the first call
+  m_codecs->of(m_shape, m_shape.rank());  // made now: the backend and shape checked here
 }
 
 dynamic_compressor::dynamic_compressor(std::string_view backend, const array_shape& shape,
@@ -295,7 +295,7 @@ dynamic_compressor::dynamic_compressor(std::string_view backend, const array_sha
       m_codecs(std::make_unique<codecs>(codec_maker(m_backend, mode, [stream](std::string_view name, const auto& f) {
             with_stream_instance(name, stream, f);
           }))) {
-  codec(m_shape.rank());
+  m_codecs->of(m_shape, m_shape.rank());
 }
 
 dynamic_compressor::~dynamic_compressor() = default;
@@ -303,6 +303,9 @@ dynamic_compressor::dynamic_compressor(dynamic_compressor&&) noexcept = default;
 dynamic_compressor& dynamic_compressor::operator=(dynamic_compressor&&) noexcept = default;
 
 dynamic_compressor::typed_codec& dynamic_compressor::codec(int coded_rank) {
+  // The array's own codec, made by the constructor and never replaced, needs no lock: every
+  // bare-stream call takes this path.
+  if (coded_rank == m_shape.rank()) return *m_codecs->by_rank[coded_rank - 1];
   return m_codecs->of(m_shape, coded_rank);
 }
 

@@ -49,7 +49,7 @@ template <class ValuesView>
 std::size_t frame_size_bound(const ValuesView& values, codec_mode mode = codec_mode::ndzip) {
   using T = std::remove_const_t<typename ValuesView::value_type>;
   const auto grid = grid_of(values);
-  const std::size_t folded_bound = detail::with_coded_grid(
+  const std::size_t folded_bound = detail::with_coded_grid<T>(
       grid, detail::coded_rank<T>(grid, folding::automatic),
       [&](const auto& coded) { return compressed_size_bound<T>(coded, mode); });
   return frame_header_bytes + std::max(compressed_size_bound<T>(grid, mode), folded_bound);

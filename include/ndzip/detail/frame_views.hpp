@@ -51,16 +51,15 @@ int coded_rank(const extent<Dims>& grid, folding f) {
 }
 
 // f(coded) for `grid` coded as the grid `coded` of `rank` dimensions that its slowest
-// dimensions merge into (an extent<rank>; `grid` itself in its own rank). Every return of f
-// must have one type.
-template <int Dims, class F>
+// dimensions merge into (an extent<rank>, as ndzip::folded_shape gives it; `grid` itself in its
+// own rank). Every return of f must have one type.
+template <class T, int Dims, class F>
 decltype(auto) with_coded_grid(const extent<Dims>& grid, int rank, F&& f) {
   auto folded = [&](auto coded_dims) -> decltype(auto) {
     constexpr int Rank = decltype(coded_dims)::value;
+    const array_shape shape = folded_shape(array_shape(element_type_of<T>(), grid), Rank);
     extent<Rank> coded;
-    coded[0] = 1;
-    for (int a = 0; a <= Dims - Rank; ++a) coded[0] *= grid[a];
-    for (int a = 1; a < Rank; ++a) coded[a] = grid[Dims - Rank + a];
+    for (int a = 0; a < Rank; ++a) coded[a] = shape.addressable_extent(a);
     return f(coded);
   };
   if (rank == Dims) return f(grid);
@@ -77,7 +76,8 @@ decltype(auto) with_coded_view(const ValuesView& values,
                                const extent<static_cast<int>(ValuesView::rank)>& grid, int rank,
                                F&& f) {
   constexpr int Dims = static_cast<int>(ValuesView::rank);
-  return with_coded_grid(grid, rank, [&](const auto& coded) -> decltype(auto) {
+  using T = std::remove_const_t<typename ValuesView::value_type>;
+  return with_coded_grid<T>(grid, rank, [&](const auto& coded) -> decltype(auto) {
     constexpr int Rank = std::decay_t<decltype(coded)>::dimensions;
     if constexpr (Rank == Dims) {
       return f(values, coded);
