@@ -31,62 +31,10 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/ndzip-test-install.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 fail() { echo "test-install: FAIL: $*" >&2; exit 1; }
+say() { echo "test-install: $*"; }
+# check_installed_hdf5_plugin (step 5), check_mpi_example (step 6)
+source "$root/scripts/installed-package-checks.sh"
 version=$(sed -nE 's/^project\(ndzip-kokkos VERSION ([0-9.]+).*/\1/p' "$root/CMakeLists.txt")
-
-# check_installed_hdf5_plugin NAME PLUGIN_DIR: step 5, with the default filter id (310).
-check_installed_hdf5_plugin() {
-  local name=$1 plugin_dir=$2 py
-  for py in python3 /usr/bin/python3 ""; do
-    [ -n "$py" ] && "$py" -c 'import h5py, numpy' 2>/dev/null && break
-  done
-  [ -n "$py" ] || fail "$name: no python3 with h5py and numpy to load the installed HDF5 plugin"
-  HDF5_PLUGIN_PATH="$plugin_dir" "$py" - "$work/$name/plugin.h5" <<'PY' ||
-import sys
-import h5py
-import numpy as np
-values = np.cumsum(np.ones((200, 300)), axis=1).astype(np.float32)
-with h5py.File(sys.argv[1], "w") as f:
-    f.create_dataset("field", data=values, chunks=(64, 128), compression=310)
-with h5py.File(sys.argv[1], "r") as f:
-    assert f["field"].id.get_create_plist().get_filter(0)[0] == 310, "not written with ndzip"
-    assert (f["field"][...].view(np.uint32) == values.view(np.uint32)).all(), "not bit-exact"
-PY
-    fail "$name: the installed HDF5 plugin ($plugin_dir) does not load or round-trip"
-  echo "test-install: $name: the installed HDF5 plugin round-trips through h5py"
-}
-
-# check_mpi_example NAME PREFIX_PATH: where MPI is installed, the installed package must have
-# ndzip::mpi, and examples/mpi_halo (as installed) builds against it with
-# find_package(ndzip-kokkos COMPONENTS mpi) and runs on 4 ranks (2x2x1): a bit-exact diffusion
-# whose compressed halos take fewer bytes than the raw ones.
-check_mpi_example() {
-  local name=$1 prefix_path=$2 dir="$work/$1"
-  command -v mpiexec >/dev/null || { echo "test-install: $name: no mpiexec, ndzip::mpi not checked"; return; }
-  local example="$dir/prefix/share/ndzip-kokkos/examples/mpi_halo"
-  [ -f "$dir/prefix/lib/cmake/ndzip-kokkos/ndzip-kokkos-mpiTargets.cmake" ] ||
-    fail "$name: MPI is installed, but the package has no ndzip::mpi"
-  [ -f "$example/CMakeLists.txt" ] || fail "$name: examples/mpi_halo is not installed"
-  cmake -S "$example" -B "$dir/mpi_halo" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_PREFIX_PATH="$prefix_path" >"$dir/mpi_halo-configure.log" 2>&1 ||
-    { cat "$dir/mpi_halo-configure.log"; fail "$name: examples/mpi_halo does not configure"; }
-  cmake --build "$dir/mpi_halo" >"$dir/mpi_halo-build.log" 2>&1 ||
-    { cat "$dir/mpi_halo-build.log"; fail "$name: examples/mpi_halo does not build"; }
-  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 OMP_PROC_BIND=false \
-    OMPI_MCA_btl_vader_single_copy_mechanism=none \
-    mpiexec -n 4 --oversubscribe "$dir/mpi_halo/ndzip-mpi-halo-example" --n 64 --steps 3 \
-    2>"$dir/mpi_halo-run.err" | tee "$dir/mpi_halo-run.log" ||
-    { cat "$dir/mpi_halo-run.err"; fail "$name: examples/mpi_halo failed on 4 ranks"; }
-  grep -q "bit-exact" "$dir/mpi_halo-run.log" || fail "$name: examples/mpi_halo did not report bit-exact"
-  # A step whose pieces all ranks sent raw cannot have taken fewer bytes than the raw halo.
-  awk '$1 ~ /^[0-9]+$/ && $NF == "raw" && $(NF - 1) != "ranks" && $3 < $2 { bad = 1 }
-       END { exit bad }' \
-    "$dir/mpi_halo-run.log" ||
-    fail "$name: examples/mpi_halo calls a step raw that took fewer bytes than raw"
-  local saved
-  saved=$(sed -nE 's/.*; (-?[0-9]+) bytes saved on the wire per step/\1/p' "$dir/mpi_halo-run.log")
-  [ -n "$saved" ] && [ "$saved" -gt 0 ] ||
-    fail "$name: examples/mpi_halo saved no bytes on the wire (${saved:-none})"
-}
 
 # check_python_package NAME: step 7.
 check_python_package() {
@@ -179,7 +127,7 @@ check_install() {
   fi
 
   if [ -f "$lib/hdf5/plugin/libh5ndzip.so" ]; then
-    check_installed_hdf5_plugin "$name" "$lib/hdf5/plugin"
+    check_installed_hdf5_plugin "$name" "$lib/hdf5/plugin" "$dir"
   fi
 
   # Without MPI to be found: an application that does not ask for ndzip::mpi needs none.
@@ -216,7 +164,7 @@ check_install() {
 }
 
 check_install shared OpenMP shared
-check_mpi_example shared "$(cat "$work/shared/prefix_path")"
+check_mpi_example shared "$work/shared/prefix" "$(cat "$work/shared/prefix_path")" "$work/shared" 4
 check_python_package shared
 check_cg_example shared "$(cat "$work/shared/prefix_path")"
 "$root/scripts/install-deps.sh" --threads

@@ -9,7 +9,7 @@ Spack 1.0, spec.satisfies). Beside the recipe itself it
 reads the project it packages: every variant must map onto something the project's CMake builds
 (a KOKKOS_ENABLE_<X> entry of the execution-space list that core/instantiate.hpp instantiates,
 or a CMake option), and a released
-version's tag and commit must exist in this git checkout. Run:
+version's tarball, made from its tag in this checkout, must have the recipe's sha256. Run:
 
     python3 spack/tests/test_package.py
 """
@@ -19,6 +19,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import types
 import unittest
 from unittest import mock
@@ -32,7 +33,7 @@ SPDX = "SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception"
 
 DIRECTIVES = []  # (name, args, kwargs) in declaration order
 CALLS = []  # (executable path, args, kwargs) of every fake Executable call
-EXAMPLE_OUTPUT = ["ndzip-kokkos 0.1.0 on Serial: 96^3 doubles, ... (2.000x smaller), bit-exact\n"]
+EXAMPLE_OUTPUT = ["ndzip-kokkos 0.2.0 on Serial: 96^3 doubles, ... (2.000x smaller), bit-exact\n"]
 
 
 def _directive(name):
@@ -400,68 +401,47 @@ class RecipeTest(unittest.TestCase):
 
     def test_versions(self):
         versions = self.versions()
-        self.assertEqual(set(versions), {"main", "0.1.0"})
+        self.assertEqual(set(versions), {"main", "0.2.0"})
         self.assertEqual(versions["main"], {"branch": "main"}, "main: the branch, not preferred")
-        release = versions["0.1.0"]
-        self.assertEqual(release.get("tag"), "v0.1.0")
-        self.assertRegex(release.get("commit", ""), r"^[0-9a-f]{40}$", "0.1.0 pins no commit")
         for name, kwargs in versions.items():
-            # A release fetched from git needs the tag and the commit (Spack checks they agree);
-            # with no public remote there is no tarball to checksum.
+            # A release is the tarball of its tag, checked by its sha256 (the url below).
             if name != "main":
-                self.assertTrue({"tag", "commit"} <= set(kwargs), f"version {name}: {kwargs}")
+                self.assertEqual(set(kwargs), {"sha256"}, f"version {name}: {kwargs}")
+                self.assertRegex(kwargs["sha256"], r"^[0-9a-f]{64}$", f"version {name}")
         self.assertTrue(self.cls.git.endswith(".git"))
+        # Spack derives every release's address from this one by its version.
+        self.assertTrue(
+            self.cls.url.endswith("/releases/download/v0.2.0/ndzip-kokkos-0.2.0.tar"), self.cls.url
+        )
 
-    def test_release_commits_exist_in_this_checkout(self):
-        """Each released version pins a commit of this branch's history whose CMakeLists.txt
-        declares that version; where the checkout has the version's tag, it is at that commit."""
+    def test_release_tarballs_match_their_checksums(self):
+        """Each release's tarball, made from its tag by scripts/make-release-tarball.sh, has the
+        sha256 the recipe names; where this clone lacks the tag (a clone made with --no-tags or
+        --depth), there is nothing to make it from, and the test says so."""
         git = shutil.which("git")
         if not git:
-            self.skipTest("git is not installed: the release tags cannot be checked")
-        inside = subprocess.run(
-            [git, "-C", PROJECT_ROOT, "rev-parse", "--is-inside-work-tree"],
-            capture_output=True,
-            text=True,
-        )
-        if inside.returncode != 0 or inside.stdout.strip() != "true":
-            self.skipTest(f"{PROJECT_ROOT} is not a git checkout: release tags not checked")
+            self.skipTest("git is not installed: no release tarball can be made")
+        script = os.path.join(PROJECT_ROOT, "scripts", "make-release-tarball.sh")
+        checked = []
         for name, kwargs in self.versions().items():
-            if "tag" not in kwargs:
+            if name == "main":
                 continue
-            tag, commit = kwargs["tag"], kwargs.get("commit")
-            got = subprocess.run(
-                [git, "-C", PROJECT_ROOT, "rev-parse", "--verify", "--quiet", f"{tag}^{{commit}}"],
-                capture_output=True,
-                text=True,
-            )
-            # CI checks out the branch alone (no tags, maybe not all of its history), so a missing
-            # tag or commit is not an error; what the checkout does have must agree.
-            if got.returncode == 0:
-                self.assertEqual(got.stdout.strip(), commit, f"version {name}: {tag} is not {commit}")
-            present = subprocess.run(
-                [git, "-C", PROJECT_ROOT, "cat-file", "-e", f"{commit}^{{commit}}"],
+            has_tag = subprocess.run(
+                [git, "-C", PROJECT_ROOT, "rev-parse", "--verify", "--quiet", f"refs/tags/v{name}"],
                 capture_output=True,
             )
-            if present.returncode != 0:
+            if has_tag.returncode != 0:
                 continue
-            ancestor = subprocess.run(
-                [git, "-C", PROJECT_ROOT, "merge-base", "--is-ancestor", commit, "HEAD"],
-                capture_output=True,
-            )
+            with tempfile.TemporaryDirectory() as out:
+                made = subprocess.run(
+                    ["bash", script, name, out], capture_output=True, text=True, check=True
+                )
             self.assertEqual(
-                ancestor.returncode, 0, f"version {name}: {commit} is not an ancestor of HEAD"
+                made.stdout.strip(), kwargs["sha256"], f"version {name}: tarball of v{name}"
             )
-            cmakelists = subprocess.run(
-                [git, "-C", PROJECT_ROOT, "show", f"{commit}:CMakeLists.txt"],
-                capture_output=True,
-                text=True,
-                check=True,
-            ).stdout
-            self.assertRegex(
-                cmakelists,
-                rf"project\(ndzip-kokkos\s+VERSION\s+{re.escape(name)}\b",
-                f"version {name}: the CMakeLists.txt of {tag} declares another version",
-            )
+            checked.append(name)
+        if not checked:
+            self.skipTest("this clone has no release tag (git fetch --tags): no tarball checked")
 
     def test_license_and_maintainers(self):
         self.assertEqual(
@@ -573,12 +553,21 @@ class RecipeTest(unittest.TestCase):
             ("+rocm", "amdgpu_target=none"),
             ("+cuda", "+rocm"),
             ("+threads", "+openmp"),
-            ("~serial~openmp~threads~cuda~rocm", None),
             ("^kokkos+cuda", "~cuda"),
             ("^kokkos+rocm", "~rocm"),
         ]:
             self.assertIn(key, conflicts, f"conflicts({key[0]!r}, when={key[1]!r}) missing")
             self.assertTrue(conflicts[key].get("msg"), f"conflict {key} has no message")
+        # ~serial only stops requiring Serial: a conflict on a spec that requires no backend
+        # would make the concretizer turn +openmp on unasked.
+        self.assertFalse([k for k in conflicts if "~serial" in k[0]], "a conflict on ~serial")
+
+    def test_shared_is_never_turned_off_unasked(self):
+        """`ndzip-kokkos ^kokkos~shared` must be refused, not concretized silently as ~shared
+        (depends_on("kokkos+shared", when="+shared") alone lets the concretizer flip it)."""
+        variants = {args[0]: kwargs for args, kwargs in self.named("variant")}
+        self.assertIs(variants["shared"].get("sticky"), True)
+        self.assertIn(("kokkos+shared", "+shared"), self.depends())
 
     # -- every variant maps onto something the project's CMake builds
 
@@ -784,7 +773,7 @@ class RecipeTest(unittest.TestCase):
 
     def test_example_failure_is_reported(self):
         saved = EXAMPLE_OUTPUT[0]
-        EXAMPLE_OUTPUT[0] = "ndzip-kokkos 0.1.0 on Serial: ... MISMATCH\n"
+        EXAMPLE_OUTPUT[0] = "ndzip-kokkos 0.2.0 on Serial: ... MISMATCH\n"
         try:
             with self.assertRaises(AssertionError):
                 self.run_example("check_downstream_example")

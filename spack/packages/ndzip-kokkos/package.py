@@ -15,28 +15,37 @@ class NdzipKokkos(CMakePackage, CudaPackage, ROCmPackage):
     with. Installs the ndzip::ndzip CMake package and, optionally, the `ndzip` command-line
     tool."""
 
-    # The project has no public git remote yet: these are the addresses it is meant to have, so
-    # `spack install` cannot fetch a source until that repository exists. Until then, build a
-    # checkout with `spack develop` (spack/README.md), which takes the source from a local path.
+    # The project has no public git remote yet: these are the addresses it is meant to have.
+    # Until they exist, a release comes from a mirror holding its tarball, and a checkout is
+    # built with `spack develop` (spack/README.md, both with their commands).
     homepage = "https://github.com/ndzip-kokkos/ndzip-kokkos"
     git = "https://github.com/ndzip-kokkos/ndzip-kokkos.git"
+    # A release's source is the tarball scripts/make-release-tarball.sh makes from the
+    # annotated tag v<version> (uncompressed `git archive`: the same bytes from any clone that
+    # has the tag), published as the release's asset under this name.
+    url = "https://github.com/ndzip-kokkos/ndzip-kokkos/releases/download/v0.2.0/ndzip-kokkos-0.2.0.tar"
 
     # Placeholder: the GitHub handle(s) of the people who look after this recipe go here.
     maintainers("ndzip-kokkos")
 
     license("Apache-2.0 WITH LLVM-exception")
 
-    # Releases are annotated tags v<version>; the commit pins what the tag names. Spack prefers
-    # a numbered version over a branch, so plain `ndzip-kokkos` is 0.1.0 and `@main` is opt-in.
+    # Spack prefers a numbered version over a branch, so plain `ndzip-kokkos` is the newest
+    # release and `@main` is opt-in. (0.1.0 is not offered: it was never tagged, and it had
+    # none of plugins/, mpi/ and python/ that the hdf5 and mpi variants build.)
     version("main", branch="main")
-    version("0.1.0", tag="v0.1.0", commit="64ccb4aa7429e79eddbe12a32a644c3c50b73928")
+    version("0.2.0", sha256="ce1c5cd2d2f8529d28f061ba6e9bb3f32ecfa9d4a10e3acafd875bbeb287b3ed")
 
     # The library is compiled for every backend the Kokkos it finds was built with
     # (core/instantiate.hpp); these variants say which backends that Kokkos must have.
     variant("serial", default=True, description="Require a Kokkos with the Serial backend")
     variant("openmp", default=False, description="Require a Kokkos with the OpenMP backend")
     variant("threads", default=False, description="Require a Kokkos with the Threads backend")
-    variant("shared", default=True, description="Build libndzip as a shared library")
+    # Sticky: the concretizer may not turn it off by itself (as it would for a static Kokkos,
+    # below); `ndzip-kokkos ^kokkos~shared` is refused, and `~shared` has to be asked for.
+    variant(
+        "shared", default=True, sticky=True, description="Build libndzip as a shared library"
+    )
     variant("cli", default=True, description="Build the ndzip command-line tool")
     variant("tests", default=False, description="Build the unit tests (NDZIP_BUILD_TESTS)")
     variant(
@@ -99,10 +108,9 @@ class NdzipKokkos(CMakePackage, CudaPackage, ROCmPackage):
         when="+openmp",
         msg="Kokkos has at most one host-parallel backend: pick +openmp or +threads",
     )
-    conflicts(
-        "~serial~openmp~threads~cuda~rocm",
-        msg="enable at least one backend: +serial, +openmp, +threads, +cuda or +rocm",
-    )
+    # No conflict for a spec that requires no backend: `~serial` only stops requiring Serial,
+    # and Kokkos itself always has a host backend (Serial by default). A conflict there made
+    # the concretizer turn +openmp on unasked.
     # A device Kokkos needs its device compiler, which cmake_args only selects with +cuda/+rocm.
     conflicts("^kokkos+cuda", when="~cuda", msg="a Kokkos with CUDA needs ndzip-kokkos +cuda")
     conflicts("^kokkos+rocm", when="~rocm", msg="a Kokkos with HIP needs ndzip-kokkos +rocm")
