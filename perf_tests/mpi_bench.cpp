@@ -28,6 +28,7 @@
 #include <CLI/CLI.hpp>
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -42,6 +43,7 @@
 #include <string>
 #include <system_error>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "bench_inputs.hpp"
@@ -259,13 +261,36 @@ struct stage_times {
   double compress = 0, decompress = 0;
 };
 
+// f(grid) with the grid ndzip::mpi compresses `message` as (docs/MPI.md): its extents other
+// than 1 (rank 1 at least), as an ndzip::extent of that rank. ndzip::mpi's own function for it
+// is internal, so the bench derives it from the View's extents as documented.
+template <class View, class F>
+auto with_message_grid(const View& message, F&& f) {
+  std::array<std::size_t, 3> kept = {1, 1, 1};
+  int dims = 0;
+  for (int a = 0; a < static_cast<int>(View::rank); ++a)
+    if (message.extent(a) != 1) kept[dims++] = message.extent(a);
+  const auto grid = [&](auto d) {
+    constexpr int grid_dims = decltype(d)::value;
+    ndzip::extent<grid_dims> g;
+    for (int a = 0; a < grid_dims; ++a) g[a] = kept[a];
+    return g;
+  };
+  switch (dims) {
+    case 0:
+    case 1:
+      return f(grid(std::integral_constant<int, 1>{}));
+    case 2:
+      return f(grid(std::integral_constant<int, 2>{}));
+    default:
+      return f(grid(std::integral_constant<int, 3>{}));
+  }
+}
+
 template <class View>
 stage_times codec_stages(const exec_space& exec, const View& message, int reps) {
   using T = typename View::value_type;
-  // The grid ndzip::mpi compresses a slab as: its extents other than 1.
-  const auto shape = ndzip::mpi::detail::squeeze(static_cast<int>(View::rank),
-                                                 ndzip::mpi::detail::extents_of(message));
-  return ndzip::mpi::detail::with_grid(shape, [&](const auto& grid) {
+  return with_message_grid(message, [&](const auto& grid) {
     constexpr int dims = std::decay_t<decltype(grid)>::dimensions;
     ndzip::compressor<T, dims, exec_space> codec(exec, grid);
     Kokkos::View<std::byte*, memory_space> stream(
@@ -331,81 +356,166 @@ measurement time_ndzip(const exec_space& exec, const View& sent, const Managed& 
   return packed;
 }
 
-// One message (the View `sent`, identical on both ranks) in one mode, raw and through a
-// communicator of its own with `opts` (so that what its adaptive choice measured of one message
-// does not carry over to the next).
-template <class View>
-std::pair<measurement, measurement> run_message(const exec_space& exec, const View& sent,
-                                                bool exchange, int reps,
-                                                const ndzip::mpi::options& opts) {
-  const ndzip::mpi::communicator<exec_space> channel(exec, MPI_COMM_WORLD, opts);
+// What a raw transfer reports: nothing (an ndzip one reports its ndzip::mpi::transfer_stats).
+struct raw_report {};
+
+// One round of a mode through `link` (on rank link.me), between its ends link.sent,
+// link.received and link.spare: the exchange moves `sent` into `received` on both ranks at once
+// (link.exchange); the ping-pong sends `sent` from rank 0 into rank 1's `received`, which rank 1
+// sends back into rank 0's `spare` (link.send and link.recv, in that order on each rank).
+// link.settle() then waits for what the link queued. Returns this rank's {send's, receive's}
+// report.
+template <class Link>
+auto one_round(Link& link, bool exchange) {
+  decltype(link.exchange(link.sent, link.received)) done;
+  if (exchange) {
+    done = link.exchange(link.sent, link.received);
+  } else if (link.me == 0) {
+    done.first = link.send(link.sent);
+    done.second = link.recv(link.spare);
+  } else {
+    done.second = link.recv(link.received);
+    done.first = link.send(link.received);
+  }
+  link.settle();
+  return done;
+}
+
+// ndzip::mpi's transfers through `channel`: an ndzip::mpi::communicator (tag 2; its exchange an
+// irecv and an isend) or an nccl_communicator (its exchange a sendrecv; settled by fencing the
+// instance, as NCCL's raw transfers are).
+template <class Channel, class View, class Managed>
+struct ndzip_link {
+  static constexpr bool mpi = std::is_same_v<Channel, ndzip::mpi::communicator<exec_space>>;
+  const exec_space& exec;
+  const Channel& channel;
+  const View& sent;
+  const Managed &received, &spare;
   const int me = rank(), peer = 1 - me;
+
+  template <class V>
+  ndzip::mpi::transfer_stats send(const V& v) const {
+    if constexpr (mpi) return channel.send(v, peer, 2);
+    else return channel.send(v, peer);
+  }
+  template <class V>
+  ndzip::mpi::transfer_stats recv(const V& v) const {
+    if constexpr (mpi) return channel.recv(v, peer, 2);
+    else return channel.recv(v, peer);
+  }
+  std::pair<ndzip::mpi::transfer_stats, ndzip::mpi::transfer_stats> exchange(
+      const View& out, const Managed& in) const {
+    if constexpr (mpi) {
+      auto r = channel.irecv(in, peer, 2);
+      auto s = channel.isend(out, peer, 2);
+      r.wait();
+      s.wait();
+      return {s.stats(), r.stats()};
+    } else {
+      const ndzip::mpi::exchange_stats both = channel.sendrecv(out, peer, in, peer);
+      return {both.sent, both.received};
+    }
+  }
+  void settle() const {
+    if constexpr (!mpi) exec.fence();
+  }
+};
+
+// One message (the View `sent`, identical on both ranks) in one mode through one link (MPI:
+// run_message, NCCL: run_message_nccl), raw and through `channel`, a communicator of its own
+// with `opts` (so that what its adaptive choice measured of one message does not carry over to
+// the next). RawLink<View, Managed> is the link's raw transfers (for one_round), made of
+// {exec, channel, sent, received, spare} for the raw rounds only (it may hold staging buffers);
+// ndzip_link the compressed ones.
+template <template <class, class> class RawLink, class Channel, class View>
+std::pair<measurement, measurement> measure_message(const exec_space& exec,
+                                                    const Channel& channel, const View& sent,
+                                                    bool exchange, int reps,
+                                                    const ndzip::mpi::options& opts) {
   using managed = Kokkos::View<typename View::data_type, Kokkos::LayoutRight, memory_space>;
   managed received(Kokkos::view_alloc(Kokkos::WithoutInitializing, "received"), sent.layout());
   managed spare(Kokkos::view_alloc(Kokkos::WithoutInitializing, "spare"), sent.layout());
-  measurement raw, packed;
-
-  // Plain MPI.
+  measurement raw;
   {
-    const bool device_pointers =
-        channel.transport(true) == ndzip::mpi::transport_kind::mpi_device;  // as ndzip::mpi
-    raw_channel<View> out(sent, device_pointers);
-    raw_channel<managed> in(received, device_pointers), back(spare, device_pointers);
+    RawLink<View, managed> link{exec, channel, sent, received, spare};
     Kokkos::deep_copy(exec, received, 0);
     exec.fence();
-    std::vector<MPI_Request> requests;
-    const double round = timed_rounds(reps, [&] {
-      if (exchange) {
-        out.before_send(exec);
-        post_raw(in.wire(), in.bytes(), peer, false, requests);
-        post_raw(out.wire(), out.bytes(), peer, true, requests);
-        wait_all(requests);
-        in.after_receive(exec);
-      } else if (me == 0) {
-        out.before_send(exec);
-        post_raw(out.wire(), out.bytes(), peer, true, requests);
-        wait_all(requests);
-        post_raw(back.wire(), back.bytes(), peer, false, requests);
-        wait_all(requests);
-        back.after_receive(exec);
-      } else {
-        post_raw(in.wire(), in.bytes(), peer, false, requests);
-        wait_all(requests);
-        in.after_receive(exec);
-        in.before_send(exec);
-        post_raw(in.wire(), in.bytes(), peer, true, requests);
-        wait_all(requests);
-      }
-    });
+    const double round = timed_rounds(reps, [&] { one_round(link, exchange); });
     raw.seconds = exchange ? round : round / 2;
     raw.wire_bytes = sent.size() * sizeof(typename View::value_type);
-    raw.verified = same_bits(exec, exchange || me == 1 ? received : spare, sent);
+    raw.verified = same_bits(exec, exchange || rank() == 1 ? received : spare, sent);
     Kokkos::deep_copy(exec, spare, 0);
   }
-
-  // ndzip::mpi.
-  packed = time_ndzip(exec, sent, received, spare, exchange, reps, opts, [&] {
-    if (exchange) {
-      auto r = channel.irecv(received, peer, 2);
-      auto s = channel.isend(sent, peer, 2);
-      r.wait();
-      s.wait();
-      return round_report{r.stats().codec_seconds + s.stats().codec_seconds,
-                          s.stats().wire_bytes, s.stats().plain};
-    }
-    if (me == 0) {
-      const auto s = channel.send(sent, peer, 2);
-      const auto r = channel.recv(spare, peer, 2);
-      return round_report{s.codec_seconds + r.codec_seconds, s.wire_bytes, s.plain};
-    }
-    const auto r = channel.recv(received, peer, 2);
-    const auto s = channel.send(received, peer, 2);
+  ndzip_link<Channel, View, managed> link{exec, channel, sent, received, spare};
+  const measurement packed = time_ndzip(exec, sent, received, spare, exchange, reps, opts, [&] {
+    const auto [s, r] = one_round(link, exchange);
     return round_report{r.codec_seconds + s.codec_seconds, s.wire_bytes, s.plain};
   });
   return {raw, packed};
 }
 
+// Plain MPI of the values (raw_channel), handed to MPI in device memory where ndzip::mpi's
+// `channel` would be (the mpi-device transport), else staged where the host cannot read them.
+template <class View, class Managed>
+struct raw_mpi_link {
+  raw_mpi_link(const exec_space& e, const ndzip::mpi::communicator<exec_space>& channel,
+               const View& s, const Managed& r, const Managed& b)
+      : exec(e),
+        device_pointers(channel.transport(true) == ndzip::mpi::transport_kind::mpi_device),
+        sent(s, device_pointers),
+        received(r, device_pointers),
+        spare(b, device_pointers) {}
+
+  const exec_space& exec;
+  const bool device_pointers;
+  const int me = rank(), peer = 1 - me;
+  raw_channel<View> sent;
+  raw_channel<Managed> received, spare;
+  std::vector<MPI_Request> requests;
+
+  template <class End>
+  raw_report send(End& c) {
+    c.before_send(exec);
+    post_raw(c.wire(), c.bytes(), peer, true, requests);
+    wait_all(requests);
+    return {};
+  }
+  template <class End>
+  raw_report recv(End& c) {
+    post_raw(c.wire(), c.bytes(), peer, false, requests);
+    wait_all(requests);
+    c.after_receive(exec);
+    return {};
+  }
+  std::pair<raw_report, raw_report> exchange(raw_channel<View>& out, raw_channel<Managed>& in) {
+    out.before_send(exec);
+    post_raw(in.wire(), in.bytes(), peer, false, requests);
+    post_raw(out.wire(), out.bytes(), peer, true, requests);
+    wait_all(requests);
+    in.after_receive(exec);
+    return {};
+  }
+  void settle() {}
+};
+
+// The measurement through MPI: raw, plain MPI; compressed, an ndzip::mpi::communicator.
+template <class View>
+std::pair<measurement, measurement> run_message(const exec_space& exec, const View& sent,
+                                                bool exchange, int reps,
+                                                const ndzip::mpi::options& opts) {
+  const ndzip::mpi::communicator<exec_space> channel(exec, MPI_COMM_WORLD, opts);
+  return measure_message<raw_mpi_link>(exec, channel, sent, exchange, reps, opts);
+}
+
 #ifdef NDZIP_MPI_HAS_NCCL
+// Throws std::runtime_error where an NCCL call failed. The bench checks NCCL itself: ndzip::mpi
+// keeps its own NCCL checks internal. ncclInProgress is no failure (a call of a non-blocking
+// communicator still under way; the bench's communicator blocks, so its calls do not return it).
+void check_nccl(ncclResult_t rc, const char* what) {
+  if (rc != ncclSuccess && rc != ncclInProgress)
+    throw std::runtime_error(std::string("NCCL: ") + what + " failed: " + ncclGetErrorString(rc));
+}
+
 // The NCCL communicator of the two ranks (--transport nccl), made once.
 ncclComm_t bench_nccl() {
   static const ncclComm_t comm = [] {
@@ -413,70 +523,54 @@ ncclComm_t bench_nccl() {
     if (rank() == 0) ncclGetUniqueId(&id);
     MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
     ncclComm_t c = nullptr;
-    ndzip::mpi::detail::check_nccl(ncclCommInitRank(&c, 2, id, rank()), "ncclCommInitRank", c);
+    check_nccl(ncclCommInitRank(&c, 2, id, rank()), "ncclCommInitRank");
     return c;
   }();
   return comm;
 }
 
-// run_message through NCCL: raw, ncclSend and ncclRecv of the values on the instance's stream
-// (grouped in an exchange); compressed, an nccl_communicator of its own.
+// Raw through NCCL: ncclSend and ncclRecv of the values on the instance's stream (grouped in an
+// exchange), on the NCCL communicator of `channel`; settled by fencing the instance.
+template <class View, class Managed>
+struct raw_nccl_link {
+  const exec_space& exec;
+  const ndzip::mpi::nccl_communicator<exec_space>& channel;
+  const View& sent;
+  const Managed &received, &spare;
+  const int me = rank(), peer = 1 - me;
+  const ncclComm_t comm = channel.comm();
+  const cudaStream_t stream = exec.cuda_stream();
+
+  template <class V>
+  raw_report send(const V& v) const {
+    const std::size_t bytes = v.size() * sizeof(typename V::value_type);
+    check_nccl(ncclSend(v.data(), bytes, ncclUint8, peer, comm, stream), "ncclSend");
+    return {};
+  }
+  template <class V>
+  raw_report recv(const V& v) const {
+    const std::size_t bytes = v.size() * sizeof(typename V::value_type);
+    check_nccl(ncclRecv(v.data(), bytes, ncclUint8, peer, comm, stream), "ncclRecv");
+    return {};
+  }
+  std::pair<raw_report, raw_report> exchange(const View& out, const Managed& in) const {
+    check_nccl(ncclGroupStart(), "ncclGroupStart");
+    send(out);
+    recv(in);
+    check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+    return {};
+  }
+  void settle() const { exec.fence(); }
+};
+
+// The measurement through NCCL (--transport nccl): raw, ncclSend and ncclRecv; compressed, an
+// nccl_communicator of its own.
 template <class View>
 std::pair<measurement, measurement> run_message_nccl(const exec_space& exec, const View& sent,
                                                      bool exchange, int reps,
                                                      const ndzip::mpi::options& opts) {
-  const ncclComm_t comm = bench_nccl();
-  const ndzip::mpi::nccl_communicator<exec_space> channel(exec, comm, opts);
-  const int me = rank(), peer = 1 - me;
-  using managed = Kokkos::View<typename View::data_type, Kokkos::LayoutRight, memory_space>;
-  managed received(Kokkos::view_alloc(Kokkos::WithoutInitializing, "received"), sent.layout());
-  managed spare(Kokkos::view_alloc(Kokkos::WithoutInitializing, "spare"), sent.layout());
-  const std::size_t bytes = sent.size() * sizeof(typename View::value_type);
-  const cudaStream_t stream = exec.cuda_stream();
-  const auto check = [comm](ncclResult_t rc, const char* what) {
-    ndzip::mpi::detail::check_nccl(rc, what, comm);
-  };
-  measurement raw, packed;
-  {
-    Kokkos::deep_copy(exec, received, 0);
-    exec.fence();
-    const double round = timed_rounds(reps, [&] {
-      if (exchange) {
-        check(ncclGroupStart(), "ncclGroupStart");
-        check(ncclSend(sent.data(), bytes, ncclUint8, peer, comm, stream), "ncclSend");
-        check(ncclRecv(received.data(), bytes, ncclUint8, peer, comm, stream), "ncclRecv");
-        check(ncclGroupEnd(), "ncclGroupEnd");
-      } else if (me == 0) {
-        check(ncclSend(sent.data(), bytes, ncclUint8, peer, comm, stream), "ncclSend");
-        check(ncclRecv(spare.data(), bytes, ncclUint8, peer, comm, stream), "ncclRecv");
-      } else {
-        check(ncclRecv(received.data(), bytes, ncclUint8, peer, comm, stream), "ncclRecv");
-        check(ncclSend(received.data(), bytes, ncclUint8, peer, comm, stream), "ncclSend");
-      }
-      exec.fence();
-    });
-    raw.seconds = exchange ? round : round / 2;
-    raw.wire_bytes = bytes;
-    raw.verified = same_bits(exec, exchange || me == 1 ? received : spare, sent);
-    Kokkos::deep_copy(exec, spare, 0);
-  }
-  packed = time_ndzip(exec, sent, received, spare, exchange, reps, opts, [&] {
-    ndzip::mpi::transfer_stats s, r;
-    if (exchange) {
-      const auto both = channel.sendrecv(sent, peer, received, peer);
-      s = both.sent;
-      r = both.received;
-    } else if (me == 0) {
-      s = channel.send(sent, peer);
-      r = channel.recv(spare, peer);
-    } else {
-      r = channel.recv(received, peer);
-      s = channel.send(received, peer);
-    }
-    exec.fence();
-    return round_report{r.codec_seconds + s.codec_seconds, s.wire_bytes, s.plain};
-  });
-  return {raw, packed};
+  const ndzip::mpi::nccl_communicator<exec_space> channel(exec, bench_nccl(), opts);
+  return measure_message<raw_nccl_link>(exec, channel, sent, exchange, reps, opts);
 }
 #endif
 
@@ -865,8 +959,12 @@ int main(int argc, char** argv) {
     // The exchange leaves its values alone until its isend completes, as MPI_Isend asks.
     opts.values_stay_until_complete = !cfg.isend_copies;
     const ndzip::mpi::communicator<exec_space> channel(exec, MPI_COMM_WORLD, opts);
+    // ndzip::mpi hands MPI the execution space's own memory where the host can access it (as
+    // raw_channel does), else stages it or hands MPI device memory (channel.transport).
+    constexpr bool in_place =
+        Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible;
     const char* path = cfg.nccl ? "device memory, through NCCL"
-                       : ndzip::mpi::detail::staging<exec_space>::in_place
+                       : in_place
                            ? "host memory, handed to MPI in place"
                        : channel.transport(true) == ndzip::mpi::transport_kind::mpi_device
                            ? "device memory, handed to MPI directly"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "ndzip/mpi/detail/matching.hpp"
+#include "ndzip/mpi/detail/mpi/matching.hpp"
 
-#include "ndzip/mpi/detail/wire_format.hpp"
+#include "ndzip/mpi/detail/mpi/runtime.hpp"
 
 namespace ndzip::mpi::detail {
 

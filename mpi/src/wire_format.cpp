@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-#include "ndzip/mpi/detail/wire_format.hpp"
+#include "ndzip/mpi/detail/core/wire_format.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <stdexcept>
 #include <vector>
 
 // XXH3-64 compiled into this file only (header-only mode), as in core/frame.cpp.
@@ -21,16 +20,6 @@ constexpr std::byte transfer_magic[6] = {std::byte{'n'}, std::byte{'d'}, std::by
 constexpr std::uint16_t wire_version = 1;
 constexpr std::uint32_t flag_checksummed = 1;
 constexpr std::uint32_t flag_plain = 2;
-
-void put(std::byte* out, std::uint64_t value, int bytes) {
-  for (int b = 0; b < bytes; ++b) out[b] = static_cast<std::byte>(value >> (8 * b) & 0xff);
-}
-
-std::uint64_t get(const std::byte* in, int bytes) {
-  std::uint64_t value = 0;
-  for (int b = 0; b < bytes; ++b) value |= std::to_integer<std::uint64_t>(in[b]) << (8 * b);
-  return value;
-}
 
 std::uint64_t xxh3(const std::byte* data, std::size_t bytes) { return XXH3_64bits(data, bytes); }
 
@@ -50,7 +39,7 @@ std::uint64_t segment_checksum(const std::byte* segment, std::uint64_t payload_b
 #pragma omp parallel for schedule(static) if (count > 1)
   for (std::int64_t p = 0; p < count; ++p) {
     const std::uint64_t first = static_cast<std::uint64_t>(p) * piece;
-    put(digest.data() + 24 + 8 * p,
+    put_le(digest.data() + 24 + 8 * p,
         XXH3_64bits(payload + first, std::min(piece, payload_bytes - first)), 8);
   }
   return XXH3_64bits(digest.data(), digest.size());
@@ -85,13 +74,13 @@ std::string transfer_head::describe() const {
 void write_transfer_head(const transfer_head& head, std::byte* out) {
   std::memset(out, 0, transfer_head_bytes);
   std::memcpy(out, transfer_magic, sizeof transfer_magic);
-  put(out + 6, wire_version, 2);
-  put(out + 8, static_cast<std::uint32_t>(head.type), 4);
-  put(out + 12, head.dims, 4);
-  put(out + 16, (head.checksummed ? flag_checksummed : 0) | (head.plain ? flag_plain : 0), 4);
-  for (int a = 0; a < 3; ++a) put(out + 24 + 8 * a, head.extents[a], 8);
-  put(out + 48, head.segment_rows, 8);
-  put(out + 56, xxh3(out, 56), 8);
+  put_le(out + 6, wire_version, 2);
+  put_le(out + 8, static_cast<std::uint32_t>(head.type), 4);
+  put_le(out + 12, head.dims, 4);
+  put_le(out + 16, (head.checksummed ? flag_checksummed : 0) | (head.plain ? flag_plain : 0), 4);
+  for (int a = 0; a < 3; ++a) put_le(out + 24 + 8 * a, head.extents[a], 8);
+  put_le(out + 48, head.segment_rows, 8);
+  put_le(out + 56, xxh3(out, 56), 8);
 }
 
 transfer_head read_transfer_head(const std::byte* message, std::size_t message_bytes) {
@@ -106,16 +95,16 @@ transfer_head read_transfer_head(const std::byte* message, std::size_t message_b
                   std::to_string(transfer_head_bytes) + "-byte head");
   if (std::memcmp(message, transfer_magic, sizeof transfer_magic) != 0)
     throw damaged("no \"ndzmpi\" magic");
-  if (const auto version = get(message + 6, 2); version != wire_version)
+  if (const auto version = get_le(message + 6, 2); version != wire_version)
     throw damaged("wire format version " + std::to_string(version) + ", this library reads " +
                   std::to_string(wire_version));
-  if (get(message + 56, 8) != xxh3(message, 56)) throw damaged("the head's checksum differs");
+  if (get_le(message + 56, 8) != xxh3(message, 56)) throw damaged("the head's checksum differs");
   transfer_head head;
-  const auto type = get(message + 8, 4);
-  head.dims = static_cast<std::uint32_t>(get(message + 12, 4));
-  const auto flags = get(message + 16, 4);
-  for (int a = 0; a < 3; ++a) head.extents[a] = get(message + 24 + 8 * a, 8);
-  head.segment_rows = get(message + 48, 8);
+  const auto type = get_le(message + 8, 4);
+  head.dims = static_cast<std::uint32_t>(get_le(message + 12, 4));
+  const auto flags = get_le(message + 16, 4);
+  for (int a = 0; a < 3; ++a) head.extents[a] = get_le(message + 24 + 8 * a, 8);
+  head.segment_rows = get_le(message + 48, 8);
   if (type > 1) throw damaged("element type code " + std::to_string(type));
   head.type = static_cast<element_code>(type);
   if (head.dims < 1 || head.dims > 3) throw damaged("rank " + std::to_string(head.dims));
@@ -144,7 +133,7 @@ transfer_head read_transfer_head(const std::byte* message, std::size_t message_b
 // and the payload, or 0 (8).
 void write_segment_head(const segment_head& head, bool checksum, std::byte* out) {
   put_segment_head(out, head.kind, head.index, head.payload_bytes, 0);
-  if (checksum) put(out + 24, segment_checksum(out, head.payload_bytes), 8);
+  if (checksum) put_le(out + 24, segment_checksum(out, head.payload_bytes), 8);
 }
 
 segment_head read_segment_head(const std::byte* segment, std::size_t bytes, std::uint64_t index,
@@ -159,11 +148,11 @@ segment_head read_segment_head(const std::byte* segment, std::size_t bytes, std:
                        "up after an error there");
   if (bytes < segment_head_bytes)
     throw damaged(std::to_string(bytes) + " bytes, fewer than its head");
-  if (get(segment, 4) != segment_magic) throw damaged("no segment magic");
+  if (get_le(segment, 4) != segment_magic) throw damaged("no segment magic");
   segment_head head;
-  const auto kind = get(segment + 4, 4);
-  head.index = get(segment + 8, 8);
-  head.payload_bytes = get(segment + 16, 8);
+  const auto kind = get_le(segment + 4, 4);
+  head.index = get_le(segment + 8, 8);
+  head.payload_bytes = get_le(segment + 16, 8);
   if (kind > 1) throw damaged("segment kind " + std::to_string(kind));
   head.kind = static_cast<segment_kind>(kind);
   if (head.index != index) throw damaged("it says it is segment " + std::to_string(head.index));
@@ -176,53 +165,9 @@ segment_head read_segment_head(const std::byte* segment, std::size_t bytes, std:
     throw damaged(std::to_string(head.payload_bytes) + " payload bytes of " +
                   (head.kind == segment_kind::raw ? "raw values" : "ndzip stream") +
                   " for a slab of " + std::to_string(raw_bytes) + " bytes");
-  if (checksummed && segment_checksum(segment, head.payload_bytes) != get(segment + 24, 8))
+  if (checksummed && segment_checksum(segment, head.payload_bytes) != get_le(segment + 24, 8))
     throw damaged("checksum mismatch (XXH3-64)");
   return head;
-}
-
-void require_mpi_ready(const char* call) {
-  int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  const std::string who = std::string("ndzip::mpi::") + call + ": ";
-  if (!initialized || finalized)
-    throw std::logic_error(who + (finalized ? "MPI is already finalised"
-                                            : "MPI is not initialised (call MPI_Init_thread)"));
-  int provided = MPI_THREAD_SINGLE;
-  MPI_Query_thread(&provided);
-  if (provided < MPI_THREAD_FUNNELED)
-    throw std::logic_error(who +
-                           "MPI was initialised with MPI_THREAD_SINGLE; ndzip::mpi needs "
-                           "MPI_THREAD_FUNNELED or more (MPI_Init_thread), since Kokkos' host "
-                           "backends run threads beside the one that calls MPI");
-  if (provided < MPI_THREAD_SERIALIZED) {
-    int is_main = 0;
-    MPI_Is_thread_main(&is_main);
-    if (!is_main)
-      throw std::logic_error(who +
-                             "called from a thread other than the one that initialised MPI, "
-                             "which MPI_THREAD_FUNNELED forbids");
-  }
-}
-
-bool mpi_finalized() {
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  return finalized != 0;
-}
-
-void check(int rc, const char* what) {
-  if (rc == MPI_SUCCESS) return;
-  char text[MPI_MAX_ERROR_STRING];
-  int length = 0;
-  MPI_Error_string(rc, text, &length);
-  throw error(std::string("ndzip::mpi: ") + what + " failed: " + std::string(text, length));
-}
-
-std::mutex& matching_mutex() {
-  static std::mutex m;
-  return m;
 }
 
 }  // namespace ndzip::mpi::detail

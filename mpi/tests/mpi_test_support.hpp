@@ -25,7 +25,8 @@ inline int rank() {
 inline bool mpi_device_testable() {
 #ifdef NDZIP_MPI_TEST_WIRE_IN_SHARED_SPACE
   using space = Kokkos::DefaultExecutionSpace;
-  return ndzip::mpi::detail::staging<space>::in_place || KOKKOS_VERSION >= 40000;
+  return Kokkos::SpaceAccessibility<Kokkos::HostSpace, space::memory_space>::accessible ||
+         KOKKOS_VERSION >= 40000;
 #else
   return true;
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-// The NCCL engine (ndzip/mpi/nccl.hpp), where ndzip::mpi is built with it (a Kokkos with CUDA and
+// The NCCL link (ndzip/mpi/nccl.hpp), where ndzip::mpi is built with it (a Kokkos with CUDA and
 // NCCL: the GPU machines, one rank per GPU). Ranks pair up as in the other cases; the NCCL
 // communicator spans MPI_COMM_WORLD, made from a unique id that MPI broadcasts.
 #include <doctest/doctest.h>

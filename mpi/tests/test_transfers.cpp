@@ -423,13 +423,13 @@ TEST_CASE("ndzip::mpi: a face one cell thick compresses as the 2-D grid it is") 
   }
 }
 
-TEST_CASE("ndzip::mpi scratch: the buffers of a transfer of many segments are all kept") {
+TEST_CASE("ndzip::mpi buffer pool: the buffers of a transfer of many segments are all kept") {
   // A 1 GiB transfer at 16 MiB a segment holds 64 staging buffers at once; the pool kept 32,
   // so every such transfer allocated pinned memory again (slower than the transfer on an H200).
-  const auto memory = std::make_shared<ndzip::mpi::detail::scratch<exec_space>>(exec_space{});
+  const auto memory = std::make_shared<ndzip::mpi::detail::buffer_pool<exec_space>>(exec_space{});
   for (int round = 0; round < 3; ++round) {
-    std::vector<ndzip::mpi::detail::scratch<exec_space>::lease<
-        ndzip::mpi::detail::scratch<exec_space>::staging_bytes>>
+    std::vector<ndzip::mpi::detail::buffer_pool<exec_space>::lease<
+        ndzip::mpi::detail::buffer_pool<exec_space>::staging_bytes>>
         held;
     for (int k = 0; k < 100; ++k) held.push_back(memory->staging_buffer(20000));
     CHECK(memory->allocations() == 100);

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Fails when the Layout table of docs/ARCHITECTURE.md misses a folder: every top-level folder
-that git tracks (hidden ones included, .git excepted) and every folder under backends/ must
-have a row whose first cell names it or a folder inside it (`include/ndzip/` covers `include/`),
+that git tracks (hidden ones included, .git excepted), every folder under backends/ and every
+folder under mpi/include/ndzip/mpi/detail/ must have a row whose first cell names it or a folder inside it (`include/ndzip/` covers `include/`),
 and every row must name a folder that exists. --without-git walks the working tree as in a copy
 made by `git archive` or from a tarball, where the folders .gitignore names (the dependencies and
 build folders the scripts make) are not the project's."""
@@ -40,7 +40,7 @@ def working_tree_files():
 
 
 def tracked_folders(use_git=True):
-    """Top-level folders and backends/ folders of the tracked files (the working tree where git
+    """Top-level folders, backends/ folders and ndzip::mpi's detail/ folders of the tracked files (the working tree where git
     is not available, as in a source tarball)."""
     try:
         if not use_git:
@@ -56,6 +56,10 @@ def tracked_folders(use_git=True):
             folders.add(parts[0] + "/")
             if parts[0] == "backends" and len(parts) > 2:
                 folders.add("backends/" + parts[1] + "/")
+            # ndzip::mpi's internals: a folder per link (and the core and seams they share).
+            mpi_detail = ["mpi", "include", "ndzip", "mpi", "detail"]
+            if parts[:5] == mpi_detail and len(parts) > 6:
+                folders.add("/".join(parts[:6]) + "/")
     return folders
 
 

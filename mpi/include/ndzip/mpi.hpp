@@ -31,8 +31,8 @@
 // matches a send as MPI_Recv matches MPI_Send (MPI_ANY_SOURCE and MPI_ANY_TAG work), and
 // receives match in the order they were posted, whatever order wait() and test() complete them
 // in: of two irecv() on one source and tag, the first gets the first message. (The messages are
-// taken while any ndzip::mpi receive is tested or waited for; mpi/matching.hpp says how.) Do
-// not post plain MPI receives that could match the same peer and tag while an ndzip::mpi
+// taken while any ndzip::mpi receive is tested or waited for; detail/mpi/matching.hpp says
+// how.) Do not post plain MPI receives that could match the same peer and tag while an ndzip::mpi
 // transfer is under way: they could take one of its segments.
 //
 // Checks on arrival. The head of every message says the element type and extents it holds: a

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-// ndzip::mpi::nccl_communicator: Kokkos::Cuda Views sent and received compressed through NCCL,
-// for GPUs whose MPI is not GPU-aware (or codes that move their data with NCCL already). Built
-// where ndzip::mpi finds NCCL at configure time (NDZIP_MPI_NCCL; NDZIP_MPI_HAS_NCCL is then
-// defined); it needs no MPI call, the user makes the NCCL communicator.
+// ndzip::mpi::nccl_communicator: the NCCL link. Views of Kokkos::Cuda (NCCL) or Kokkos' HIP
+// (RCCL, NCCL's API) sent and received compressed through NCCL, for GPUs whose MPI is not
+// GPU-aware (or codes that move their data with NCCL already). Built where ndzip::mpi finds
+// NCCL at configure time (NDZIP_MPI_NCCL; NDZIP_MPI_HAS_NCCL is then defined); it makes no MPI
+// call, the user makes the NCCL communicator. Its operations: point-to-point (send, recv,
+// sendrecv) and the neighbor exchange (exchange), in detail/nccl/.
 //
 //   ndzip::mpi::nccl_communicator<Kokkos::Cuda> nc(exec, nccl_comm);
 //   nc.send(values, peer);                     // on one rank
@@ -11,7 +13,7 @@
 //   nc.sendrecv(face_out, right, face_in, left);  // both directions at once
 //   nc.exchange(sends, receives);              // pieces {View, peer, tag}: a halo
 //
-// Views of float or double, rank 1 to 3, in CUDA memory; strided ones (the faces of a block)
+// Views of float or double, rank 1 to 3, in device memory; strided ones (the faces of a block)
 // are copied in C order through the communicator's memory on `exec`.
 //
 // NCCL's rules hold: a send is matched by the peer's receive of the same order on the
@@ -46,9 +48,6 @@
 #error "ndzip/mpi/nccl.hpp: this ndzip::mpi was built without NCCL (NDZIP_MPI_NCCL)"
 #endif
 
-#include <cuda_runtime.h>
-#include <nccl.h>
-
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <array>
@@ -63,35 +62,37 @@
 #include <utility>
 #include <vector>
 
-#include "ndzip/mpi/detail/nccl_lane.hpp"
-#include "ndzip/mpi/detail/nccl_rounds.hpp"
-#include "ndzip/mpi/detail/scratch.hpp"
-#include "ndzip/mpi/detail/send_choice.hpp"
-#include "ndzip/mpi/detail/view_support.hpp"
+#include "ndzip/mpi/detail/core/buffer_pool.hpp"
+#include "ndzip/mpi/detail/core/codec_cache.hpp"
+#include "ndzip/mpi/detail/core/send_choice.hpp"
+#include "ndzip/mpi/detail/core/view_support.hpp"
+#include "ndzip/mpi/detail/gpu/stream.hpp"
+#include "ndzip/mpi/detail/nccl/api.hpp"
+#include "ndzip/mpi/detail/nccl/link.hpp"
+#include "ndzip/mpi/detail/nccl/point_to_point.hpp"
+#include "ndzip/mpi/detail/nccl/rounds.hpp"
 #include "ndzip/mpi/options.hpp"
 #include "ndzip/mpi/piece.hpp"
 
 namespace ndzip::mpi {
 
-// Transfers on one NCCL communicator and one Kokkos::Cuda instance, with the memory they need
-// kept between calls (as ndzip::mpi::communicator), and a CUDA stream for NCCL's operations.
+// Transfers on one NCCL communicator and one device instance, with the memory they need
+// kept between calls (as ndzip::mpi::communicator), and a GPU stream for NCCL's operations.
 // Copies share both, and their calls take turns (a call from another thread waits for the one
 // under way); NCCL's own rule still holds: the order of calls on the NCCL communicator must be
 // the same on both sides.
 template <class ExecSpace = Kokkos::DefaultExecutionSpace>
 class nccl_communicator {
-#ifdef KOKKOS_ENABLE_CUDA
-  static_assert(std::is_same_v<ExecSpace, Kokkos::Cuda>,
-                "ndzip::mpi::nccl_communicator runs on Kokkos::Cuda instances");
-#else
-  static_assert(!sizeof(ExecSpace), "ndzip::mpi::nccl_communicator needs Kokkos with CUDA");
-#endif
+  static_assert(std::is_same_v<ExecSpace, detail::gpu::space>,
+                "ndzip::mpi::nccl_communicator runs on instances of Kokkos' device backend "
+                "(Kokkos::Cuda with NCCL, HIP with RCCL)");
 
  public:
   nccl_communicator(const ExecSpace& exec, ncclComm_t comm, const options& opts = {})
       : m_comm(comm),
         m_opts(opts),
-        m_memory(std::make_shared<detail::scratch<ExecSpace>>(exec)),
+        m_memory(std::make_shared<detail::buffer_pool<ExecSpace>>(exec)),
+        m_codecs(std::make_shared<detail::codec_cache<ExecSpace>>(exec)),
         m_shared(std::make_shared<shared_state>()) {
     if (comm == nullptr)
       throw std::invalid_argument("ndzip::mpi::nccl_communicator: the NCCL communicator is null");
@@ -155,8 +156,8 @@ class nccl_communicator {
       int peer;
       std::uint64_t bytes;
       detail::send_mode mode;
-      cudaEvent_t started, ended;
-      cudaEvent_t last_started, last_ended;  // the last segment's compression, or none
+      detail::gpu::event started, ended;
+      detail::gpu::event last_started, last_ended;  // the last segment's compression, or none
     };
     std::mutex mutex;       // held by a call, from its first NCCL operation to its last
     detail::nccl_stream stream;
@@ -167,15 +168,23 @@ class nccl_communicator {
       for (const pending& p : sends) release(p);
     }
     static void release(const pending& p) {
-      for (cudaEvent_t e :
-           std::array<cudaEvent_t, 4>{p.started, p.ended, p.last_started, p.last_ended})
-        if (e) cudaEventDestroy(e);
+      for (detail::gpu::event e :
+           std::array<detail::gpu::event, 4>{p.started, p.ended, p.last_started, p.last_ended})
+        if (e) detail::gpu::release(e);
     }
-    // Records the sends whose events are done.
+    // Records the sends whose events are done (a failed one is dropped: the fault is the
+    // caller's to see at its next call on the device).
     void collect() {
       std::vector<pending> still;
       for (const pending& p : sends) {
-        if (cudaEventQuery(p.ended) != cudaSuccess) {
+        bool ended = false;
+        try {
+          ended = detail::gpu::done(p.ended);
+        } catch (const error&) {
+          release(p);
+          continue;
+        }
+        if (!ended) {
           still.push_back(p);
           continue;
         }
@@ -183,9 +192,8 @@ class nccl_communicator {
         // the sender does not see: it counts the time it took to compress it instead (decoding
         // runs about as fast), so that the choice does not lean to compressing by that much.
         float ms = 0, last_ms = 0;
-        if (cudaEventElapsedTime(&ms, p.started, p.ended) == cudaSuccess &&
-            (!p.last_started ||
-             cudaEventElapsedTime(&last_ms, p.last_started, p.last_ended) == cudaSuccess))
+        if (detail::gpu::elapsed_ms(p.started, p.ended, ms) &&
+            (!p.last_started || detail::gpu::elapsed_ms(p.last_started, p.last_ended, last_ms)))
           history.record(p.peer, 0, p.bytes, p.mode, 1e-3 * (ms + last_ms));
         release(p);
       }
@@ -193,28 +201,28 @@ class nccl_communicator {
     }
   };
 
-  // One call's transfers: their rounds on one lane, the strided Views they pack or unpack
-  // through C-order copies in the scratch, and the send to time (a lone one, adaptive).
+  // One call's transfers: their rounds of NCCL operations, the strided Views they pack or unpack
+  // through C-order copies in the pool, and the send to time (a lone one, adaptive).
   struct call {
-    call(ncclComm_t comm, shared_state& t) : hold(t.mutex), lane(comm, t.stream) {}
+    call(ncclComm_t comm, shared_state& t) : hold(t.mutex), ops(comm, t.stream) {}
     std::unique_lock<std::mutex> hold;  // one call at a time on the kept stream
-    detail::nccl_lane lane;
+    detail::nccl_operations ops;
     std::vector<std::unique_ptr<detail::nccl_side>> sends, receives;
     std::vector<std::function<void()>> unpack;
-    std::vector<typename detail::scratch<ExecSpace>::device_lease> copies;
+    std::vector<typename detail::buffer_pool<ExecSpace>::device_lease> copies;
     struct timed {
       int peer;
       std::uint64_t bytes;
       detail::send_mode mode;
-      cudaEvent_t last_started = nullptr, last_ended = nullptr;
+      detail::gpu::event last_started = nullptr, last_ended = nullptr;
     };
     std::optional<timed> timed_send;
     ~call() {
       // A failed call keeps the events its timed send was given.
       if (timed_send)
-        for (cudaEvent_t e : std::array<cudaEvent_t, 2>{timed_send->last_started,
+        for (detail::gpu::event e : std::array<detail::gpu::event, 2>{timed_send->last_started,
                                                         timed_send->last_ended})
-          if (e) cudaEventDestroy(e);
+          if (e) detail::gpu::release(e);
     }
   };
 
@@ -241,7 +249,7 @@ class nccl_communicator {
                                   ndzip::detail::view_label(v) + ")");
   }
 
-  // A C-order copy of a strided View in the scratch (its values, for a send, queued on the
+  // A C-order copy of a strided View in the pool (its values, for a send, queued on the
   // instance), or the View's own memory.
   template <class View>
   auto* c_order_values(call& c, const View& v, bool copy_in) const {
@@ -261,13 +269,13 @@ class nccl_communicator {
     const T* data = c_order_values(c, values, true);
     auto side =
         std::make_unique<detail::nccl_outgoing<T, static_cast<int>(View::rank), ExecSpace>>(
-            c.lane, m_memory, data, detail::extents_of(values), peer,
+            c.ops, m_memory, m_codecs, data, detail::extents_of(values), peer,
             mode == detail::send_mode::plain, m_opts);
     if (timed && adaptive() && values.size() > 0) {
       c.timed_send = typename call::timed{peer, values.size() * sizeof(T), mode};
       if (mode == detail::send_mode::compressed) {
-        detail::check_cuda(cudaEventCreate(&c.timed_send->last_started), "cudaEventCreate");
-        detail::check_cuda(cudaEventCreate(&c.timed_send->last_ended), "cudaEventCreate");
+        c.timed_send->last_started = detail::gpu::new_event(true);
+        c.timed_send->last_ended = detail::gpu::new_event(true);
         side->time_last_segment(c.timed_send->last_started, c.timed_send->last_ended);
       }
     }
@@ -285,27 +293,27 @@ class nccl_communicator {
       });
     auto side =
         std::make_unique<detail::nccl_incoming<T, static_cast<int>(View::rank), ExecSpace>>(
-            c.lane, m_memory, data, detail::extents_of(values), peer,
+            c.ops, m_memory, m_codecs, data, detail::extents_of(values), peer,
             ndzip::detail::view_label(values));
     c.receives.push_back(std::move(side));
   }
 
-  // Runs the call's rounds (detail/nccl_rounds.hpp), unpacks strided receives on the instance
+  // Runs the call's rounds (detail/nccl/rounds.hpp), unpacks strided receives on the instance
   // and records what the adaptive choice learns.
   exchange_stats complete(call& c) const {
     const ExecSpace& exec = m_memory->exec();
-    cudaEvent_t started = nullptr;
+    detail::gpu::event started = nullptr;
     if (c.timed_send) {
-      detail::check_cuda(cudaEventCreate(&started), "cudaEventCreate");
-      detail::check_cuda(cudaEventRecord(started, exec.cuda_stream()), "cudaEventRecord");
+      started = detail::gpu::new_event(true);
+      detail::gpu::record(started, detail::gpu::stream_of(exec));
     }
     std::vector<detail::nccl_side*> sides;
     for (auto& s : c.sends) sides.push_back(s.get());
     for (auto& s : c.receives) sides.push_back(s.get());
     try {
-      detail::run_rounds(c.lane, exec, sides);
+      detail::run_rounds(c.ops, exec, sides);
     } catch (...) {
-      if (started) cudaEventDestroy(started);
+      if (started) detail::gpu::release(started);
       throw;
     }
     for (const auto& u : c.unpack) u();
@@ -319,10 +327,10 @@ class nccl_communicator {
       stats.received.plain = s->stats().plain;
     }
     if (started) {
-      // On the instance, after the lane and the decoders of a sendrecv's other direction.
-      cudaEvent_t ended = nullptr;
-      detail::check_cuda(cudaEventCreate(&ended), "cudaEventCreate");
-      detail::check_cuda(cudaEventRecord(ended, exec.cuda_stream()), "cudaEventRecord");
+      // On the instance, after the NCCL operations and the decoders of a sendrecv's other
+      // direction.
+      const detail::gpu::event ended = detail::gpu::new_event(true);
+      detail::gpu::record(ended, detail::gpu::stream_of(exec));
       m_shared->sends.push_back({c.timed_send->peer, c.timed_send->bytes, c.timed_send->mode,
                                  started, ended, c.timed_send->last_started,
                                  c.timed_send->last_ended});
@@ -340,23 +348,19 @@ class nccl_communicator {
   bool adaptive() const { return m_opts.compression == compression_choice::adaptive; }
 
   detail::send_mode choose(int dest, std::uint64_t bytes) const {
-    switch (m_opts.compression) {
-      case compression_choice::always:
-        return detail::send_mode::compressed;
-      case compression_choice::never:
-        return detail::send_mode::plain;
-      default:
-        // What the sends before this one measured, where the GPU has finished them (called
-        // within a call, which holds the shared state's mutex).
-        m_shared->collect();
-        return m_shared->history.choose(dest, 0, bytes, m_rank > dest);
-    }
+    return detail::choose_send_mode(m_opts, [&] {
+      // What the sends before this one measured, where the GPU has finished them (called
+      // within a call, which holds the shared state's mutex).
+      m_shared->collect();
+      return m_shared->history.choose(dest, 0, bytes, m_rank > dest);
+    });
   }
 
   ncclComm_t m_comm;
   options m_opts;
   int m_rank = 0, m_size = 0;
-  std::shared_ptr<detail::scratch<ExecSpace>> m_memory;
+  std::shared_ptr<detail::buffer_pool<ExecSpace>> m_memory;
+  std::shared_ptr<detail::codec_cache<ExecSpace>> m_codecs;
   std::shared_ptr<shared_state> m_shared;
 };
 

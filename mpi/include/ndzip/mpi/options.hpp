@@ -7,8 +7,9 @@
 
 namespace ndzip::mpi {
 
-// How the bytes of device Views meet MPI (host Views are always handed to MPI in place). The
-// bytes on the wire are the same with every transport, so the two ranks may choose differently.
+// How the bytes of Views meet MPI (options::transport; communicator::transport() says which a
+// communicator takes). The bytes on the wire are the same with every transport, so the two ranks
+// may choose differently.
 enum class transport_kind {
   // mpi_device where the MPI library says at run time that it takes device pointers (Open MPI
   // built with CUDA or ROCm support: MPIX_Query_cuda_support, MPIX_Query_rocm_support), except
@@ -21,15 +22,20 @@ enum class transport_kind {
   // inside MPI. A rank still copies each message's heads (96 bytes at most) to the host to check
   // them, and with the checksum on, the whole segment, to hash it.
   mpi_device,
+  // Host Views, whatever the option says: their memory is handed to MPI as it is. Asked for
+  // device Views, it is refused (std::invalid_argument).
+  in_place,
 };
 
-// "automatic", "staged", "mpi-device".
+// "automatic", "staged", "mpi-device", "in-place".
 constexpr const char* transport_name(transport_kind kind) {
   switch (kind) {
     case transport_kind::staged:
       return "staged";
     case transport_kind::mpi_device:
       return "mpi-device";
+    case transport_kind::in_place:
+      return "in-place";
     default:
       return "automatic";
   }

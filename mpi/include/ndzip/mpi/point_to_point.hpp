@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-// ndzip::mpi::send, recv, isend and irecv (ndzip/mpi.hpp).
+// ndzip::mpi::send, recv, isend and irecv over MPI (ndzip/mpi.hpp): the communicator and the
+// one-call forms. The transfers themselves: detail/mpi/point_to_point_send.hpp and
+// point_to_point_recv.hpp; through NCCL, nccl_communicator::send and recv (ndzip/mpi/nccl.hpp).
 
 #include <mpi.h>
 
@@ -9,13 +11,14 @@
 #include <memory>
 #include <type_traits>
 
-#include "ndzip/mpi/detail/recv_transfer.hpp"
-#include "ndzip/mpi/detail/scratch.hpp"
-#include "ndzip/mpi/detail/send_choice.hpp"
-#include "ndzip/mpi/detail/send_transfer.hpp"
-#include "ndzip/mpi/detail/transport.hpp"
-#include "ndzip/mpi/detail/view_support.hpp"
-#include "ndzip/mpi/detail/wire_format.hpp"
+#include "ndzip/mpi/detail/core/buffer_pool.hpp"
+#include "ndzip/mpi/detail/core/codec_cache.hpp"
+#include "ndzip/mpi/detail/core/send_choice.hpp"
+#include "ndzip/mpi/detail/core/view_support.hpp"
+#include "ndzip/mpi/detail/mpi/point_to_point_recv.hpp"
+#include "ndzip/mpi/detail/mpi/point_to_point_send.hpp"
+#include "ndzip/mpi/detail/mpi/runtime.hpp"
+#include "ndzip/mpi/detail/mpi/transport.hpp"
 #include "ndzip/mpi/options.hpp"
 #include "ndzip/mpi/request.hpp"
 
@@ -36,11 +39,12 @@ class communicator {
   communicator(const ExecSpace& exec, MPI_Comm comm, const options& opts = {})
       : m_comm(comm),
         m_opts(opts),
-        m_memory(std::make_shared<detail::scratch<ExecSpace>>(exec)),
+        m_buffers(std::make_shared<detail::buffer_pool<ExecSpace>>(exec)),
+        m_codecs(std::make_shared<detail::codec_cache<ExecSpace>>(exec)),
         m_history(std::make_shared<detail::send_history>()) {}
 
   MPI_Comm comm() const { return m_comm; }
-  const ExecSpace& execution_space_instance() const { return m_memory->exec(); }
+  const ExecSpace& execution_space_instance() const { return m_buffers->exec(); }
   const options& transfer_options() const { return m_opts; }
 
   // Starts sending `values` to rank `dest` with `tag`; returns once every segment is compressed
@@ -69,14 +73,14 @@ class communicator {
       Kokkos::View<T*, memory_space> packed(
           Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi packed"), values.size());
       target = packed.data();
-      finish = [exec = m_memory->exec(), values, packed] {
+      finish = [exec = m_buffers->exec(), values, packed] {
         Kokkos::deep_copy(exec, values, detail::c_order_over(packed.data(), values));
         exec.fence();
       };
     }
     return request(
         std::make_unique<detail::recv_transfer<T, static_cast<int>(View::rank), ExecSpace>>(
-            detail::make_transport(m_memory, transport(false)), target,
+            detail::make_transport(m_buffers, transport(false)), m_codecs, target,
             detail::extents_of(values), std::move(finish), ndzip::detail::view_label(values),
             source, tag, m_comm, m_opts.checksum, m_history));
   }
@@ -97,9 +101,9 @@ class communicator {
   }
 
   // The transport this communicator's sends (`sending`) or receives take (options::transport):
-  // staged for host Views (their memory is handed to MPI in place); in automatic mode,
-  // mpi_device where the MPI library reports GPU support, except for sends with the checksum on
-  // (they hash on the host).
+  // in_place for host Views; in automatic mode, mpi_device where the MPI library reports GPU
+  // support, except for sends with the checksum on (they hash on the host). Throws
+  // std::invalid_argument for in_place asked of device Views.
   transport_kind transport(bool sending) const {
     return detail::chosen_transport<ExecSpace>(m_opts, sending);
   }
@@ -114,7 +118,7 @@ class communicator {
     detail::require_mpi_ready(call);
     using T = std::remove_const_t<typename View::value_type>;
     using memory_space = typename ExecSpace::memory_space;
-    const ExecSpace& exec = m_memory->exec();
+    const ExecSpace& exec = m_buffers->exec();
     Kokkos::View<T*, memory_space> packed;
     const T* data = values.data();
     if (!detail::is_c_contiguous(values)) {
@@ -125,13 +129,15 @@ class communicator {
     }
     return request(
         std::make_unique<detail::send_transfer<T, static_cast<int>(View::rank), ExecSpace>>(
-            detail::make_transport(m_memory, transport(true)), data, detail::extents_of(values),
+            detail::make_transport(m_buffers, transport(true)), *m_codecs, data,
+            detail::extents_of(values),
             std::move(packed), values_stay, dest, tag, m_comm, m_opts, m_history));
   }
 
   MPI_Comm m_comm;
   options m_opts;
-  std::shared_ptr<detail::scratch<ExecSpace>> m_memory;
+  std::shared_ptr<detail::buffer_pool<ExecSpace>> m_buffers;
+  std::shared_ptr<detail::codec_cache<ExecSpace>> m_codecs;
   std::shared_ptr<detail::send_history> m_history;
 };
 

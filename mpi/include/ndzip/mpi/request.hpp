@@ -7,7 +7,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "ndzip/mpi/detail/transfer.hpp"
+#include "ndzip/mpi/detail/mpi/runtime.hpp"
+#include "ndzip/mpi/detail/mpi/transfer.hpp"
 #include "ndzip/mpi/options.hpp"
 
 namespace ndzip::mpi {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-// The bytes ndzip::mpi puts on the wire (docs/FORMAT.md "MPI messages"), and the checks a
-// receiver makes before it trusts them. Not part of the API.
+// The bytes ndzip::mpi puts on the wire (docs/FORMAT.md "MPI messages"; NCCL transfers carry
+// the same heads), where segment k of a transfer lies in its View, and the checks a receiver
+// makes before it trusts a head. Every link uses them; nothing here calls MPI. Not part of the
+// API.
 //
 // A transfer of one View is one or more MPI messages on the caller's (communicator, tag), sent
 // in order, so that MPI's non-overtaking rule keeps them in order:
@@ -13,22 +15,21 @@
 //   message 0       transfer head alone
 //   message k + 1   the values of segment k, nothing else, for k = 0 .. segments - 1
 
-#include <mpi.h>
-
+#include <Kokkos_Macros.hpp>
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 #include <string>
 
 #include "ndzip/error.hpp"
 #include "ndzip/export.hpp"
-#include "ndzip/mpi/detail/segment_head.hpp"
-#include "ndzip/mpi/error.hpp"
+#include "ndzip/mpi/detail/core/little_endian.hpp"
 
 namespace ndzip::mpi::detail {
 
 inline constexpr std::size_t transfer_head_bytes = 64;
+inline constexpr std::size_t segment_head_bytes = 32;
+inline constexpr std::uint32_t segment_magic = 0x6773'7a6e;  // "nzsg"
 // The largest message this library sends: MPI counts are int.
 inline constexpr std::uint64_t largest_message = std::uint64_t{1} << 30;
 // The fewest bytes of values a segment holds (whole rows; all rows where the View has fewer):
@@ -46,6 +47,7 @@ constexpr std::uint64_t one_segment_message_bytes(std::uint64_t raw_bytes,
 }
 
 enum class element_code : std::uint32_t { float32 = 0, float64 = 1 };
+enum class segment_kind : std::uint32_t { stream = 0, raw = 1 };
 
 template <class T>
 constexpr element_code element_code_of() {
@@ -69,6 +71,12 @@ struct transfer_head {
   std::uint64_t fewest_segment_rows() const;
   // Rows of segment `k` (the last one may be shorter).
   std::uint64_t rows_of(std::uint64_t k) const;
+  // Where segment k's slab begins in the View's values (C order), in elements.
+  std::uint64_t slab_offset(std::uint64_t k) const {
+    return k * segment_rows * extents[1] * extents[2];
+  }
+  // The bytes of segment k's values.
+  std::uint64_t slab_bytes(std::uint64_t k) const { return rows_of(k) * row_bytes(); }
   // "float 64x96x3" (type and extents, for messages).
   std::string describe() const;
 };
@@ -86,6 +94,20 @@ struct segment_head {
   std::uint64_t payload_bytes = 0;
 };
 
+// Writes a segment head, its checksum field `checksum`, on the host or in a kernel. Layout:
+// magic (4), kind (4), index (8), payload bytes (8), checksum or 0 (8).
+KOKKOS_INLINE_FUNCTION void put_segment_head(std::byte* out, segment_kind kind, std::uint64_t index,
+                                             std::uint64_t payload_bytes, std::uint64_t checksum) {
+  put_le(out, segment_magic, 4);
+  put_le(out + 4, static_cast<std::uint32_t>(kind), 4);
+  put_le(out + 8, index, 8);
+  put_le(out + 16, payload_bytes, 8);
+  put_le(out + 24, checksum, 8);
+}
+
+// The payload size a segment head announces (unchecked: read_segment_head checks it).
+inline std::uint64_t announced_payload_bytes(const std::byte* head) { return get_le(head + 16, 8); }
+
 // Writes the head of a segment whose payload is already in place after it (at out + 32); with
 // `checksum`, the XXH3-64 of the head's first 24 bytes and the payload (host memory).
 NDZIP_EXPORT void write_segment_head(const segment_head& head, bool checksum, std::byte* out);
@@ -99,19 +121,5 @@ NDZIP_EXPORT std::uint64_t segment_checksum(const std::byte* segment, std::uint6
 NDZIP_EXPORT segment_head read_segment_head(const std::byte* segment, std::size_t bytes,
                                             std::uint64_t index, std::uint64_t raw_bytes,
                                             bool checksummed);
-
-// Throws std::logic_error unless MPI is initialised (and not finalised) with a thread level
-// that allows this call from this thread: MPI_THREAD_FUNNELED or more, from the main thread
-// below MPI_THREAD_SERIALIZED.
-NDZIP_EXPORT void require_mpi_ready(const char* call);
-// Whether MPI_Finalize has been called: no MPI call may follow it, so a request left over then
-// can neither complete nor be waited for.
-NDZIP_EXPORT bool mpi_finalized();
-// Throws ndzip::mpi::error with MPI's message unless `rc` is MPI_SUCCESS.
-NDZIP_EXPORT void check(int rc, const char* what);
-// Held while receives take and handle their messages (matching.hpp) and while a send posts its
-// messages: with MPI_THREAD_MULTIPLE, another ndzip::mpi call on the same (communicator, peer,
-// tag) could otherwise take one of them, or interleave its messages with them.
-NDZIP_EXPORT std::mutex& matching_mutex();
 
 }  // namespace ndzip::mpi::detail

@@ -1,23 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-// The memory an ndzip::mpi::communicator keeps between transfers: host staging buffers, device
-// stream buffers and the codecs of the slab shapes it has seen, so that repeated transfers
-// allocate nothing (cudaHostAlloc and cudaMalloc take far longer than a transfer's compression).
-// Not part of the API.
+// The buffers a communicator (of any link) keeps between transfers: host staging buffers,
+// device buffers and the buffers a GPU-aware MPI reads and writes, lent and given back, so that
+// repeated transfers allocate nothing (cudaHostAlloc and cudaMalloc take far longer than a
+// transfer's compression); and `buffer`, a lent buffer whatever its kind. Not part of the API.
 
 #include <Kokkos_Core.hpp>
-#include <array>
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
-
-#include "ndzip/compressor.hpp"
-#include "ndzip/mpi/detail/wire_format.hpp"
 
 namespace ndzip::mpi::detail {
 
@@ -36,7 +32,8 @@ struct staging {
   using bytes = Kokkos::View<std::byte*, space>;
 };
 
-// Memory handed to MPI by the mpi_device transport (transport.hpp): the execution space's own.
+// Memory handed to MPI by the mpi_device transport (mpi/transport.hpp): the execution space's
+// own.
 // The MPI tests build with NDZIP_MPI_TEST_WIRE_IN_SHARED_SPACE to run that transport with an
 // MPI that is not GPU-aware: the buffers are then in memory the host can read too
 // (Kokkos::SharedSpace, Kokkos 4), which MPI's host copies can handle.
@@ -52,18 +49,18 @@ struct wire {
 };
 
 template <class ExecSpace>
-class scratch : public std::enable_shared_from_this<scratch<ExecSpace>> {
+class buffer_pool : public std::enable_shared_from_this<buffer_pool<ExecSpace>> {
  public:
   using staging_bytes = typename staging<ExecSpace>::bytes;
   using device_bytes = Kokkos::View<std::byte*, typename ExecSpace::memory_space>;
   using wire_bytes = typename wire<ExecSpace>::bytes;
 
-  // A buffer on loan: goes back to the scratch when the lease ends.
+  // A buffer on loan: goes back to the pool when the lease ends.
   template <class View>
   class lease {
    public:
     lease() = default;
-    lease(View view, std::shared_ptr<scratch> owner, std::vector<View>* free)
+    lease(View view, std::shared_ptr<buffer_pool> owner, std::vector<View>* free)
         : m_view(std::move(view)), m_owner(std::move(owner)), m_free(free) {}
     // Written out: Kokkos 4's View move constructor is not noexcept, and nvcc (C++17) deletes
     // a defaulted noexcept one then, leaving std::vector<lease> with the deleted copy.
@@ -94,7 +91,7 @@ class scratch : public std::enable_shared_from_this<scratch<ExecSpace>> {
       m_view = View();
     }
     View m_view;
-    std::shared_ptr<scratch> m_owner;
+    std::shared_ptr<buffer_pool> m_owner;
     std::vector<View>* m_free = nullptr;  // the owner's list this buffer goes back to
   };
 
@@ -102,7 +99,7 @@ class scratch : public std::enable_shared_from_this<scratch<ExecSpace>> {
   using device_lease = lease<device_bytes>;
   using wire_lease = lease<wire_bytes>;
 
-  explicit scratch(const ExecSpace& exec) : m_exec(exec) {}
+  explicit buffer_pool(const ExecSpace& exec) : m_exec(exec) {}
   const ExecSpace& exec() const { return m_exec; }
   // Buffers allocated so far (the rest were reused).
   std::size_t allocations() const {
@@ -125,29 +122,11 @@ class scratch : public std::enable_shared_from_this<scratch<ExecSpace>> {
     return {take(m_free_wire, bytes, "ndzip::mpi message"), this->shared_from_this(), &m_free_wire};
   }
 
-  // The codec of one slab shape, made on first use. Shared, so that an entry dropped from the
-  // cache stays alive while a transfer still uses it.
-  template <class T, int Dims>
-  std::shared_ptr<compressor<T, Dims, ExecSpace>> codec(const extent<Dims>& grid) {
-    const std::array<std::uint64_t, 5> key = {sizeof(T), Dims, grid[0], Dims > 1 ? grid[1] : 1,
-                                              Dims > 2 ? grid[Dims - 1] : 1};
-    std::lock_guard<std::mutex> lock(m_mutex);
-    if (auto found = m_codecs.find(key); found != m_codecs.end())
-      return std::static_pointer_cast<compressor<T, Dims, ExecSpace>>(found->second);
-    if (m_codecs.size() >= max_codecs) m_codecs.clear();
-    auto made = std::make_shared<compressor<T, Dims, ExecSpace>>(m_exec, grid);
-    m_codecs.emplace(key, made);
-    return made;
-  }
-
  private:
   // Buffers kept per kind: enough for every segment of a 1 GiB transfer at 4 MiB a segment (a
   // transfer holds all its segments' buffers at once; with fewer kept, each large transfer
-  // allocated pinned memory again, which took longer than the transfer); codecs kept (the
-  // shapes of a halo exchange or of a few message sizes fit; a program sending ever new shapes
-  // starts over when the cache is full).
+  // allocated pinned memory again, which took longer than the transfer).
   static constexpr std::size_t max_free = 256;
-  static constexpr std::size_t max_codecs = 64;
 
   template <class View>
   View take(std::vector<View>& free, std::size_t bytes, const char* label) {
@@ -197,7 +176,34 @@ class scratch : public std::enable_shared_from_this<scratch<ExecSpace>> {
   std::vector<staging_bytes> m_free_staging;
   std::vector<device_bytes> m_free_device;
   std::vector<wire_bytes> m_free_wire;
-  std::map<std::array<std::uint64_t, 5>, std::shared_ptr<void>> m_codecs;
 };
+
+// Memory on loan from a pool, whatever kind: goes back when the last copy is dropped.
+class buffer {
+ public:
+  buffer() = default;
+  template <class Lease>
+  explicit buffer(Lease lease)
+      : m_data(lease.data()),
+        m_size(lease.size()),
+        m_keep(std::make_shared<Lease>(std::move(lease))) {}
+  std::byte* data() const { return m_data; }
+  std::size_t size() const { return m_size; }
+  explicit operator bool() const { return m_keep != nullptr; }
+
+ private:
+  std::byte* m_data = nullptr;
+  std::size_t m_size = 0;
+  std::shared_ptr<void> m_keep;
+};
+
+// Queues on `exec` a copy of `bytes` bytes from `from` (in FromSpace) to `to` (in ToSpace).
+template <class ToSpace, class FromSpace, class ExecSpace>
+void copy_bytes(const ExecSpace& exec, std::byte* to, const std::byte* from, std::size_t bytes) {
+  if (bytes == 0) return;
+  Kokkos::View<std::byte*, ToSpace, Kokkos::MemoryUnmanaged> destination(to, bytes);
+  Kokkos::View<const std::byte*, FromSpace, Kokkos::MemoryUnmanaged> source(from, bytes);
+  Kokkos::deep_copy(exec, destination, source);
+}
 
 }  // namespace ndzip::mpi::detail

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-// The grid a segment's slab is compressed with (docs/FORMAT.md "MPI messages"), and its codec.
+// The grid a segment's slab is compressed with (docs/FORMAT.md "MPI messages"), on every link.
 // Not part of the API.
 //
 // A slab of `rows` rows of a View's slowest dimension has the extents (rows, extent(1),
@@ -17,7 +17,7 @@
 
 #include "ndzip/extent.hpp"
 #include "ndzip/format.hpp"
-#include "ndzip/mpi/detail/scratch.hpp"
+#include "ndzip/mpi/detail/core/wire_format.hpp"
 
 namespace ndzip::mpi::detail {
 
@@ -73,13 +73,9 @@ std::size_t stream_bound(const slab_shape& shape) {
   return with_grid(shape, [](const auto& grid) { return compressed_size_bound<T>(grid); });
 }
 
-// f(codec) with the codec of the slab's grid (kept by `memory`), whatever its rank.
-template <class T, class ExecSpace, class F>
-auto with_slab_codec(scratch<ExecSpace>& memory, const slab_shape& shape, F&& f) {
-  return with_grid(shape, [&](const auto& grid) {
-    constexpr int dims = std::decay_t<decltype(grid)>::dimensions;
-    return f(*memory.template codec<T, dims>(grid));
-  });
+// The grid segment k's slab is compressed with.
+inline slab_shape slab_of(const transfer_head& head, std::uint64_t k) {
+  return squeeze(static_cast<int>(head.dims), {head.rows_of(k), head.extents[1], head.extents[2]});
 }
 
 }  // namespace ndzip::mpi::detail

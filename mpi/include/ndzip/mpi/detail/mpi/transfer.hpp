@@ -1,23 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-// A send or a receive in progress (send_transfer.hpp, recv_transfer.hpp), as a request holds it.
-// Not part of the API.
+// A send or a receive of the MPI link in progress (point_to_point_send.hpp,
+// point_to_point_recv.hpp), as a request holds it. Not part of the API.
 
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
 
-#include "ndzip/mpi/detail/slab_codec.hpp"
-#include "ndzip/mpi/detail/wire_format.hpp"
 #include "ndzip/mpi/options.hpp"
 
 namespace ndzip::mpi::detail {
-
-// The grid segment k's slab is compressed with (slab_codec.hpp).
-inline slab_shape slab_of(const transfer_head& head, std::uint64_t k) {
-  return squeeze(static_cast<int>(head.dims), {head.rows_of(k), head.extents[1], head.extents[2]});
-}
 
 #ifdef NDZIP_MPI_FAULT_INJECTION
 // Tests only (mpi/tests define this for the whole test binary): the next send fails, as an

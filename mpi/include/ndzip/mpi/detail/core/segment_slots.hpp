@@ -1,43 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-// How a sender keeps several segments in flight (send_transfer.hpp, the neighbor_exchange): the
-// instance compresses a segment and finishes its message in the execution space's memory (the
-// segment head, and the raw values where the stream would not be smaller), then publishes the
-// payload's size to the host; the host waits for that segment alone, calling MPI meanwhile for
-// the messages already posted, and posts it while the instance compresses the next ones. Not
-// part of the API.
-
-#include <mpi.h>
+// How a sender of any link keeps several segments in flight: the instance compresses a segment
+// and finishes it in the execution space's memory (the segment head, and the raw values where
+// the stream would not be smaller), then publishes the payload's size to the host; the host
+// waits for that segment alone, advancing its link meanwhile (MPI's messages already posted),
+// and hands it to the link while the instance compresses the next ones. Not part of the API.
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
-#include <vector>
 
-#include "ndzip/mpi/detail/matching.hpp"
-#include "ndzip/mpi/detail/scratch.hpp"
-#include "ndzip/mpi/detail/segment_head.hpp"
-#include "ndzip/mpi/detail/slab_codec.hpp"
-#include "ndzip/mpi/detail/transport.hpp"
-#include "ndzip/mpi/detail/wire_format.hpp"
+#include "ndzip/mpi/detail/core/buffer_pool.hpp"
+#include "ndzip/mpi/detail/core/wire_format.hpp"
 
 namespace ndzip::mpi::detail {
-
-// Calls MPI for `requests` (the messages already posted) without blocking, and advances the
-// process's posted receives (receive_queue::advance_all): a transport that copies through shared
-// memory moves bytes only inside MPI calls, and a large message moves only once its receive is
-// matched, so waiting for the device without either would stop the wire. Returns whether all
-// `requests` are complete. Called with matching_mutex() held.
-inline bool progress_requests(std::vector<MPI_Request>& requests) {
-  receives().advance_all();
-  if (requests.empty()) return true;
-  int done = 0;
-  check(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE),
-        "MPI_Testall");
-  return done != 0;
-}
 
 // Writes segment `index`'s head into `head` (its payload follows it) once the encoder has
 // written its stream size into `*stream_bytes` (device memory; `raw_bytes` or more for a slab
@@ -96,7 +74,7 @@ class segment_slots {
       Kokkos::SpaceAccessibility<ExecSpace, staging_space>::accessible;
 
  public:
-  segment_slots(scratch<ExecSpace>& memory, std::size_t count)
+  segment_slots(buffer_pool<ExecSpace>& memory, std::size_t count)
       : m_exec(memory.exec()),
         m_device(memory.device_buffer(2 * sizeof(std::uint64_t) * count)),
         m_host(memory.staging_buffer(2 * sizeof(std::uint64_t) * count)) {
@@ -139,14 +117,8 @@ class segment_slots {
     queue_publication(k);
   }
 
-  // Waits until segment k is finished, calling MPI for `requests` meanwhile (once at least:
-  // every segment advances the receives); returns its payload size.
-  std::uint64_t wait(std::size_t k, std::vector<MPI_Request>& requests) {
-    return wait(k, [&] { progress_requests(requests); });
-  }
-
-  // Waits until segment k is finished, calling `progress()` meanwhile (once at least); returns
-  // its payload size.
+  // Waits until segment k is finished, calling `progress()` meanwhile (once at least: the MPI
+  // link advances its receives there); returns its payload size.
   template <class Progress>
   std::uint64_t wait(std::size_t k, Progress&& progress) {
     if constexpr (device_writes_host) {
@@ -181,80 +153,8 @@ class segment_slots {
   std::uint64_t* host_slots() const { return reinterpret_cast<std::uint64_t*>(m_host.data()); }
 
   ExecSpace m_exec;
-  typename scratch<ExecSpace>::device_lease m_device;
-  typename scratch<ExecSpace>::staging_lease m_host;
+  typename buffer_pool<ExecSpace>::device_lease m_device;
+  typename buffer_pool<ExecSpace>::staging_lease m_host;
 };
-
-// How segment k of a transfer goes: compressed where its slab holds a whole hypercube and the
-// sender still compresses (options::raw_after_ratio), into a stream of at most `bound` bytes;
-// else raw. Its payload takes `payload_room` bytes at most.
-struct segment_plan {
-  bool compressed = false;
-  std::size_t bound = 0;
-  std::size_t payload_room = 0;
-};
-
-template <class T>
-segment_plan plan_segment(const slab_shape& shape, std::uint64_t raw_bytes, bool raw_from_now) {
-  segment_plan plan;
-  plan.compressed = !raw_from_now && holds_hypercube<T>(shape);
-  plan.bound = plan.compressed ? stream_bound<T>(shape) : 0;
-  plan.payload_room = std::max<std::size_t>(plan.bound, raw_bytes);
-  return plan;
-}
-
-// Queues the compression of `slab` (segment k, `shape`, `raw_bytes` of values) into the payload
-// after the segment head at `segment`, or its raw values, as `plan` says, and the finishing of
-// the segment in slot k (finish_segment).
-template <class T, class ExecSpace>
-void queue_segment_payload(scratch<ExecSpace>& memory, segment_slots<ExecSpace>& slots,
-                           std::uint64_t k, const slab_shape& shape, const segment_plan& plan,
-                           const T* slab, std::uint64_t raw_bytes, std::byte* segment) {
-  if (plan.compressed)
-    with_slab_codec<T>(memory, shape, [&](auto& codec) {
-      codec.compress_raw_async(slab, segment + segment_head_bytes, plan.bound,
-                               slots.stream_bytes(k));
-    });
-  else
-    slots.set_stream_bytes(k, raw_bytes);
-  slots.template finish<T>(k, k, slab, raw_bytes, segment);
-}
-
-// Writes the checksum into the head of a segment finished in `engine`'s device memory (its
-// payload complete once `wait` returns): the segment is hashed in a host copy and its head,
-// with the checksum, copied back in front of the payload; returns once it is there.
-template <class ExecSpace>
-void write_checksum_on_device(transport<ExecSpace>& engine, std::byte* segment,
-                              const segment_head& head,
-                              const typename transport<ExecSpace>::wait_function& wait) {
-  const auto host = engine.memory().staging_buffer(segment_head_bytes + head.payload_bytes);
-  engine.copy_to_host(host.data(), segment, segment_head_bytes + head.payload_bytes);
-  wait();
-  write_segment_head(head, true, host.data());
-  engine.copy_from_host(segment, host.data(), segment_head_bytes);
-  wait();  // before the host copy goes back to the scratch
-}
-
-// Waits for the work queued on the instance so far while calling MPI for `requests`: a mark
-// raised after that work (as segment_slots does), or a fence where the device cannot write the
-// host's memory.
-template <class ExecSpace>
-void fence_progressing(scratch<ExecSpace>& memory, std::vector<MPI_Request>& requests) {
-  using staging_space = typename staging<ExecSpace>::space;
-  const ExecSpace& exec = memory.exec();
-  if constexpr (Kokkos::SpaceAccessibility<ExecSpace, staging_space>::accessible &&
-                !staging<ExecSpace>::in_place) {
-    if (!progress_requests(requests)) {
-      const auto mark_memory = memory.staging_buffer(sizeof(std::uint64_t));
-      auto* mark = reinterpret_cast<volatile std::uint64_t*>(mark_memory.data());
-      *mark = 0;
-      Kokkos::parallel_for("ndzip::mpi mark", Kokkos::RangePolicy<ExecSpace>(exec, 0, 1),
-                           raise_mark{mark});
-      while (mark[0] == 0 && !progress_requests(requests)) {
-      }
-    }
-  }
-  exec.fence();
-}
 
 }  // namespace ndzip::mpi::detail

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-// The receiving side of ndzip::mpi::irecv (ndzip/mpi.hpp): the messages of a transfer taken as
-// they arrive (matching.hpp), checked, and decoded on the instance while the next ones arrive;
-// the instance is fenced once, after the last. A plain transfer's values are received into the
-// View itself where MPI takes its memory. Not part of the API.
+// Point-to-point over the MPI link, the receiving side (ndzip::mpi::irecv, ndzip/mpi.hpp): the
+// messages of a transfer taken as they arrive (matching.hpp), checked, and decoded on the
+// instance while the next ones arrive (core/segment_decoder.hpp); the instance is fenced once,
+// after the last. A plain transfer's values are received into the View itself where MPI takes
+// its memory. Not part of the API.
 
 #include <mpi.h>
 
@@ -25,14 +26,16 @@
 #include <utility>
 #include <vector>
 
-#include "ndzip/compressor.hpp"
 #include "ndzip/error.hpp"
-#include "ndzip/mpi/detail/matching.hpp"
-#include "ndzip/mpi/detail/send_choice.hpp"
-#include "ndzip/mpi/detail/slab_codec.hpp"
-#include "ndzip/mpi/detail/transfer.hpp"
-#include "ndzip/mpi/detail/transport.hpp"
-#include "ndzip/mpi/detail/wire_format.hpp"
+#include "ndzip/mpi/detail/core/codec_cache.hpp"
+#include "ndzip/mpi/detail/core/segment_decoder.hpp"
+#include "ndzip/mpi/detail/core/send_choice.hpp"
+#include "ndzip/mpi/detail/core/wire_format.hpp"
+#include "ndzip/mpi/detail/mpi/matching.hpp"
+#include "ndzip/mpi/detail/mpi/runtime.hpp"
+#include "ndzip/mpi/detail/mpi/transfer.hpp"
+#include "ndzip/mpi/detail/mpi/transport.hpp"
+#include "ndzip/mpi/error.hpp"
 
 namespace ndzip::mpi::detail {
 
@@ -41,21 +44,24 @@ class recv_transfer final : public transfer, private message_sink {
  public:
   using memory_space = typename ExecSpace::memory_space;
 
-  // Receives into `values` (C order, `extents`, in memory_space) through `engine`; `finish` runs
-  // once every segment is decoded (copies a packed result into a strided View, say). `label`
-  // names the View in errors. `require_checksum`: a message without segment checksums is
-  // refused (options::checksum). `history` (or none) learns how the sender sent the transfer
-  // (send_choice.hpp). The receive is entered in the process's receive queue now, so that it
-  // matches before any receive posted after it (matching.hpp).
-  recv_transfer(std::unique_ptr<transport<ExecSpace>> engine, T* values,
+  // Receives into `values` (C order, `extents`, in memory_space) through the transport `via`,
+  // decoding with `codecs`; `finish` runs once every segment is decoded (copies a packed result
+  // into a strided View, say). `label` names the View in errors. `require_checksum`: a message
+  // without segment checksums is refused (options::checksum). `history` (or none) learns how
+  // the sender sent the transfer (core/send_choice.hpp). The receive is entered in the
+  // process's receive queue now, so that it matches before any receive posted after it
+  // (matching.hpp).
+  recv_transfer(std::unique_ptr<transport<ExecSpace>> via,
+                std::shared_ptr<codec_cache<ExecSpace>> codecs, T* values,
                 const std::array<std::uint64_t, 3>& extents, std::function<void()> finish,
                 std::string label, int source, int tag, MPI_Comm comm, bool require_checksum,
                 std::shared_ptr<send_history> history = nullptr)
-      : m_engine(std::move(engine)),
+      : m_transport(std::move(via)),
+        m_codecs(std::move(codecs)),
         m_history(std::move(history)),
-        m_memory(&m_engine->memory()),
+        m_memory(&m_transport->memory()),
         m_require_checksum(require_checksum),
-        m_exec(m_engine->exec()),
+        m_exec(m_transport->exec()),
         m_values(values),
         m_finish(std::move(finish)),
         m_label(std::move(label)),
@@ -114,10 +120,9 @@ class recv_transfer final : public transfer, private message_sink {
   }
 
  private:
-  using staging_lease = typename scratch<ExecSpace>::staging_lease;
-  using device_lease = typename scratch<ExecSpace>::device_lease;
+  using staging_lease = typename buffer_pool<ExecSpace>::staging_lease;
 
-  // A segment handed over by the queue: in the engine's inbox, at `offset` (message 0 holds the
+  // A segment handed over by the queue: in the transport's inbox, at `offset` (message 0 holds the
   // transfer head before segment 0), or a plain one in the View where the inbox is empty;
   // received or still arriving.
   struct arrival {
@@ -159,7 +164,7 @@ class recv_transfer final : public transfer, private message_sink {
           if (m_head->plain) {
             ++m_stats.raw_segments;
             if (a.inbox) {
-              m_engine->unpack(slab_bytes(a.index), a.inbox.data(), a.bytes);
+              m_transport->unpack(slab_bytes(a.index), a.inbox.data(), a.bytes);
               m_device_work = true;
             }
           } else {
@@ -203,20 +208,10 @@ class recv_transfer final : public transfer, private message_sink {
 
   // After the queue: the error, named with the peer and the View, or the View completed.
   bool complete() {
-    if (m_failure) {
-      const std::exception_ptr failure = std::exchange(m_failure, nullptr);
-      const std::string where = "ndzip::mpi: receiving from rank " + std::to_string(m_source) +
-                                " (tag " + std::to_string(m_tag) + ") into " + m_label + ": ";
-      try {
-        std::rethrow_exception(failure);
-      } catch (const mismatch_error&) {
-        throw;  // names rank, tag and View already
-      } catch (const stream_error& e) {
-        throw stream_error(where + e.what());
-      } catch (const error& e) {
-        throw error(where + e.what());
-      }
-    }
+    if (m_failure)
+      rethrow_received(std::exchange(m_failure, nullptr),
+                       "ndzip::mpi: receiving from rank " + std::to_string(m_source) + " (tag " +
+                           std::to_string(m_tag) + ") into " + m_label + ": ");
     if (m_finish && !m_finished) {
       m_finished = true;
       m_finish();
@@ -238,21 +233,21 @@ class recv_transfer final : public transfer, private message_sink {
       arrival a;
       const std::size_t count = message_bytes(status);
       // A head alone (a plain transfer's, an empty View's) is received into host memory, where
-      // it is read: the engine's inbox may be device memory, which would cost two copies and a
+      // it is read: the transport's inbox may be device memory, which would cost two copies and a
       // fence per transfer.
       const bool head_alone = count <= transfer_head_bytes;
       staging_lease head_copy;
       if (head_alone)
         head_copy = m_memory->staging_buffer(transfer_head_bytes);
       else
-        a.inbox = m_engine->inbox(count);
+        a.inbox = m_transport->inbox(count);
       check(MPI_Mrecv(head_alone ? head_copy.data() : a.inbox.data(), static_cast<int>(count),
                       MPI_BYTE, &message, MPI_STATUS_IGNORE),
             "MPI_Mrecv");
       const std::byte* head_bytes = head_alone ? head_copy.data() : a.inbox.data();
-      if (!head_alone && !m_engine->host_reads_messages()) {
+      if (!head_alone && !m_transport->host_reads_messages()) {
         head_copy = m_memory->staging_buffer(std::min(count, transfer_head_bytes));
-        m_engine->copy_to_host(head_copy.data(), a.inbox.data(), head_copy.size());
+        m_transport->copy_to_host(head_copy.data(), a.inbox.data(), head_copy.size());
         m_exec.fence();
         head_bytes = head_copy.data();
       }
@@ -272,21 +267,17 @@ class recv_transfer final : public transfer, private message_sink {
       const std::uint64_t further = head.plain           ? head.segments() - m_first_plain_message
                                     : head.segments() > 1 ? head.segments() - 1
                                                           : 0;
-      if (head.type != m_expected.type || head.dims != m_expected.dims ||
-          head.extents != m_expected.extents) {
-        fail(std::make_exception_ptr(mismatch_error(
-            "ndzip::mpi: the message from rank " + std::to_string(m_source) + " (tag " +
-            std::to_string(m_tag) + ") holds " + head.describe() + ", but the " + m_label +
-            " it is received into is " + m_expected.describe() +
-            "; the message was consumed and the View was not written")));
+      const std::string sender = "ndzip::mpi: the message from rank " + std::to_string(m_source) +
+                                 " (tag " + std::to_string(m_tag) + ")";
+      if (auto mismatch = mismatch_of(head, m_expected, sender, m_label, "message")) {
+        fail(std::make_exception_ptr(*mismatch));
         return further;
       }
       if (m_require_checksum && !head.checksummed && head.segments() > 0) {
         fail(std::make_exception_ptr(mismatch_error(
-            "ndzip::mpi: the message from rank " + std::to_string(m_source) + " (tag " +
-            std::to_string(m_tag) + ") for the " + m_label +
-            " carries no segment checksums, and this receive requires them "
-            "(options::checksum); the message was consumed and the View was not written")));
+            sender + " for the " + m_label +
+            " carries no segment checksums, and this receive requires them (options::checksum); "
+            "the message was consumed and the View was not written")));
         return further;
       }
       m_stats.raw_bytes = head.extents[0] * head.row_bytes();
@@ -295,6 +286,7 @@ class recv_transfer final : public transfer, private message_sink {
                            head.plain ? send_mode::plain : send_mode::compressed);
       m_stats.segments = head.segments();
       m_stats.plain = head.plain;
+      if (!head.plain) m_decoder.emplace(*m_memory, *m_codecs, head, m_values);
       if (head.segments() == 0 || head.plain) {
         if (count != transfer_head_bytes)
           fail(std::make_exception_ptr(stream_error(
@@ -338,7 +330,7 @@ class recv_transfer final : public transfer, private message_sink {
         return;
       }
       const std::uint64_t k = taken;
-      const std::uint64_t room = segment_head_bytes + head.rows_of(k) * head.row_bytes();
+      const std::uint64_t room = segment_head_bytes + head.slab_bytes(k);
       if (count > room) {
         discard(message, count);
         fail(std::make_exception_ptr(
@@ -351,7 +343,7 @@ class recv_transfer final : public transfer, private message_sink {
       arrival a;
       a.index = k;
       a.bytes = count;
-      a.inbox = m_engine->inbox(count);
+      a.inbox = m_transport->inbox(count);
       check(MPI_Imrecv(a.inbox.data(), static_cast<int>(count), MPI_BYTE, &message, &a.request),
             "MPI_Imrecv");
       m_arrivals.push_back(std::move(a));
@@ -380,8 +372,8 @@ class recv_transfer final : public transfer, private message_sink {
     a.index = k;
     a.bytes = count;
     std::byte* to = slab_bytes(k);
-    if (!m_engine->mpi_takes_views()) {
-      a.inbox = m_engine->inbox(count);
+    if (!m_transport->mpi_takes_views()) {
+      a.inbox = m_transport->inbox(count);
       to = a.inbox.data();
     }
     check(MPI_Imrecv(to, static_cast<int>(count), MPI_BYTE, &message, &a.request), "MPI_Imrecv");
@@ -389,15 +381,11 @@ class recv_transfer final : public transfer, private message_sink {
   }
 
   // The bytes of plain segment k (its slab's values).
-  std::uint64_t plain_bytes(std::uint64_t k) const {
-    return m_head->rows_of(k) * m_head->row_bytes();
-  }
+  std::uint64_t plain_bytes(std::uint64_t k) const { return m_head->slab_bytes(k); }
 
   // Where segment k's values go in the View.
   std::byte* slab_bytes(std::uint64_t k) const {
-    return reinterpret_cast<std::byte*>(m_values +
-                                        k * m_head->segment_rows * m_head->extents[1] *
-                                            m_head->extents[2]);
+    return reinterpret_cast<std::byte*>(m_values + m_head->slab_offset(k));
   }
 
   static std::size_t message_bytes(const MPI_Status& status) {
@@ -431,14 +419,14 @@ class recv_transfer final : public transfer, private message_sink {
     } timing{started, m_stats.codec_seconds};
     m_device_work = true;
     const transfer_head& head = *m_head;
-    const std::uint64_t raw = head.rows_of(k) * head.row_bytes();
+    const std::uint64_t raw = head.slab_bytes(k);
     segment_head seg;
-    if (m_engine->host_reads_messages() || head.checksummed || bytes < segment_head_bytes) {
+    if (m_transport->host_reads_messages() || head.checksummed || bytes < segment_head_bytes) {
       staging_lease host_copy;
       const std::byte* host_segment = segment;
-      if (!m_engine->host_reads_messages() && bytes >= segment_head_bytes) {
+      if (!m_transport->host_reads_messages() && bytes >= segment_head_bytes) {
         host_copy = m_memory->staging_buffer(bytes);
-        m_engine->copy_to_host(host_copy.data(), segment, bytes);
+        m_transport->copy_to_host(host_copy.data(), segment, bytes);
         m_exec.fence();
         host_segment = host_copy.data();
       }
@@ -448,50 +436,22 @@ class recv_transfer final : public transfer, private message_sink {
              bytes - segment_head_bytes};
       if (m_heads.size() == 0)
         m_heads = m_memory->staging_buffer(head.segments() * segment_head_bytes);
-      m_engine->copy_to_host(m_heads.data() + k * segment_head_bytes, segment, segment_head_bytes);
+      m_transport->copy_to_host(m_heads.data() + k * segment_head_bytes, segment,
+                                segment_head_bytes);
       m_head_checks.push_back({k, bytes});
     }
     const std::byte* payload = segment + segment_head_bytes;
-    T* slab = reinterpret_cast<T*>(slab_bytes(k));
     if (seg.kind == segment_kind::raw) {
       ++m_stats.raw_segments;
-      m_engine->unpack(slab_bytes(k), payload, raw);
+      m_transport->unpack(slab_bytes(k), payload, raw);
       return;
     }
     // Queued, not waited for: the host goes back to MPI for the next segment while the
     // instance copies and decodes this one.
     buffer stream;
-    const std::byte* codec_payload = m_engine->to_codec(payload, seg.payload_bytes, stream);
-    if (m_outcomes.size() == 0)
-      m_outcomes = m_memory->device_buffer(head.segments() * sizeof(decompress_outcome));
-    auto* outcome = reinterpret_cast<decompress_outcome*>(m_outcomes.data()) + k;
-    with_grid(slab_of(head, k), [&](const auto& grid) {
-      constexpr int dims = std::decay_t<decltype(grid)>::dimensions;
-      auto codec = m_memory->template codec<T, dims>(grid);
-      try {
-        // Refuses a stream shorter than its grid's smallest before anything is queued.
-        codec->decompress_raw_async(codec_payload, seg.payload_bytes, slab, outcome);
-      } catch (const stream_error& e) {
-        throw in_segment(k, e);
-      }
-      m_checks.push_back({k, seg.payload_bytes, [codec](const decompress_outcome& o) {
-                            return codec->check_outcome(o);
-                          }});
-    });
+    const std::byte* codec_payload = m_transport->to_codec(payload, seg.payload_bytes, stream);
+    m_decoder->queue(k, codec_payload, seg.payload_bytes);
     m_streams.push_back(std::move(stream));
-  }
-
-  // A decoder's error, with the segment it was found in.
-  static stream_error in_segment(std::uint64_t k, const stream_error& e) {
-    return stream_error("segment " + std::to_string(k) + " of the received message: " + e.what());
-  }
-
-  static void check_consumed(std::uint64_t k, std::size_t consumed, std::size_t payload_bytes) {
-    if (consumed != payload_bytes)
-      throw stream_error("ndzip::mpi: segment " + std::to_string(k) +
-                         " of the received message is damaged: its stream ends after " +
-                         std::to_string(consumed) + " of its " + std::to_string(payload_bytes) +
-                         " bytes");
   }
 
   // Waits for the copies and decoders queued by decode() and checks the heads copied from
@@ -499,24 +459,12 @@ class recv_transfer final : public transfer, private message_sink {
   void settle() {
     const auto started = std::chrono::steady_clock::now();
     // The outcomes' copy is queued after the decoders: one fence waits for both.
-    std::vector<decompress_outcome> outcomes(m_checks.empty() ? 0 : m_head->segments());
-    if (!outcomes.empty())
-      copy_bytes<Kokkos::HostSpace, memory_space>(
-          m_exec, reinterpret_cast<std::byte*>(outcomes.data()), m_outcomes.data(),
-          outcomes.size() * sizeof(decompress_outcome));
+    if (m_decoder) m_decoder->copy_outcomes();
     if (m_device_work) m_exec.fence();
     for (const auto& [k, bytes] : m_head_checks)
-      read_segment_head(m_heads.data() + k * segment_head_bytes, bytes, k,
-                        m_head->rows_of(k) * m_head->row_bytes(), false);
-    for (const auto& c : m_checks) {
-      std::size_t consumed = 0;
-      try {
-        consumed = c.check(outcomes[c.segment]);
-      } catch (const stream_error& e) {
-        throw in_segment(c.segment, e);
-      }
-      check_consumed(c.segment, consumed, c.payload_bytes);
-    }
+      read_segment_head(m_heads.data() + k * segment_head_bytes, bytes, k, m_head->slab_bytes(k),
+                        false);
+    if (m_decoder) m_decoder->check();
     m_stats.codec_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   }
@@ -537,16 +485,16 @@ class recv_transfer final : public transfer, private message_sink {
     }
     m_arrivals.clear();
     m_read_by_device.clear();
-    m_checks.clear();
+    if (m_decoder) m_decoder->clear();
     m_head_checks.clear();
     m_streams.clear();
-    m_outcomes = {};
     m_heads = {};
   }
 
-  std::unique_ptr<transport<ExecSpace>> m_engine;
+  std::unique_ptr<transport<ExecSpace>> m_transport;
+  std::shared_ptr<codec_cache<ExecSpace>> m_codecs;
   std::shared_ptr<send_history> m_history;
-  scratch<ExecSpace>* m_memory;  // the engine's
+  buffer_pool<ExecSpace>* m_memory;  // the transport's
   bool m_require_checksum;
   ExecSpace m_exec;
   T* m_values;
@@ -570,17 +518,11 @@ class recv_transfer final : public transfer, private message_sink {
   std::uint64_t m_first_plain_message = 0;
   std::deque<arrival> m_arrivals;
   std::vector<arrival> m_read_by_device;
-  // What decode() queued and settle() waits for: the stream buffers the decoders read, where
-  // they write their outcomes (one per segment), and how to check each outcome; the heads
-  // copied from device memory (index, bytes that arrived) and where they were copied to.
-  struct pending_check {
-    std::uint64_t segment;
-    std::size_t payload_bytes;
-    std::function<std::size_t(const decompress_outcome&)> check;
-  };
+  // What decode() queued and settle() waits for: the stream buffers the decoders read, the
+  // decoders (a compressed transfer's, once its head is read); the heads copied from device
+  // memory (index, bytes that arrived) and where they were copied to.
   std::vector<buffer> m_streams;
-  device_lease m_outcomes;
-  std::vector<pending_check> m_checks;
+  std::optional<segment_decoder<T, ExecSpace>> m_decoder;
   staging_lease m_heads;
   std::vector<std::pair<std::uint64_t, std::size_t>> m_head_checks;
 };

@@ -1,23 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-// The transport seam of ndzip::mpi: where the bytes of a message lie while MPI moves them, and
-// how they get there from the codec's memory and back. Not part of the API.
+// The transports of the MPI link: where the bytes of a message lie while MPI moves them, and
+// how they get there from the codec's memory and back (options::transport). Not part of the
+// API.
 //
 // A sender assembles every message in the execution space's memory (the encoder writes the
-// stream there, the finisher the segment head: segment_pipeline.hpp); a receiver hands each
-// arrived payload to the decoder in that memory. An engine says where MPI reads and writes the
-// bytes in between:
-//   host_transport        host backends: the execution space's memory is host memory, handed
-//                         to MPI in place;
+// stream there, the finishing kernel the segment head: core/segment_encoder.hpp); a receiver
+// hands each arrived payload to the decoder in that memory. A transport says where MPI reads and
+// writes the bytes in between:
+//   host_transport        host backends (in_place): the execution space's memory is host
+//                         memory, handed to MPI as it is;
 //   staged_transport      device memory, copied through host-pinned buffers (an MPI without
 //                         GPU support);
 //   mpi_device_transport  device memory handed to MPI as it is (a CUDA- or ROCm-aware MPI).
-// Above the seam, written once: segmenting, heads, validation, the codec calls and the MPI
-// calls (send_transfer.hpp, recv_transfer.hpp, the neighbor_exchange). A plain transfer's values
-// go from and to the View itself where the engine says MPI takes the execution space's memory
-// (mpi_takes_views), else through pack() and unpack() like raw segments. An engine that moves
-// payloads outside MPI (NCCL: heads matched through MPI, payloads queued on the instance) adds
-// the posting of a payload to this interface.
+// Above it, written once: segmenting, heads, validation and the codec calls (core/), and the MPI
+// calls (point_to_point_send.hpp, point_to_point_recv.hpp, neighbor_exchange.hpp). A plain
+// transfer's values go from and to the View itself where the transport says MPI takes the
+// execution space's memory (mpi_takes_views), else through pack() and unpack() like raw
+// segments. NCCL is not a transport but a link of its own (detail/nccl/).
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
@@ -31,65 +31,30 @@
 #include <type_traits>
 #include <utility>
 
-#include "ndzip/mpi/detail/gpu_aware.hpp"
-#include "ndzip/mpi/detail/scratch.hpp"
+#include "ndzip/mpi/detail/core/buffer_pool.hpp"
+#include "ndzip/mpi/detail/core/transfer_plan.hpp"
+#include "ndzip/mpi/detail/core/wire_format.hpp"
+#include "ndzip/mpi/detail/mpi/gpu_aware.hpp"
 #include "ndzip/mpi/options.hpp"
 
 namespace ndzip::mpi::detail {
-
-// Memory on loan from a scratch, whatever kind: goes back when the last copy is dropped.
-class buffer {
- public:
-  buffer() = default;
-  template <class Lease>
-  explicit buffer(Lease lease)
-      : m_data(lease.data()),
-        m_size(lease.size()),
-        m_keep(std::make_shared<Lease>(std::move(lease))) {}
-  std::byte* data() const { return m_data; }
-  std::size_t size() const { return m_size; }
-  explicit operator bool() const { return m_keep != nullptr; }
-
- private:
-  std::byte* m_data = nullptr;
-  std::size_t m_size = 0;
-  std::shared_ptr<void> m_keep;
-};
-
-// Queues on `exec` a copy of `bytes` bytes from `from` (in FromSpace) to `to` (in ToSpace).
-template <class ToSpace, class FromSpace, class ExecSpace>
-void copy_bytes(const ExecSpace& exec, std::byte* to, const std::byte* from, std::size_t bytes) {
-  if (bytes == 0) return;
-  Kokkos::View<std::byte*, ToSpace, Kokkos::MemoryUnmanaged> destination(to, bytes);
-  Kokkos::View<const std::byte*, FromSpace, Kokkos::MemoryUnmanaged> source(from, bytes);
-  Kokkos::deep_copy(exec, destination, source);
-}
-
-// The segment size of a View of `bytes` in device memory handed to the link as it is (a
-// GPU-aware MPI, NCCL): a quarter of the View, 16 to 64 MiB. On two H200s over NVLink, segments
-// of 16 MiB left 256 MiB to 1 GiB messages at 0.8-0.95x the raw transfer in ping-pong, 64 MiB
-// ones at 1.0-1.3x, while 64 MiB messages did best in segments of 16
-// (docs/PERFORMANCE-HISTORY.md).
-inline std::size_t device_segment_bytes(std::uint64_t bytes) {
-  constexpr std::uint64_t mib = std::uint64_t{1} << 20;
-  return static_cast<std::size_t>(std::clamp<std::uint64_t>(bytes / 4, 16 * mib, 64 * mib));
-}
 
 template <class ExecSpace>
 class transport {
  public:
   using memory_space = typename ExecSpace::memory_space;
   // Waits for the work queued on the instance so far, calling MPI meanwhile for the messages
-  // already posted (segment_pipeline.hpp).
+  // already posted (progress.hpp).
   using wait_function = std::function<void()>;
 
-  explicit transport(std::shared_ptr<scratch<ExecSpace>> memory) : m_memory(std::move(memory)) {}
+  explicit transport(std::shared_ptr<buffer_pool<ExecSpace>> memory)
+      : m_memory(std::move(memory)) {}
   virtual ~transport() = default;
   transport(const transport&) = delete;
   transport& operator=(const transport&) = delete;
 
   virtual transport_kind kind() const = 0;
-  scratch<ExecSpace>& memory() const { return *m_memory; }
+  buffer_pool<ExecSpace>& memory() const { return *m_memory; }
   // The segment size of a View of `bytes` where options::segment_bytes leaves it to the
   // transport: 16 MiB (through the host, measured for PCIe copies overlapping MPI).
   virtual std::size_t segment_bytes(std::uint64_t bytes) const {
@@ -110,7 +75,7 @@ class transport {
   // copy_to_host.
   virtual bool host_reads_messages() const = 0;
   // Queues on the instance a copy of `bytes` from `from` (a staging buffer:
-  // scratch::staging_buffer) into an assembly.
+  // buffer_pool::staging_buffer) into an assembly.
   virtual void copy_from_host(std::byte* to, const std::byte* from, std::size_t bytes) = 0;
   // Queues on the instance a copy of `bytes` from `from` in the execution space's memory (a
   // View's values) into an assembly.
@@ -132,7 +97,7 @@ class transport {
   virtual void unpack(std::byte* to, const std::byte* at, std::size_t bytes) = 0;
 
  protected:
-  std::shared_ptr<scratch<ExecSpace>> m_memory;
+  std::shared_ptr<buffer_pool<ExecSpace>> m_memory;
 };
 
 // Host backends: every message is in host memory, which the codec and MPI share.
@@ -140,7 +105,7 @@ template <class ExecSpace>
 class host_transport final : public transport<ExecSpace> {
  public:
   using transport<ExecSpace>::transport;
-  transport_kind kind() const override { return transport_kind::staged; }
+  transport_kind kind() const override { return transport_kind::in_place; }
   buffer assembly(std::size_t bytes) override {
     return buffer(this->memory().staging_buffer(bytes));
   }
@@ -231,8 +196,8 @@ class mpi_device_transport final : public transport<ExecSpace> {
   void pack(std::byte* to, const std::byte* from, std::size_t bytes) override {
     copy_bytes<wire_space, typename ExecSpace::memory_space>(this->exec(), to, from, bytes);
   }
-  // Not where the MPI tests put the wire in shared memory (scratch.hpp) for an MPI that is not
-  // GPU-aware.
+  // Not where the MPI tests put the wire in shared memory (core/buffer_pool.hpp) for an MPI
+  // that is not GPU-aware.
   bool mpi_takes_views() const override {
     return std::is_same_v<wire_space, typename ExecSpace::memory_space>;
   }
@@ -246,12 +211,10 @@ class mpi_device_transport final : public transport<ExecSpace> {
   }
 };
 
-// The engine of `kind` for the sending (`sending`) or receiving side of a transfer: host
-// backends have one; a device sends with the checksum on through the staged engine in automatic
-// mode (the hash is computed on the host).
+// The transport of `kind` (chosen_transport) over `memory`: host backends have one.
 template <class ExecSpace>
-std::unique_ptr<transport<ExecSpace>> make_transport(std::shared_ptr<scratch<ExecSpace>> memory,
-                                                     transport_kind kind) {
+std::unique_ptr<transport<ExecSpace>> make_transport(
+    std::shared_ptr<buffer_pool<ExecSpace>> memory, transport_kind kind) {
   if constexpr (staging<ExecSpace>::in_place) {
     (void)kind;
     return std::make_unique<host_transport<ExecSpace>>(std::move(memory));
@@ -262,17 +225,23 @@ std::unique_ptr<transport<ExecSpace>> make_transport(std::shared_ptr<scratch<Exe
   }
 }
 
-// The engine options::transport picks on this rank: never mpi_device for host Views.
+// The transport options::transport picks on this rank for sends (`sending`) or receives:
+// in_place for host Views; in automatic mode, a device sends with the checksum on through the
+// staged transport (the hash is computed on the host).
 template <class ExecSpace>
 transport_kind chosen_transport(const options& opts, bool sending) {
   if constexpr (staging<ExecSpace>::in_place) {
     (void)opts;
     (void)sending;
-    return transport_kind::staged;
+    return transport_kind::in_place;
   } else {
     switch (opts.transport) {
       case transport_kind::staged:
         return transport_kind::staged;
+      case transport_kind::in_place:
+        throw std::invalid_argument(
+            "ndzip::mpi: options::transport is in_place, which only host Views have; device "
+            "Views take staged, mpi_device or automatic");
       case transport_kind::mpi_device:
         return transport_kind::mpi_device;
       default:
@@ -281,6 +250,21 @@ transport_kind chosen_transport(const options& opts, bool sending) {
                    : transport_kind::staged;
     }
   }
+}
+
+// Writes the checksum into the head of a segment finished in the transport's device memory (its
+// payload complete once `wait` returns): the segment is hashed in a host copy and its head,
+// with the checksum, copied back in front of the payload; returns once it is there.
+template <class ExecSpace>
+void write_checksum_on_device(transport<ExecSpace>& via, std::byte* segment,
+                              const segment_head& head,
+                              const typename transport<ExecSpace>::wait_function& wait) {
+  const auto host = via.memory().staging_buffer(segment_head_bytes + head.payload_bytes);
+  via.copy_to_host(host.data(), segment, segment_head_bytes + head.payload_bytes);
+  wait();
+  write_segment_head(head, true, host.data());
+  via.copy_from_host(segment, host.data(), segment_head_bytes);
+  wait();  // before the host copy goes back to the pool
 }
 
 }  // namespace ndzip::mpi::detail

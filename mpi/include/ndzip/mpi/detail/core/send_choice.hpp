@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-// What a communicator has measured of its sends, compressed and plain, and the choice it makes
-// from it (options::compression, adaptive). Not part of the API.
+// Whether a send compresses or goes plain (options::compression), for every link: what a
+// communicator has measured of its sends both ways, and the choice made from it (adaptive).
+// Not part of the API.
 
 #include <algorithm>
 #include <cstddef>
@@ -12,9 +13,26 @@
 #include <tuple>
 #include <utility>
 
+#include "ndzip/mpi/options.hpp"
+
 namespace ndzip::mpi::detail {
 
 enum class send_mode { compressed = 0, plain = 1 };
+
+// How a send goes under `opts`: compressed (always), plain (never), or, adaptive, as
+// `measured()` says (send_history::choose), except with the checksum on: a plain transfer
+// carries no checksums, so it is compressed.
+template <class Measured>
+send_mode choose_send_mode(const options& opts, Measured&& measured) {
+  switch (opts.compression) {
+    case compression_choice::always:
+      return send_mode::compressed;
+    case compression_choice::never:
+      return send_mode::plain;
+    default:
+      return opts.checksum ? send_mode::compressed : measured();
+  }
+}
 
 class send_history {
  public:

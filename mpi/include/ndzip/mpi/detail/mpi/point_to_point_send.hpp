@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-// The sending side of ndzip::mpi::isend (ndzip/mpi.hpp): a View cut into segments, each
-// compressed and finished on the instance and posted as soon as it is ready, with
-// options::pipeline_depth segments compressing while the earlier ones are on the wire; or sent
-// plain (options::compression), from the View itself where MPI takes its memory and the values
-// stay put, else copied as the segments would be. Not part of the API.
+// Point-to-point over the MPI link, the sending side (ndzip::mpi::isend, ndzip/mpi.hpp): a View
+// cut into segments (core/transfer_plan.hpp), each coded and finished on the instance
+// (core/segment_encoder.hpp) and posted as soon as it is ready, with options::pipeline_depth
+// segments compressing while the earlier ones are on the wire; or sent plain
+// (options::compression), from the View itself where MPI takes its memory and the values stay
+// put, else copied as the segments would be. Not part of the API.
 
 #include <mpi.h>
 
@@ -23,40 +24,18 @@
 #include <utility>
 #include <vector>
 
-#include "ndzip/mpi/detail/segment_pipeline.hpp"
-#include "ndzip/mpi/detail/send_choice.hpp"
-#include "ndzip/mpi/detail/slab_codec.hpp"
-#include "ndzip/mpi/detail/transfer.hpp"
-#include "ndzip/mpi/detail/transport.hpp"
-#include "ndzip/mpi/detail/wire_format.hpp"
+#include "ndzip/mpi/detail/core/codec_cache.hpp"
+#include "ndzip/mpi/detail/core/segment_encoder.hpp"
+#include "ndzip/mpi/detail/core/segment_slots.hpp"
+#include "ndzip/mpi/detail/core/send_choice.hpp"
+#include "ndzip/mpi/detail/core/transfer_plan.hpp"
+#include "ndzip/mpi/detail/core/wire_format.hpp"
+#include "ndzip/mpi/detail/mpi/progress.hpp"
+#include "ndzip/mpi/detail/mpi/runtime.hpp"
+#include "ndzip/mpi/detail/mpi/transfer.hpp"
+#include "ndzip/mpi/detail/mpi/transport.hpp"
 
 namespace ndzip::mpi::detail {
-
-// The transfer head of a View of `extents` cut into segments of about `segment_bytes` of values:
-// whole rows, smallest_segment_bytes at least (receivers refuse fewer), one message at most.
-template <class T, int Dims>
-transfer_head plan_transfer(const std::array<std::uint64_t, 3>& extents, std::size_t segment_bytes,
-                            bool checksum, bool plain) {
-  transfer_head head;
-  head.type = element_code_of<T>();
-  head.dims = Dims;
-  head.checksummed = checksum;
-  head.plain = plain;
-  head.extents = extents;
-  const std::uint64_t row_bytes = std::max<std::uint64_t>(head.row_bytes(), 1);
-  const std::uint64_t fitting = std::max<std::uint64_t>(
-      1, std::min<std::uint64_t>(std::max<std::uint64_t>(segment_bytes, smallest_segment_bytes),
-                                 largest_message) /
-             row_bytes);
-  head.segment_rows = std::max<std::uint64_t>(
-      1, std::min(std::max(fitting, head.fewest_segment_rows()), extents[0]));
-  if (head.segments() > 0 && row_bytes > largest_message)
-    throw std::invalid_argument("ndzip::mpi: a row of the slowest dimension of " + head.describe() +
-                                " holds " + std::to_string(row_bytes) +
-                                " bytes, more than one message carries (" +
-                                std::to_string(largest_message) + ")");
-  return head;
-}
 
 template <class T, int Dims, class ExecSpace>
 class send_transfer final : public transfer {
@@ -67,34 +46,32 @@ class send_transfer final : public transfer {
   // transfers to one peer on one tag never interleave). `values` (C order, `extents`) must stay
   // valid until then, or with `values_stay` until the transfer completes (it may then be sent
   // plain from where it is); `keep` holds a packed copy where there is one. `history` is the
-  // communicator's record of its sends (options::compression).
-  send_transfer(std::unique_ptr<transport<ExecSpace>> engine, const T* values,
-                const std::array<std::uint64_t, 3>& extents, Kokkos::View<T*, memory_space> keep,
-                bool values_stay, int dest, int tag, MPI_Comm comm, const options& opts,
-                std::shared_ptr<send_history> history)
-      : m_engine(std::move(engine)),
+  // communicator's record of its sends (options::compression), `codecs` its codecs.
+  send_transfer(std::unique_ptr<transport<ExecSpace>> via, codec_cache<ExecSpace>& codecs,
+                const T* values, const std::array<std::uint64_t, 3>& extents,
+                Kokkos::View<T*, memory_space> keep, bool values_stay, int dest, int tag,
+                MPI_Comm comm, const options& opts, std::shared_ptr<send_history> history)
+      : m_transport(std::move(via)),
         m_keep(std::move(keep)),
         m_started(std::chrono::steady_clock::now()),
         m_dest(dest),
         m_tag(tag) {
     check(MPI_Comm_rank(comm, &m_rank), "MPI_Comm_rank");
     const std::uint64_t values_bytes = extents[0] * extents[1] * extents[2] * sizeof(T);
-    m_mode = choose_mode(opts, *history, values_bytes);
+    m_mode = choose_send_mode(
+        opts, [&] { return history->choose(m_dest, m_tag, values_bytes, m_rank > m_dest); });
     if (opts.compression == compression_choice::adaptive && !opts.checksum)
       m_history = std::move(history);
     const bool plain = m_mode == send_mode::plain && !opts.checksum;
     // Plain values from the View go in the largest messages (each costs the link a rendezvous);
     // copied ones in segments, so that a copy overlaps the messages before it.
-    m_in_place = plain && values_stay && m_engine->mpi_takes_views();
+    m_in_place = plain && values_stay && m_transport->mpi_takes_views();
     const transfer_head head = plan_transfer<T, Dims>(
         extents,
         m_in_place                 ? largest_message
         : opts.segment_bytes > 0 ? opts.segment_bytes
-                                 : m_engine->segment_bytes(values_bytes),
+                                 : m_transport->segment_bytes(values_bytes),
         opts.checksum, plain);
-    // Never compressed: with the checksum on, every segment goes raw in its checksummed head.
-    m_raw_from_now = m_mode == send_mode::plain;
-    m_raw_after_ratio = opts.raw_after_ratio;
     const std::uint64_t segments = head.segments();
     m_messages_owed = segments + (head.plain ? 1 : 0);
     m_stats.raw_bytes = head.extents[0] * head.row_bytes();
@@ -106,7 +83,8 @@ class send_transfer final : public transfer {
       if (segments == 0 || head.plain) {
         // The head alone, from host memory.
         m_messages.push_back({});
-        m_messages.back().staged = buffer(m_engine->memory().staging_buffer(transfer_head_bytes));
+        m_messages.back().staged =
+            buffer(m_transport->memory().staging_buffer(transfer_head_bytes));
         write_transfer_head(head, m_messages.back().staged.data());
         post(m_messages.back().staged.data(), transfer_head_bytes, dest, tag, comm);
         if (segments == 0) return;
@@ -114,32 +92,36 @@ class send_transfer final : public transfer {
       if (m_in_place) {
         // MPI reads the View once the instance's work queued before this send has written it;
         // the head is on its way meanwhile (a 64-byte message needs no progress calls).
-        m_engine->exec().fence();
+        m_transport->exec().fence();
         for (std::uint64_t k = 0; k < segments; ++k)
-          post(reinterpret_cast<const std::byte*>(slab_of_segment(head, k, values)),
-               head.rows_of(k) * head.row_bytes(), dest, tag, comm);
+          post(reinterpret_cast<const std::byte*>(values + head.slab_offset(k)),
+               head.slab_bytes(k), dest, tag, comm);
         return;
       }
-      segment_slots<ExecSpace> slots(m_engine->memory(), segments);
+      segment_slots<ExecSpace> slots(m_transport->memory(), segments);
+      // With the checksum on, a transfer sent plain has every segment raw in its checksummed
+      // head.
+      segment_encoder<T, ExecSpace> encoder(codecs, slots, head, values, opts.raw_after_ratio,
+                                            m_mode == send_mode::plain);
       std::deque<message> queued;
       try {
         const std::size_t depth = std::max<std::size_t>(opts.pipeline_depth, 1);
         for (std::uint64_t k = 0; k < segments; ++k) {
-          queued.push_back(queue_segment(head, k, values, slots));
+          queued.push_back(queue_segment(head, k, values, slots, encoder));
           // The pipeline fills one segment per post: segment 0 leaves as soon as segment 1 is
           // queued (the receiver starts early), and what segment 0 compressed to is known before
           // the next ones are queued (options::raw_after_ratio).
           const std::size_t ahead = std::min<std::size_t>(depth, m_requests.size() + 1);
           if (queued.size() > ahead) {
-            send_segment(head, queued.front(), slots, dest, tag, comm);
+            send_segment(head, queued.front(), slots, encoder, dest, tag, comm);
             queued.pop_front();
           }
         }
         for (; !queued.empty(); queued.pop_front())
-          send_segment(head, queued.front(), slots, dest, tag, comm);
+          send_segment(head, queued.front(), slots, encoder, dest, tag, comm);
       } catch (...) {
-        // No queued work may still use a buffer that goes back to the scratch now.
-        m_engine->exec().fence();
+        // No queued work may still use a buffer that goes back to the pool now.
+        m_transport->exec().fence();
         throw;
       }
     } catch (...) {
@@ -182,36 +164,17 @@ class send_transfer final : public transfer {
   }
 
  private:
-  // A segment's message: assembled in the execution space's memory, and where the engine
+  // A segment's message: assembled in the execution space's memory, and where the transport
   // stages it; kept until MPI has sent it.
   struct message {
     std::uint64_t index = 0;
-    bool compressed = false;         // else its values go raw without being compressed
     buffer assembled, staged, head;  // `head`: the transfer head on its way into message 0
   };
 
-  send_mode choose_mode(const options& opts, send_history& history,
-                        std::uint64_t values_bytes) const {
-    switch (opts.compression) {
-      case compression_choice::always:
-        return send_mode::compressed;
-      case compression_choice::never:
-        return send_mode::plain;
-      default:
-        return opts.checksum ? send_mode::compressed
-                             : history.choose(m_dest, m_tag, values_bytes, m_rank > m_dest);
-    }
-  }
-
-  static const T* slab_of_segment(const transfer_head& head, std::uint64_t k, const T* values) {
-    return values + k * head.segment_rows * head.extents[1] * head.extents[2];
-  }
-
-  // Queues the compression of segment k into its message's payload and the finishing of its
-  // message (segment_pipeline.hpp), or for a plain transfer the copy of its values; returns at
-  // once.
+  // Queues the coding of segment k into its message (core/segment_encoder.hpp), or for a plain
+  // transfer the copy of its values; returns at once.
   message queue_segment(const transfer_head& head, std::uint64_t k, const T* values,
-                        segment_slots<ExecSpace>& slots) {
+                        segment_slots<ExecSpace>& slots, segment_encoder<T, ExecSpace>& encoder) {
 #ifdef NDZIP_MPI_FAULT_INJECTION
     if (send_fault_at().load() == static_cast<long long>(k)) {
       send_fault_at() = -1;
@@ -219,66 +182,57 @@ class send_transfer final : public transfer {
     }
 #endif
     const auto started = std::chrono::steady_clock::now();
-    const std::uint64_t raw = head.rows_of(k) * head.row_bytes();
-    const T* slab = slab_of_segment(head, k, values);
     message m;
     m.index = k;
     if (head.plain) {
-      m.assembled = m_engine->assembly(raw);
-      m_engine->pack(m.assembled.data(), reinterpret_cast<const std::byte*>(slab), raw);
+      const std::uint64_t raw = head.slab_bytes(k);
+      m.assembled = m_transport->assembly(raw);
+      m_transport->pack(m.assembled.data(),
+                        reinterpret_cast<const std::byte*>(values + head.slab_offset(k)), raw);
       slots.publish(k, raw);
       return m;
     }
     const std::size_t offset = k == 0 ? transfer_head_bytes : 0;
-    const slab_shape shape = slab_of(head, k);
-    const segment_plan plan = plan_segment<T>(shape, raw, m_raw_from_now);
-    m.compressed = plan.compressed;
-    m.assembled = m_engine->assembly(offset + segment_head_bytes + plan.payload_room);
+    const segment_plan plan = encoder.plan(k);
+    m.assembled = m_transport->assembly(offset + segment_head_bytes + plan.payload_room);
     if (k == 0) {
-      m.head = buffer(m_engine->memory().staging_buffer(transfer_head_bytes));
+      m.head = buffer(m_transport->memory().staging_buffer(transfer_head_bytes));
       write_transfer_head(head, m.head.data());
-      m_engine->copy_from_host(m.assembled.data(), m.head.data(), transfer_head_bytes);
+      m_transport->copy_from_host(m.assembled.data(), m.head.data(), transfer_head_bytes);
     }
-    queue_segment_payload(m_engine->memory(), slots, k, shape, plan, slab, raw,
-                          m.assembled.data() + offset);
+    encoder.queue(k, plan, m.assembled.data() + offset);
     m_stats.codec_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     return m;
   }
 
   // Waits for segment m's message (calling MPI for the earlier ones meanwhile), stages it where
-  // the engine does, and posts it.
+  // the transport does, and posts it.
   void send_segment(const transfer_head& head, message& m, segment_slots<ExecSpace>& slots,
-                    int dest, int tag, MPI_Comm comm) {
+                    segment_encoder<T, ExecSpace>& encoder, int dest, int tag, MPI_Comm comm) {
     const auto started = std::chrono::steady_clock::now();
-    const std::uint64_t payload = slots.wait(m.index, m_requests);
-    const auto wait = [&] { fence_progressing(m_engine->memory(), m_requests); };
+    const std::uint64_t payload = wait_progressing(slots, m.index, m_requests);
+    const auto wait = [&] { fence_progressing(m_transport->memory(), m_requests); };
     if (head.plain) {
-      std::byte* out = m_engine->outgoing(m.assembled, payload, m.staged, wait);
+      std::byte* out = m_transport->outgoing(m.assembled, payload, m.staged, wait);
       m_stats.codec_seconds +=
           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
       post(out, payload, dest, tag, comm);
       m_messages.push_back(std::move(m));
       return;
     }
-    const std::uint64_t raw = head.rows_of(m.index) * head.row_bytes();
     const std::size_t offset = m.index == 0 ? transfer_head_bytes : 0;
     const std::size_t bytes = offset + segment_head_bytes + payload;
-    if (payload == raw) ++m_stats.raw_segments;  // a stream is always smaller than its values
-    // The data does not shrink enough to pay for the codec: the segments not queued yet go raw.
-    if (m.compressed && static_cast<double>(payload) > m_raw_after_ratio * static_cast<double>(raw))
-      m_raw_from_now = true;
-    const segment_head segment{payload == raw ? segment_kind::raw : segment_kind::stream, m.index,
-                               payload};
+    const segment_head segment = encoder.finished(m.index, payload, m_stats);
     std::byte* out = nullptr;
     if (!head.checksummed) {
-      out = m_engine->outgoing(m.assembled, bytes, m.staged, wait);
-    } else if (m_engine->host_reads_messages()) {
-      out = m_engine->outgoing(m.assembled, bytes, m.staged, wait);
+      out = m_transport->outgoing(m.assembled, bytes, m.staged, wait);
+    } else if (m_transport->host_reads_messages()) {
+      out = m_transport->outgoing(m.assembled, bytes, m.staged, wait);
       write_segment_head(segment, true, out + offset);
     } else {
-      write_checksum_on_device(*m_engine, m.assembled.data() + offset, segment, wait);
-      out = m_engine->outgoing(m.assembled, bytes, m.staged, wait);
+      write_checksum_on_device(*m_transport, m.assembled.data() + offset, segment, wait);
+      out = m_transport->outgoing(m.assembled, bytes, m.staged, wait);
     }
     m_stats.codec_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -311,9 +265,7 @@ class send_transfer final : public transfer {
     m_requests.clear();
   }
 
-  std::unique_ptr<transport<ExecSpace>> m_engine;
-  double m_raw_after_ratio = 1;
-  bool m_raw_from_now = false;  // a segment did not shrink enough: the rest go uncompressed
+  std::unique_ptr<transport<ExecSpace>> m_transport;
   bool m_in_place = false;      // plain values handed to MPI where they are
   std::uint64_t m_messages_owed = 0;
   Kokkos::View<T*, memory_space> m_keep;
