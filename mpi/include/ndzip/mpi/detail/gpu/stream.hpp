@@ -45,8 +45,8 @@ inline stream priority_stream() {
 }
 
 // Released once the work queued on it is done (the runtime's rule): nothing waits here.
-inline void release(stream s) { NDZIP_MPI_GPU(StreamDestroy)(s); }
-inline void release(event e) { NDZIP_MPI_GPU(EventDestroy)(e); }
+inline void release(stream s) { (void)NDZIP_MPI_GPU(StreamDestroy)(s); }
+inline void release(event e) { (void)NDZIP_MPI_GPU(EventDestroy)(e); }
 
 // An event, with timing (elapsed_ms) or without.
 inline event new_event(bool timing) {

@@ -100,11 +100,14 @@ class nccl_operations {
     check_nccl(ncclGroupEnd(), "ncclGroupEnd", m_comm);
     while (nccl_busy(m_comm)) std::this_thread::yield();
   }
-  void send(const void* from, std::size_t bytes, int peer) {
+  // Queue a send or a receive of `bytes` on the stream; return `bytes` (for the stats).
+  std::size_t send(const void* from, std::size_t bytes, int peer) {
     check_nccl(ncclSend(from, bytes, ncclUint8, peer, m_comm, stream()), "ncclSend", m_comm);
+    return bytes;
   }
-  void recv(void* to, std::size_t bytes, int peer) {
+  std::size_t recv(void* to, std::size_t bytes, int peer) {
     check_nccl(ncclRecv(to, bytes, ncclUint8, peer, m_comm, stream()), "ncclRecv", m_comm);
+    return bytes;
   }
   // Queues a copy of `bytes` on the stream (between host-pinned and device memory).
   void copy(void* to, const void* from, std::size_t bytes) {

@@ -103,22 +103,15 @@ class nccl_outgoing final : public nccl_side {
 
   void post(std::uint64_t r) override {
     if (r == 0) {
-      m_ops.send(m_heads_device.data(), nccl_opening_bytes, m_peer);
-      m_stats.wire_bytes += nccl_opening_bytes;
-      return;
-    }
-    const std::uint64_t k = r - 1;
-    if (m_head.plain) {
-      const std::uint64_t bytes = m_head.slab_bytes(k);
-      m_ops.send(m_values + m_head.slab_offset(k), bytes, m_peer);
-      m_stats.wire_bytes += bytes;
-      return;
-    }
-    m_ops.send(m_assemblies[k].data() + segment_head_bytes, m_payload_bytes[k], m_peer);
-    m_stats.wire_bytes += m_payload_bytes[k];
-    if (const std::uint64_t ahead = k + nccl_heads_ahead; ahead < m_segments) {
-      m_ops.send(head_device(ahead), segment_head_bytes, m_peer);
-      m_stats.wire_bytes += segment_head_bytes;
+      m_stats.wire_bytes += m_ops.send(m_heads_device.data(), nccl_opening_bytes, m_peer);
+    } else if (const std::uint64_t k = r - 1; m_head.plain) {
+      m_stats.wire_bytes +=
+          m_ops.send(m_values + m_head.slab_offset(k), m_head.slab_bytes(k), m_peer);
+    } else {
+      m_stats.wire_bytes += m_ops.send(m_assemblies[k].data() + segment_head_bytes,
+                                       m_payload_bytes[k], m_peer);
+      if (const std::uint64_t ahead = k + nccl_heads_ahead; ahead < m_segments)
+        m_stats.wire_bytes += m_ops.send(head_device(ahead), segment_head_bytes, m_peer);
     }
   }
 
@@ -227,19 +220,16 @@ class nccl_incoming final : public nccl_side {
 
   void post(std::uint64_t r) override {
     if (r == 0) {
-      m_ops.recv(m_opening_device.data(), nccl_opening_bytes, m_peer);
-      m_stats.wire_bytes += nccl_opening_bytes;
+      m_stats.wire_bytes += m_ops.recv(m_opening_device.data(), nccl_opening_bytes, m_peer);
       return;
     }
     const std::uint64_t k = r - 1;
     std::byte* to = m_inboxes[k] ? m_inboxes[k].data() : slab_bytes(k);
-    m_ops.recv(to, m_payload_bytes[k], m_peer);
-    m_stats.wire_bytes += m_payload_bytes[k];
+    m_stats.wire_bytes += m_ops.recv(to, m_payload_bytes[k], m_peer);
     if (const std::uint64_t ahead = k + nccl_heads_ahead;
-        !m_head->plain && ahead < m_head->segments()) {
-      m_ops.recv(m_heads_device.data() + ahead * segment_head_bytes, segment_head_bytes, m_peer);
-      m_stats.wire_bytes += segment_head_bytes;
-    }
+        !m_head->plain && ahead < m_head->segments())
+      m_stats.wire_bytes += m_ops.recv(m_heads_device.data() + ahead * segment_head_bytes,
+                                       segment_head_bytes, m_peer);
   }
 
   void after(std::uint64_t r) override {
