@@ -15,7 +15,7 @@ while IFS= read -r -d '' f; do
     echo "no SPDX license identifier: ${f#"$root"/}"
     missing=$((missing + 1))
   fi
-done < <(find "$root/backends" "$root/cmake" "$root/core" "$root/examples" "$root/fuzz" \
+done < <(find "$root/backends" "$root/cmake" "$root/core" "$root/examples" "$root/fuzz" "$root/mpi" \
   "$root/include" "$root/perf_tests" "$root/plugins" "$root/scripts" "$root/spack" "$root/tools" \
   "$root/unit_tests" "$root/.ci" -type f \
   \( -name '*.hpp' -o -name '*.cpp' -o -name '*.h' -o -name '*.in' -o -name '*.py' \

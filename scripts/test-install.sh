@@ -97,8 +97,12 @@ check_install() {
   local dir="$work/$name"
   mkdir -p "$dir"
   echo "test-install: $name"
-  NDZIP_BUILD_DIR="$root/build-install-$name" "$root/scripts/install.sh" "$dir/prefix" "$@" |
-    tee "$dir/install.log"
+  # NDZIP_TEST_INSTALL_BUILD_DIR_<NAME>: a build folder to install from, as a user who ran the
+  # tests first would (install.sh reconfigures it without the tests: the library and the tool
+  # are not compiled again). .ci/run gives the shared case scripts/run-tests.sh's build/.
+  local reuse_var="NDZIP_TEST_INSTALL_BUILD_DIR_${name//-/_}"
+  NDZIP_BUILD_DIR="${!reuse_var:-$root/build-install-$name}" "$root/scripts/install.sh" \
+    "$dir/prefix" "$@" | tee "$dir/install.log"
   local prefix_path
   prefix_path=$(sed -n 's/^CMAKE_PREFIX_PATH=//p' "$dir/install.log" | tail -n 1)
   [ -n "$prefix_path" ] || fail "$name: install.sh printed no CMAKE_PREFIX_PATH"
