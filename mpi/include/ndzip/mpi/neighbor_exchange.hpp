@@ -34,9 +34,9 @@ namespace ndzip::mpi {
 // (raw segments: the messages stay readable by any receive): `always`, `never`, or `adaptive`
 // (the default), which times whole exchange() calls both ways, as a communicator times its
 // sends (detail/core/send_choice.hpp: the first exchange after a change of way untimed, the
-// median of the last three, a 5 % gain to switch, the other way tried again now and then). Halos are small
-// messages: over NVLink raw pieces win, over PCIe staging or a network compressed ones. With
-// the checksum on, pieces are always compressed.
+// median of the last three, a 5 % gain to switch, the other way tried again now and then).
+// Halos are small messages: over NVLink raw pieces win, over PCIe staging or a network
+// compressed ones. With the checksum on, pieces are always compressed.
 template <class ExecSpace, class View>
 class neighbor_exchange {
  public:

@@ -122,8 +122,8 @@ class recv_transfer final : public transfer, private message_sink {
  private:
   using staging_lease = typename buffer_pool<ExecSpace>::staging_lease;
 
-  // A segment handed over by the queue: in the transport's inbox, at `offset` (message 0 holds the
-  // transfer head before segment 0), or a plain one in the View where the inbox is empty;
+  // A segment handed over by the queue: in the transport's inbox, at `offset` (message 0 holds
+  // the transfer head before segment 0), or a plain one in the View where the inbox is empty;
   // received or still arriving.
   struct arrival {
     std::uint64_t index = 0;
