@@ -2,9 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # HIP compile check (no AMD GPU needed): builds the library, the CLI, the HDF5 plugin and the perf
 # binaries against Kokkos 3.4.01 with HIP (Debian's hipcc, ROCm 5.2.3, arch VEGA908 = gfx908),
-# and compiles ndzip::mpi's NCCL link for RCCL, so that HIP code cannot rot. The unit tests are left out: they instantiate the same public
-# templates as the CLI and ndzip-bench, scripts/build-cuda.sh compiles them for a device space,
-# and they took a quarter of CI's time under hipcc. Installs what it needs, like install-deps.sh.
+# and compiles ndzip::mpi's NCCL link for RCCL, so that HIP code cannot rot. The unit tests are
+# left out: they instantiate the same public templates as the CLI and ndzip-bench,
+# scripts/build-cuda.sh compiles them for a device space, and they took a quarter of CI's time
+# under hipcc. Installs what it needs, like install-deps.sh.
 # The HIP logic is not run here: the lane-group algorithm it shares with CUDA is tested on the
 # host. Static, as is the Kokkos it builds for this check (shared builds are checked on the host).
 set -euo pipefail
