@@ -14,6 +14,10 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 version=$1 out=$2
 tag=v$version
 fail() { echo "make-release-tarball: $*" >&2; exit 1; }
+# A copy of the tree inside another checkout (Spack's stage, say) is not this project's clone:
+# git would answer for the checkout around it.
+[ "$(git -C "$root" rev-parse --show-toplevel 2>/dev/null)" = "$root" ] ||
+  fail "$root is not the top of a git clone of the project: no tag to make a release from"
 git -C "$root" rev-parse --verify --quiet "refs/tags/$tag" >/dev/null ||
   fail "no tag $tag in $root (a clone made with --no-tags or --depth lacks it: git fetch --tags)"
 [ "$(git -C "$root" cat-file -t "refs/tags/$tag")" = tag ] ||
