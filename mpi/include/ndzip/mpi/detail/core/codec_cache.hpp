@@ -21,7 +21,6 @@ template <class ExecSpace>
 class codec_cache {
  public:
   explicit codec_cache(const ExecSpace& exec) : m_exec(exec) {}
-  const ExecSpace& exec() const { return m_exec; }
 
   // The codec of one grid. Shared, so that an entry dropped from the cache stays alive while a
   // transfer still uses it.
