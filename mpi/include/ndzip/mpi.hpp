@@ -70,8 +70,14 @@
 // that never sends one of its pieces keeps it waiting, as MPI_Waitall on plain receives would;
 // an error in one piece is thrown after the others are complete.
 
+#include "ndzip/mpi/allgather.hpp"
+#include "ndzip/mpi/alltoall.hpp"
+#include "ndzip/mpi/bcast.hpp"
+#include "ndzip/mpi/collective_stats.hpp"
+#include "ndzip/mpi/gather.hpp"
 #include "ndzip/mpi/neighbor_exchange.hpp"
 #include "ndzip/mpi/point_to_point.hpp"
 #include "ndzip/mpi/request.hpp"
+#include "ndzip/mpi/scatter.hpp"
 #include "ndzip/mpi/error.hpp"
 #include "ndzip/mpi/options.hpp"

@@ -83,6 +83,16 @@ class transport {
   // Whether MPI reads and writes the execution space's own memory: a plain transfer then hands
   // MPI the View itself.
   virtual bool mpi_takes_views() const = 0;
+  // Whether MPI sends from host copies of the assemblies (a collective's round of payloads is
+  // then copied, payload by payload, into a staging buffer with stage_outgoing).
+  virtual bool stages_outgoing() const { return false; }
+  // Queues on the instance a copy of `bytes` at `from` in an assembly to `to` in a staging
+  // buffer (only where stages_outgoing()).
+  virtual void stage_outgoing(std::byte* to, const std::byte* from, std::size_t bytes) {
+    (void)to;
+    (void)from;
+    (void)bytes;
+  }
 
   // Receiving. Where MPI receives a message of `bytes`.
   virtual buffer inbox(std::size_t bytes) = 0;
@@ -158,6 +168,10 @@ class staged_transport final : public transport<ExecSpace> {
     copy_bytes<memory_space, memory_space>(this->exec(), to, from, bytes);
   }
   bool mpi_takes_views() const override { return false; }
+  bool stages_outgoing() const override { return true; }
+  void stage_outgoing(std::byte* to, const std::byte* from, std::size_t bytes) override {
+    copy_bytes<staging_space, memory_space>(this->exec(), to, from, bytes);
+  }
   buffer inbox(std::size_t bytes) override { return buffer(this->memory().staging_buffer(bytes)); }
   const std::byte* to_codec(const std::byte* at, std::size_t bytes, buffer& copy) override {
     copy = buffer(this->memory().device_buffer(bytes));

@@ -1,0 +1,612 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+#pragma once
+// The compressed collectives over MPI (ndzip/mpi/bcast.hpp ... alltoall.hpp): one engine for the
+// five operations, which differ only in who sends which piece to whom and in the MPI
+// collectives that move the heads and the bytes (docs/FORMAT.md "Collectives"). Not part of the
+// API.
+//
+// A call, on every rank of the communicator:
+//   1. agreement: MPI_Allreduce (MAX) of each rank's argument errors, its root (and minus it:
+//      every rank must give the same), the rounds its pieces need and the time its last call
+//      took (so that adaptive ranks choose alike);
+//   2. per round r: wait for this rank's segments r (compressed on the instance while the
+//      previous round was on the wire), then the heads of the round by the operation's
+//      fixed-size collective (MPI_Bcast, MPI_Gather, ... of 96 bytes a piece in round 0: the
+//      transfer head and segment 0's head; 32 bytes after), each checked where it arrives;
+//      MPI_Allreduce of the verdicts: a head that cannot be trusted (damaged, forged, a piece
+//      larger than its receiver can hold) stops the call on every rank before its bytes move;
+//      then the payloads by the operation's own collective (MPI_Bcast, MPI_Gatherv,
+//      MPI_Scatterv, MPI_Allgatherv, MPI_Alltoallv) in units of 64 bytes, so that MPI's tuned
+//      trees and rings forward the compressed bytes; decoding of the round queued on the
+//      instance;
+//   3. one fence; every stream's outcome checked; strided Views unpacked; own pieces copied.
+
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <climits>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "ndzip/mpi/collective_stats.hpp"
+#include "ndzip/mpi/detail/core/batch_cache.hpp"
+#include "ndzip/mpi/detail/core/buffer_pool.hpp"
+#include "ndzip/mpi/detail/core/round_decoder.hpp"
+#include "ndzip/mpi/detail/core/round_encoder.hpp"
+#include "ndzip/mpi/detail/core/segment_decoder.hpp"
+#include "ndzip/mpi/detail/core/send_choice.hpp"
+#include "ndzip/mpi/detail/core/transfer_plan.hpp"
+#include "ndzip/mpi/detail/core/view_support.hpp"
+#include "ndzip/mpi/detail/core/wire_format.hpp"
+#include "ndzip/mpi/detail/mpi/runtime.hpp"
+#include "ndzip/mpi/detail/mpi/transport.hpp"
+#include "ndzip/mpi/error.hpp"
+#include "ndzip/mpi/options.hpp"
+
+namespace ndzip::mpi::detail {
+
+enum class collective_kind { bcast, gather, scatter, allgather, alltoall };
+
+constexpr const char* collective_name(collective_kind kind) {
+  switch (kind) {
+    case collective_kind::bcast:
+      return "ndzip::mpi::bcast";
+    case collective_kind::gather:
+      return "ndzip::mpi::gather";
+    case collective_kind::scatter:
+      return "ndzip::mpi::scatter";
+    case collective_kind::allgather:
+      return "ndzip::mpi::allgather";
+    default:
+      return "ndzip::mpi::alltoall";
+  }
+}
+
+// The head bytes of one piece in round r.
+constexpr std::size_t round_head_bytes(std::uint64_t r) {
+  return r == 0 ? transfer_head_bytes + segment_head_bytes : segment_head_bytes;
+}
+
+// A mismatched piece is received and dropped only up to this much more than its View holds:
+// a head announcing more stops the call (a receiver's memory stays bounded by its Views).
+inline constexpr std::uint64_t mismatch_slack_bytes = std::uint64_t{16} << 20;
+
+// MPI's datatype of collective_unit bytes, made once per engine.
+class unit_datatype {
+ public:
+  unit_datatype() {
+    check(MPI_Type_contiguous(static_cast<int>(collective_unit), MPI_BYTE, &m_type),
+          "MPI_Type_contiguous");
+    check(MPI_Type_commit(&m_type), "MPI_Type_commit");
+  }
+  ~unit_datatype() {
+    if (!mpi_finalized()) MPI_Type_free(&m_type);
+  }
+  unit_datatype(const unit_datatype&) = delete;
+  unit_datatype& operator=(const unit_datatype&) = delete;
+  MPI_Datatype get() const { return m_type; }
+
+ private:
+  MPI_Datatype m_type = MPI_DATATYPE_NULL;
+};
+
+// The engine: `sends` are this rank's pieces indexed by the head slot they go out in (the
+// destination rank for scatter at the root and alltoall; one slot otherwise), `recvs` the
+// pieces it receives indexed by source rank (one slot, from the root, for bcast and scatter);
+// a slot whose View is absent (std::nullopt) sends or receives nothing. `own_send` and
+// `own_recv` are this rank's piece to itself, copied.
+template <class ExecSpace, class SendView, class RecvView>
+class collective_mpi {
+ public:
+  using value_type = std::remove_const_t<typename SendView::value_type>;
+  using memory_space = typename ExecSpace::memory_space;
+  static constexpr int dims = static_cast<int>(SendView::rank);
+
+  struct arguments {
+    collective_kind kind;
+    int root = 0;  // bcast, gather, scatter
+    std::vector<std::optional<SendView>> sends;
+    std::vector<std::optional<RecvView>> recvs;
+    std::optional<SendView> own_send;
+    std::optional<RecvView> own_recv;
+    std::string error;  // an argument refused on this rank, reported by every rank's call
+  };
+
+  collective_mpi(const ExecSpace& exec, MPI_Comm comm, arguments args, const options& opts)
+      : m_exec(exec),
+        m_comm(comm),
+        m_opts(opts),
+        m_args(std::move(args)),
+        m_memory(std::make_shared<buffer_pool<ExecSpace>>(exec)),
+        m_batches(exec),
+        m_decoder(exec, m_batches) {
+    check_view_type<SendView, ExecSpace>();
+    check_view_type<RecvView, ExecSpace>();
+    static_assert(std::is_same_v<value_type, std::remove_const_t<typename RecvView::value_type>> &&
+                      SendView::rank == RecvView::rank,
+                  "ndzip::mpi collectives send and receive Views of one element type and rank");
+    static_assert(!std::is_const_v<typename RecvView::value_type>,
+                  "ndzip::mpi collectives receive into writable Views");
+    require_mpi_ready(name());
+    check(MPI_Comm_rank(comm, &m_rank), "MPI_Comm_rank");
+    check(MPI_Comm_size(comm, &m_size), "MPI_Comm_size");
+    try {
+      if (opts.checksum)
+        throw std::invalid_argument(
+            "options::checksum is not offered by the collectives (their pieces carry no "
+            "checksums); MPI's transports check their own frames, and every piece is validated "
+            "on arrival");
+      m_transport = make_transport(m_memory, chosen_transport<ExecSpace>(opts, true));
+      prepare();
+    } catch (const std::exception& e) {
+      if (m_args.error.empty()) m_args.error = e.what();
+    }
+  }
+
+  // One call (ndzip/mpi/<operation>.hpp say what each does).
+  collective_stats execute() {
+    require_mpi_ready(name());
+    const auto started = clock::now();
+    collective_stats stats;
+    agree_on_call(stats);
+    const send_mode mode = choose_send_mode(m_opts, [&] {
+      return m_history.choose(-2, static_cast<int>(m_args.kind), m_values_bytes, false);
+    });
+    stats.sent.plain = mode == send_mode::plain;
+    std::exception_ptr failure;
+    try {
+      run_rounds(mode == send_mode::compressed, stats, failure);
+    } catch (...) {
+      m_exec.fence();  // no queued work may outlive the buffers of the call
+      m_staged.clear();
+      m_inboxes.clear();
+      throw;
+    }
+    m_last_mode = mode;
+    m_last_seconds = std::chrono::duration<double>(clock::now() - started).count();
+    stats.total_seconds = m_last_seconds;
+    if (failure) std::rethrow_exception(failure);
+    return stats;
+  }
+
+ private:
+  using clock = std::chrono::steady_clock;
+
+  const char* name() const { return collective_name(m_args.kind); }
+  bool one_send_slot() const {
+    return m_args.kind != collective_kind::scatter && m_args.kind != collective_kind::alltoall;
+  }
+  bool one_recv_slot() const {
+    return m_args.kind == collective_kind::bcast || m_args.kind == collective_kind::scatter;
+  }
+  int source_of(std::size_t slot) const {
+    return one_recv_slot() ? m_args.root : static_cast<int>(slot);
+  }
+
+  // The pieces as the codec sees them, their packed copies where a View is strided, and the
+  // encoder of the sent ones.
+  void prepare() {
+    if (m_args.kind != collective_kind::allgather && m_args.kind != collective_kind::alltoall &&
+        (m_args.root < 0 || m_args.root >= m_size))
+      throw std::invalid_argument("root " + std::to_string(m_args.root) +
+                                  " is not a rank of the communicator (it has " +
+                                  std::to_string(m_size) + ")");
+    const std::size_t segment = m_opts.segment_bytes > 0 ? m_opts.segment_bytes
+                                                          : std::size_t{16} << 20;
+    std::vector<outgoing_piece<value_type>> out;
+    std::uint64_t rounds = 1;  // round 0 carries every transfer head, even of empty pieces
+    for (std::size_t s = 0; s < m_args.sends.size(); ++s) {
+      if (!m_args.sends[s]) continue;
+      const SendView& v = *m_args.sends[s];
+      const transfer_head head =
+          plan_transfer<value_type, dims>(extents_of(v), segment, false, false);
+      rounds = std::max<std::uint64_t>(rounds, head.segments());
+      m_send_slots.push_back(s);
+      out.push_back({packed_send(v), head});
+      m_values_bytes += v.size() * sizeof(value_type);
+    }
+    m_send_rounds = rounds;
+    m_encoder.emplace(m_exec, m_batches, std::move(out), rounds);
+    for (std::size_t s = 0; s < m_args.recvs.size(); ++s) {
+      if (!m_args.recvs[s]) continue;
+      const RecvView& v = *m_args.recvs[s];
+      incoming_piece<value_type> in;
+      in.values = packed_recv(v);
+      in.expected = plan_transfer<value_type, dims>(extents_of(v), segment, false, false);
+      m_recv_slots.push_back(s);
+      m_incoming.push_back(in);
+      m_values_bytes += v.size() * sizeof(value_type);
+    }
+  }
+
+  // Where the codec reads a sent View: its own memory, or a packed copy (refreshed per call).
+  const value_type* packed_send(const SendView& v) {
+    if (is_c_contiguous(v)) return v.data();
+    m_packed_sends.emplace_back(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi collective packed"), v.size());
+    m_repack.push_back(m_packed_sends.size() - 1);
+    m_repack_views.push_back(v);
+    return m_packed_sends.back().data();
+  }
+  value_type* packed_recv(const RecvView& v) {
+    if (is_c_contiguous(v)) return v.data();
+    m_packed_recvs.emplace_back(
+        Kokkos::view_alloc(Kokkos::WithoutInitializing, "ndzip::mpi collective packed"), v.size());
+    m_unpack.emplace_back(v, m_packed_recvs.size() - 1);
+    return m_packed_recvs.back().data();
+  }
+
+  // Step 1: every rank learns of every rank's argument errors, that all gave one root, the
+  // rounds of the call and the time of its last call.
+  void agree_on_call(collective_stats& stats) {
+    const auto t = clock::now();
+    std::int64_t mine[5] = {m_args.error.empty() ? 0 : m_rank + 1, m_args.root, -m_args.root,
+                            static_cast<std::int64_t>(m_send_rounds),
+                            static_cast<std::int64_t>(m_last_seconds * 1e9)};
+    std::int64_t all[5];
+    check(MPI_Allreduce(mine, all, 5, MPI_INT64_T, MPI_MAX, m_comm), "MPI_Allreduce");
+    stats.agree_seconds += std::chrono::duration<double>(clock::now() - t).count();
+    if (!m_args.error.empty())
+      throw std::invalid_argument(std::string(name()) + ": " + m_args.error);
+    if (all[0] > 0)
+      throw std::invalid_argument(std::string(name()) + ": rank " + std::to_string(all[0] - 1) +
+                                  " refused its arguments (its error says why); nothing was "
+                                  "moved");
+    const bool rooted = m_args.kind != collective_kind::allgather &&
+                        m_args.kind != collective_kind::alltoall;
+    if (rooted && all[1] != -all[2])
+      throw std::invalid_argument(std::string(name()) + ": the ranks gave different roots (" +
+                                  std::to_string(-all[2]) + " to " + std::to_string(all[1]) +
+                                  "); nothing was moved");
+    m_rounds = static_cast<std::uint64_t>(all[3]);
+    // The last call's time as its slowest rank saw it: every adaptive rank records the same.
+    if (m_last_mode && all[4] > 0)
+      m_history.record(-2, static_cast<int>(m_args.kind), m_values_bytes, *m_last_mode,
+                       static_cast<double>(all[4]) * 1e-9);
+  }
+
+  void run_rounds(bool compress, collective_stats& stats, std::exception_ptr& failure) {
+    for (std::size_t i = 0; i < m_repack.size(); ++i)
+      Kokkos::deep_copy(m_exec, c_order_over(m_packed_sends[m_repack[i]].data(), m_repack_views[i]),
+                        m_repack_views[i]);
+    auto& encoder = *m_encoder;
+    encoder.reset();
+    m_decoder.reset(m_incoming.size(), m_rounds);
+    for (auto& in : m_incoming) in.decode = false;
+    m_oversized.reset();
+    std::vector<buffer> assemblies(m_rounds);
+    const auto assemble = [&](std::uint64_t r) {
+      if (r >= encoder.rounds()) return;
+      assemblies[r] = m_transport->assembly(std::max<std::size_t>(encoder.region_bytes(r), 1));
+      encoder.queue(r, compress, assemblies[r].data());
+    };
+    assemble(0);
+    std::vector<std::exception_ptr> errors;  // mismatches and damaged streams, thrown at the end
+    for (std::uint64_t r = 0; r < m_rounds; ++r) {
+      const auto waiting = clock::now();
+      const std::uint64_t* sizes = r < encoder.rounds() ? encoder.wait(r) : nullptr;
+      const std::byte* outgoing = sent_region(r, sizes, assemblies);
+      assemble(r + 1);
+      if (m_transport->stages_outgoing() && sizes) encoder.wait_staged(r);
+      stats.sent.codec_seconds += std::chrono::duration<double>(clock::now() - waiting).count();
+      exchange_heads(r, sizes, stats);
+      std::vector<segment_head> heads(m_incoming.size());
+      std::optional<std::string> refusal = check_heads(r, heads, errors);
+      agree_on_round(r, refusal, stats);
+      move_bytes(r, sizes, outgoing, heads, stats);
+      count_sent(r, sizes, stats);
+    }
+    const auto decoding = clock::now();
+    m_exec.fence();
+    std::vector<bool> failed(m_incoming.size(), false);
+    if (auto damaged = m_decoder.check(failed, [&](std::size_t q, std::uint64_t r) {
+          return std::string(name()) + ": the piece from rank " +
+                 std::to_string(source_of(m_recv_slots[q])) + ", segment " + std::to_string(r) +
+                 ": ";
+        }))
+      errors.push_back(damaged);
+    for (const auto& [view, packed] : m_unpack)
+      Kokkos::deep_copy(m_exec, view, c_order_over(m_packed_recvs[packed].data(), view));
+    copy_own_piece(errors);
+    m_exec.fence();
+    stats.received.codec_seconds += std::chrono::duration<double>(clock::now() - decoding).count();
+    stats.rounds = m_rounds;
+    m_staged.clear();
+    m_inboxes.clear();
+    if (!errors.empty()) failure = errors.front();
+  }
+
+  // Where MPI sends round r's payloads from: the assembly, or a staging copy of each payload
+  // (queued; the caller fences).
+  const std::byte* sent_region(std::uint64_t r, const std::uint64_t* sizes,
+                               const std::vector<buffer>& assemblies) {
+    if (!sizes) return nullptr;
+    if (!m_transport->stages_outgoing()) return assemblies[r].data();
+    auto& encoder = *m_encoder;
+    m_staged.push_back(buffer(m_memory->staging_buffer(std::max<std::size_t>(encoder.region_bytes(r), 1))));
+    for (std::size_t p = 0; p < encoder.pieces().size(); ++p)
+      m_transport->stage_outgoing(m_staged.back().data() + encoder.payload_offset(r, p),
+                                  assemblies[r].data() + encoder.payload_offset(r, p),
+                                  round_up_to_unit(sizes[p]));
+    encoder.queue_staged_mark(r);
+    return m_staged.back().data();
+  }
+
+  // The heads of round r, by the operation's fixed-size collective.
+  void exchange_heads(std::uint64_t r, const std::uint64_t* sizes, collective_stats& stats) {
+    const std::size_t h = round_head_bytes(r);
+    const std::size_t n = static_cast<std::size_t>(m_size);
+    m_out_heads.assign((one_send_slot() ? 1 : n) * h, std::byte{0});
+    m_in_heads.assign((one_recv_slot() ? 1 : n) * h, std::byte{0});
+    const auto& pieces = m_encoder->pieces();
+    for (std::size_t p = 0; p < pieces.size(); ++p) {
+      std::byte* slot = m_out_heads.data() + (one_send_slot() ? 0 : m_send_slots[p]) * h;
+      const transfer_head& head = pieces[p].head;
+      if (r == 0) {
+        write_transfer_head(head, slot);
+        slot += transfer_head_bytes;
+      }
+      if (r < head.segments()) {
+        const bool raw = sizes[p] == head.slab_bytes(r);  // a stream is always smaller
+        put_segment_head(slot, raw ? segment_kind::raw : segment_kind::stream, r, sizes[p], 0);
+      }
+    }
+    const auto t = clock::now();
+    const int count = static_cast<int>(h);
+    std::byte* out = m_out_heads.data();
+    std::byte* in = m_in_heads.data();
+    switch (m_args.kind) {
+      case collective_kind::bcast:
+        if (m_rank == m_args.root) std::memcpy(in, out, h);
+        check(MPI_Bcast(in, count, MPI_BYTE, m_args.root, m_comm), "MPI_Bcast");
+        break;
+      case collective_kind::gather:
+        check(MPI_Gather(out, count, MPI_BYTE, in, count, MPI_BYTE, m_args.root, m_comm),
+              "MPI_Gather");
+        break;
+      case collective_kind::scatter:
+        check(MPI_Scatter(out, count, MPI_BYTE, in, count, MPI_BYTE, m_args.root, m_comm),
+              "MPI_Scatter");
+        break;
+      case collective_kind::allgather:
+        check(MPI_Allgather(out, count, MPI_BYTE, in, count, MPI_BYTE, m_comm), "MPI_Allgather");
+        break;
+      default:
+        check(MPI_Alltoall(out, count, MPI_BYTE, in, count, MPI_BYTE, m_comm), "MPI_Alltoall");
+    }
+    stats.link_seconds += std::chrono::duration<double>(clock::now() - t).count();
+  }
+
+  // Checks the heads of round r that arrived for this rank's pieces: round 0's transfer heads
+  // against the Views (a mismatched piece is received and dropped; its error goes to `errors`),
+  // and every segment head against its slab. Returns why this rank cannot take the round's
+  // bytes, if it cannot.
+  std::optional<std::string> check_heads(std::uint64_t r, std::vector<segment_head>& heads,
+                                         std::vector<std::exception_ptr>& errors) {
+    const std::size_t h = round_head_bytes(r);
+    for (std::size_t q = 0; q < m_incoming.size(); ++q) {
+      auto& in = m_incoming[q];
+      const int source = source_of(m_recv_slots[q]);
+      const std::string from = "the piece from rank " + std::to_string(source);
+      const std::byte* slot = m_in_heads.data() + (one_recv_slot() ? 0 : m_recv_slots[q]) * h;
+      try {
+        if (r == 0) {
+          in.arrived = read_transfer_head(slot, transfer_head_bytes);
+          slot += transfer_head_bytes;
+          if (in.arrived.plain || in.arrived.checksummed)
+            throw stream_error("its head says plain or checksummed, which collectives never send");
+          if (in.arrived.segments() > m_rounds)
+            throw stream_error("its head announces " + std::to_string(in.arrived.segments()) +
+                               " segments, more than the " + std::to_string(m_rounds) +
+                               " rounds its sender agreed to");
+          in.decode = true;
+          if (auto mismatch = mismatch_of(in.arrived, in.expected, "rank " + std::to_string(source),
+                                          "View", "piece")) {
+            in.decode = false;
+            const std::uint64_t arrived_bytes =
+                in.arrived.extents[0] * in.arrived.row_bytes();
+            const std::uint64_t expected_bytes =
+                in.expected.extents[0] * in.expected.row_bytes();
+            if (arrived_bytes > expected_bytes + mismatch_slack_bytes) {
+              m_oversized = *mismatch;
+              throw mismatch_error(std::string(mismatch->what()) +
+                                   "; it is too large to be received and dropped, so the call "
+                                   "stopped on every rank");
+            }
+            errors.push_back(std::make_exception_ptr(mismatch_error(
+                std::string(name()) + ": " + mismatch->what())));
+          }
+        }
+        heads[q] = {};
+        if (r < in.arrived.segments()) {
+          const std::uint64_t announced = announced_payload_bytes(slot);
+          heads[q] = read_segment_head(slot, segment_head_bytes + announced, r,
+                                       in.arrived.slab_bytes(r), false);
+        }
+      } catch (const mismatch_error& e) {
+        return std::string(e.what());
+      } catch (const stream_error& e) {
+        m_oversized.reset();
+        return std::string(name()) + ": " + from + ", segment " + std::to_string(r) + ": " +
+               e.what();
+      }
+    }
+    return std::nullopt;
+  }
+
+  // Every rank learns whether one cannot take round r's bytes; then all stop.
+  void agree_on_round(std::uint64_t r, const std::optional<std::string>& refusal,
+                      collective_stats& stats) {
+    const auto t = clock::now();
+    std::int64_t mine = refusal ? m_rank + 1 : 0, all = 0;
+    check(MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_MAX, m_comm), "MPI_Allreduce");
+    stats.agree_seconds += std::chrono::duration<double>(clock::now() - t).count();
+    if (all == 0) return;
+    m_exec.fence();
+    if (refusal) {
+      if (m_oversized) throw mismatch_error(*refusal);
+      throw stream_error(*refusal + " (the call stopped on every rank)");
+    }
+    throw stream_error(std::string(name()) + ": rank " + std::to_string(all - 1) +
+                       " refused a piece's head in round " + std::to_string(r) +
+                       " (its error says why); the call stopped on every rank");
+  }
+
+  // The payloads of round r, by the operation's collective, and their decoding queued.
+  void move_bytes(std::uint64_t r, const std::uint64_t* sizes, const std::byte* outgoing,
+                  const std::vector<segment_head>& heads, collective_stats& stats) {
+    const std::size_t n = static_cast<std::size_t>(m_size);
+    const auto units = [&](std::uint64_t bytes) { return to_int(round_up_to_unit(bytes) / collective_unit); };
+    // This rank's sends: counts and displacements per slot.
+    std::vector<int> scounts(one_send_slot() ? 1 : n, 0), sdispls(scounts.size(), 0);
+    const auto& pieces = m_encoder->pieces();
+    for (std::size_t p = 0; p < pieces.size() && sizes; ++p) {
+      const std::size_t slot = one_send_slot() ? 0 : m_send_slots[p];
+      scounts[slot] = units(sizes[p]);
+      sdispls[slot] = to_int(m_encoder->payload_offset(r, p) / collective_unit);
+    }
+    // Its receives: laid out by the announced sizes.
+    std::vector<int> rcounts(one_recv_slot() ? 1 : n, 0), rdispls(rcounts.size(), 0);
+    for (std::size_t q = 0; q < m_incoming.size(); ++q)
+      if (r < m_incoming[q].arrived.segments())
+        rcounts[one_recv_slot() ? 0 : m_recv_slots[q]] = units(heads[q].payload_bytes);
+    if (m_args.kind == collective_kind::allgather) rcounts[m_rank] = scounts[0];
+    std::uint64_t total = 0;
+    for (std::size_t s = 0; s < rcounts.size(); ++s) {
+      rdispls[s] = to_int(total);
+      total += static_cast<std::uint64_t>(rcounts[s]);
+    }
+    to_int(total);
+    const std::size_t inbox_bytes = static_cast<std::size_t>(total) * collective_unit;
+    m_inboxes.push_back(m_transport->inbox(std::max<std::size_t>(inbox_bytes, 1)));
+    std::byte* inbox = m_inboxes.back().data();
+    const std::byte* send_at = outgoing ? outgoing + sdispls[0] * collective_unit : nullptr;
+    const MPI_Datatype unit = m_unit.get();
+    const auto t = clock::now();
+    switch (m_args.kind) {
+      case collective_kind::bcast: {
+        const bool root = m_rank == m_args.root;
+        check(MPI_Bcast(root ? const_cast<std::byte*>(send_at) : inbox,
+                        root ? scounts[0] : rcounts[0], unit, m_args.root, m_comm),
+              "MPI_Bcast");
+        break;
+      }
+      case collective_kind::gather:
+        check(MPI_Gatherv(send_at, scounts[0], unit, inbox, rcounts.data(), rdispls.data(), unit,
+                          m_args.root, m_comm),
+              "MPI_Gatherv");
+        break;
+      case collective_kind::scatter:
+        check(MPI_Scatterv(outgoing, scounts.data(), sdispls.data(), unit, inbox, rcounts[0], unit,
+                           m_args.root, m_comm),
+              "MPI_Scatterv");
+        break;
+      case collective_kind::allgather:
+        check(MPI_Allgatherv(send_at, scounts[0], unit, inbox, rcounts.data(), rdispls.data(),
+                             unit, m_comm),
+              "MPI_Allgatherv");
+        break;
+      default:
+        check(MPI_Alltoallv(outgoing, scounts.data(), sdispls.data(), unit, inbox, rcounts.data(),
+                            rdispls.data(), unit, m_comm),
+              "MPI_Alltoallv");
+    }
+    stats.link_seconds += std::chrono::duration<double>(clock::now() - t).count();
+    // The round's decoding, from the inbox or its copy in the execution space's memory.
+    buffer copy;
+    const std::byte* at = m_transport->to_codec(inbox, inbox_bytes, copy);
+    if (copy) m_inboxes.push_back(copy);
+    std::vector<const std::byte*> payloads(m_incoming.size(), nullptr);
+    for (std::size_t q = 0; q < m_incoming.size(); ++q) {
+      const std::size_t slot = one_recv_slot() ? 0 : m_recv_slots[q];
+      payloads[q] = at + static_cast<std::size_t>(rdispls[slot]) * collective_unit;
+      if (r < m_incoming[q].arrived.segments() && m_incoming[q].decode) {
+        ++stats.received.segments;
+        if (heads[q].kind == segment_kind::raw) ++stats.received.raw_segments;
+        stats.received.wire_bytes += heads[q].payload_bytes + round_head_bytes(r);
+        stats.received.raw_bytes += m_incoming[q].arrived.slab_bytes(r);
+      }
+    }
+    m_decoder.queue(r, m_incoming, heads, payloads);
+  }
+
+  void count_sent(std::uint64_t r, const std::uint64_t* sizes, collective_stats& stats) const {
+    const auto& pieces = m_encoder->pieces();
+    for (std::size_t p = 0; p < pieces.size(); ++p) {
+      if (r == 0) stats.sent.wire_bytes += transfer_head_bytes;
+      if (!sizes || r >= pieces[p].head.segments()) continue;
+      const std::uint64_t raw = pieces[p].head.slab_bytes(r);
+      ++stats.sent.segments;
+      if (sizes[p] == raw) ++stats.sent.raw_segments;
+      stats.sent.raw_bytes += raw;
+      stats.sent.wire_bytes += segment_head_bytes + sizes[p];
+    }
+  }
+
+  // This rank's piece to itself (gather at the root, scatter at the root, allgather,
+  // alltoall): copied, or a mismatch_error.
+  void copy_own_piece(std::vector<std::exception_ptr>& errors) {
+    if (!m_args.own_send || !m_args.own_recv) return;
+    const auto& from = *m_args.own_send;
+    const auto& to = *m_args.own_recv;
+    if (extents_of(from) != extents_of(to)) {
+      transfer_head a = plan_transfer<value_type, dims>(extents_of(from), 1, false, false);
+      transfer_head b = plan_transfer<value_type, dims>(extents_of(to), 1, false, false);
+      errors.push_back(std::make_exception_ptr(mismatch_error(
+          std::string(name()) + ": this rank's own piece holds " + a.describe() +
+          ", but the View it is copied into is " + b.describe() + "; the View was not written")));
+      return;
+    }
+    Kokkos::deep_copy(m_exec, to, from);
+  }
+
+  int to_int(std::uint64_t units) const {
+    if (units > static_cast<std::uint64_t>(INT_MAX))
+      throw error(std::string(name()) + ": a round moves more than " +
+                  std::to_string(std::uint64_t{INT_MAX} * collective_unit) +
+                  " bytes on one rank, more than MPI's int counts reach; give smaller "
+                  "options::segment_bytes");
+    return static_cast<int>(units);
+  }
+
+  ExecSpace m_exec;
+  MPI_Comm m_comm;
+  options m_opts;
+  arguments m_args;
+  int m_rank = 0, m_size = 1;
+  std::shared_ptr<buffer_pool<ExecSpace>> m_memory;
+  std::unique_ptr<transport<ExecSpace>> m_transport;
+  batch_cache<value_type, ExecSpace> m_batches;
+  std::optional<round_encoder<value_type, ExecSpace>> m_encoder;
+  round_decoder<value_type, ExecSpace> m_decoder;
+  unit_datatype m_unit;
+  std::vector<std::size_t> m_send_slots, m_recv_slots;  // per piece
+  std::vector<incoming_piece<value_type>> m_incoming;
+  std::uint64_t m_send_rounds = 1, m_rounds = 1;
+  std::uint64_t m_values_bytes = 0;  // of every piece sent and received: the history's key
+  // Strided Views: packed copies (sends refreshed per call, receives unpacked after it).
+  std::vector<Kokkos::View<value_type*, memory_space>> m_packed_sends, m_packed_recvs;
+  std::vector<std::size_t> m_repack;
+  std::vector<SendView> m_repack_views;
+  std::vector<std::pair<RecvView, std::size_t>> m_unpack;
+  // Per call: host heads, staging copies and inboxes (kept until the last round is decoded).
+  std::vector<std::byte> m_out_heads, m_in_heads;
+  std::vector<buffer> m_staged, m_inboxes;
+  std::optional<mismatch_error> m_oversized;
+  send_history m_history;
+  std::optional<send_mode> m_last_mode;
+  double m_last_seconds = 0;
+};
+
+}  // namespace ndzip::mpi::detail

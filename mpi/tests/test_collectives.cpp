@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+// The compressed collectives (ndzip/mpi/bcast.hpp ... alltoall.hpp) on every rank of
+// MPI_COMM_WORLD, whatever its size (ctest runs 2, 3 and 4): every operation, element type and
+// rank, root 0 and the last rank, compressed, raw and adaptive, smooth and incompressible
+// values, pieces of different shapes and empty ones, strided Views, pieces in many rounds; the
+// values every rank ends with are those a plain MPI collective of the same pieces delivers (the
+// values each source generated, bit for bit; one case runs MPI_Alltoallv itself beside it). Then
+// the errors, on every rank: mismatched Views, refused arguments, and heads and streams forged
+// by a rank that speaks the protocol by hand (docs/FORMAT.md "Collectives").
+#include <doctest/doctest.h>
+
+#include <Kokkos_Core.hpp>
+#include <array>
+#include <cstring>
+#include <ndzip/mpi.hpp>
+#include <ndzip/mpi/detail/core/wire_format.hpp>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "mpi_test_support.hpp"
+
+using namespace mpi_test;
+
+namespace {
+
+using exec_space = Kokkos::DefaultExecutionSpace;
+using extents = std::array<std::size_t, 3>;
+
+int world_size() {
+  int n = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+
+template <class T, int Dims>
+using view_of = std::conditional_t<Dims == 1, Kokkos::View<T*>,
+                                   std::conditional_t<Dims == 2, Kokkos::View<T**>,
+                                                      Kokkos::View<T***>>>;
+
+template <class T, int Dims>
+view_of<T, Dims> make(const extents& e) {
+  if constexpr (Dims == 1)
+    return view_of<T, 1>("piece", e[0]);
+  else if constexpr (Dims == 2)
+    return view_of<T, 2>("piece", e[0], e[1]);
+  else
+    return view_of<T, 3>("piece", e[0], e[1], e[2]);
+}
+
+enum class operation { bcast, gather, scatter, allgather, alltoall };
+constexpr operation all_operations[] = {operation::bcast, operation::gather, operation::scatter,
+                                        operation::allgather, operation::alltoall};
+const char* name_of(operation o) {
+  const char* names[] = {"bcast", "gather", "scatter", "allgather", "alltoall"};
+  return names[static_cast<int>(o)];
+}
+
+struct shape_choice {
+  bool varied = false;   // pieces differ in extents by source and destination
+  bool empties = false;  // some pieces have no elements
+};
+
+// The extents of the piece rank s sends to rank d (d = -1: the same piece to every rank). Each
+// holds whole hypercubes (it compresses) unless empty.
+template <int Dims>
+extents piece_extents(int s, int d, shape_choice c) {
+  const std::size_t v = c.varied ? static_cast<std::size_t>(3 * s + d + 1) : 0;
+  extents e;
+  if constexpr (Dims == 1)
+    e = {5000 + 300 * v, 1, 1};
+  else if constexpr (Dims == 2)
+    e = {70 + v, 65, 1};
+  else
+    e = {17 + v, 18, 33};
+  if (c.empties && (s + d + 3) % 3 == 2) e[0] = 0;
+  return e;
+}
+
+std::uint64_t seed_of(int s, int d) { return 1 + 101 * static_cast<std::uint64_t>(s) + d + 1; }
+
+template <class View>
+void zero(const View& v) {
+  Kokkos::deep_copy(v, typename View::value_type{0});
+}
+
+// Runs operation `o` `calls` times (a plan for several calls, the one-call form for one) and
+// checks every value every rank received.
+template <class T, int Dims>
+void check_operation(operation o, int root, const ndzip::mpi::options& opts, bool random,
+                     shape_choice shapes, int calls = 1) {
+  const exec_space exec;
+  const int me = rank(), n = world_size();
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  using view = view_of<T, Dims>;
+  std::vector<view> sends, recvs;
+  view one;
+  const auto fresh = [&](int s, int d) {
+    view v = make<T, Dims>(piece_extents<Dims>(s, d, shapes));
+    if (s == me) fill(v, seed_of(s, d), random);
+    return v;
+  };
+  switch (o) {
+    case operation::bcast:
+      one = fresh(root, -1);
+      break;
+    case operation::gather:
+      one = fresh(me, root);
+      if (me == root)
+        for (int s = 0; s < n; ++s) recvs.push_back(make<T, Dims>(piece_extents<Dims>(s, root, shapes)));
+      break;
+    case operation::scatter:
+      one = make<T, Dims>(piece_extents<Dims>(root, me, shapes));
+      if (me == root)
+        for (int d = 0; d < n; ++d) sends.push_back(fresh(root, d));
+      break;
+    case operation::allgather:
+      one = fresh(me, -1);
+      for (int s = 0; s < n; ++s) recvs.push_back(make<T, Dims>(piece_extents<Dims>(s, -1, shapes)));
+      break;
+    case operation::alltoall:
+      for (int d = 0; d < n; ++d) sends.push_back(fresh(me, d));
+      for (int s = 0; s < n; ++s) recvs.push_back(make<T, Dims>(piece_extents<Dims>(s, me, shapes)));
+      break;
+  }
+  const auto run = [&](auto&& plan_or_call) {
+    for (int k = 0; k < calls; ++k) {
+      for (auto& v : recvs) zero(v);
+      if (o == operation::scatter || (o == operation::bcast && me != root)) zero(one);
+      plan_or_call();
+    }
+  };
+  if (calls == 1) {
+    run([&] {
+      switch (o) {
+        case operation::bcast: ndzip::mpi::bcast(exec, one, root, comm, opts); break;
+        case operation::gather: ndzip::mpi::gather(exec, one, recvs, root, comm, opts); break;
+        case operation::scatter: ndzip::mpi::scatter(exec, sends, one, root, comm, opts); break;
+        case operation::allgather: ndzip::mpi::allgather(exec, one, recvs, comm, opts); break;
+        case operation::alltoall: ndzip::mpi::alltoall(exec, sends, recvs, comm, opts); break;
+      }
+    });
+  } else {
+    switch (o) {
+      case operation::bcast: {
+        ndzip::mpi::bcast_plan plan(exec, one, root, comm, opts);
+        run([&] { plan.execute(); });
+        break;
+      }
+      case operation::gather: {
+        ndzip::mpi::gather_plan plan(exec, one, recvs, root, comm, opts);
+        run([&] { plan.execute(); });
+        break;
+      }
+      case operation::scatter: {
+        ndzip::mpi::scatter_plan plan(exec, sends, one, root, comm, opts);
+        run([&] { plan.execute(); });
+        break;
+      }
+      case operation::allgather: {
+        ndzip::mpi::allgather_plan plan(exec, one, recvs, comm, opts);
+        run([&] { plan.execute(); });
+        break;
+      }
+      case operation::alltoall: {
+        ndzip::mpi::alltoall_plan plan(exec, sends, recvs, comm, opts);
+        run([&] { plan.execute(); });
+        break;
+      }
+    }
+  }
+  INFO(name_of(o), " on rank ", me, " of ", n, ", root ", root);
+  switch (o) {
+    case operation::bcast:
+      CHECK(differences(one, seed_of(root, -1), random) == 0);
+      break;
+    case operation::gather:
+      for (int s = 0; s < static_cast<int>(recvs.size()); ++s)
+        CHECK(differences(recvs[s], seed_of(s, root), random) == 0);
+      break;
+    case operation::scatter:
+      CHECK(differences(one, seed_of(root, me), random) == 0);
+      break;
+    case operation::allgather:
+      for (int s = 0; s < n; ++s) CHECK(differences(recvs[s], seed_of(s, -1), random) == 0);
+      break;
+    case operation::alltoall:
+      for (int s = 0; s < n; ++s) CHECK(differences(recvs[s], seed_of(s, me), random) == 0);
+      break;
+  }
+}
+
+ndzip::mpi::options with(ndzip::mpi::compression_choice c, std::size_t segment_bytes = 0) {
+  ndzip::mpi::options o;
+  o.compression = c;
+  o.segment_bytes = segment_bytes;
+  return o;
+}
+
+using ndzip::mpi::compression_choice;
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("every collective delivers every piece bit for bit", T, float, double) {
+  const int last = world_size() - 1;
+  for (operation o : all_operations)
+    for (int root : {0, last}) {
+      if ((o == operation::allgather || o == operation::alltoall) && root != 0) continue;
+      check_operation<T, 1>(o, root, with(compression_choice::always), false, {});
+      check_operation<T, 2>(o, root, with(compression_choice::always), false, {true, true});
+      check_operation<T, 3>(o, root, with(compression_choice::always), false, {true, false});
+    }
+}
+
+TEST_CASE("collectives sent raw, adaptive, incompressible and in many rounds") {
+  const int last = world_size() - 1;
+  for (operation o : all_operations) {
+    const int root = o == operation::allgather || o == operation::alltoall ? 0 : last;
+    check_operation<float, 2>(o, root, with(compression_choice::never), false, {true, true});
+    check_operation<double, 3>(o, root, with(compression_choice::adaptive), false, {true, true}, 6);
+    check_operation<float, 1>(o, root, with(compression_choice::always), true, {true, false});
+    // Segments of 4 KiB: 5-7 rounds of the 1-D pieces, a different number from each source.
+    check_operation<float, 1>(o, root, with(compression_choice::always, 4096), false,
+                              {true, true}, 2);
+    check_operation<double, 2>(o, root, with(compression_choice::never, 4096), true, {true, false});
+  }
+}
+
+TEST_CASE("collectives of strided Views") {
+  const exec_space exec;
+  const int me = rank(), n = world_size();
+  using strided = Kokkos::View<double***, Kokkos::LayoutStride>;
+  // Every rank's block is 20 x 24 x 40 with one ghost layer on the fastest axis; the pieces are
+  // its interior (strided) and, for alltoall, slabs of it along the slowest axis.
+  Kokkos::View<double***> block("block", 20, 24, 42), gathered("gathered", 20, 24, 42);
+  const auto interior = [](const Kokkos::View<double***>& b) {
+    return strided(Kokkos::subview(b, Kokkos::ALL, Kokkos::ALL, std::make_pair(1, 41)));
+  };
+  fill(interior(block), seed_of(me, -1));
+  std::vector<Kokkos::View<double***>> all;
+  std::vector<strided> recvs;
+  for (int s = 0; s < n; ++s) {
+    all.emplace_back("all", 20, 24, 42);
+    recvs.push_back(interior(all.back()));
+  }
+  ndzip::mpi::allgather(exec, interior(block), recvs, MPI_COMM_WORLD);
+  for (int s = 0; s < n; ++s) CHECK(differences(recvs[s], seed_of(s, -1)) == 0);
+  // Ghost layers are not written.
+  auto ghost = Kokkos::create_mirror_view_and_copy(
+      Kokkos::HostSpace(), Kokkos::subview(all[0], Kokkos::ALL, Kokkos::ALL, 0));
+  bool untouched = true;
+  for (std::size_t i = 0; i < ghost.extent(0); ++i)
+    for (std::size_t j = 0; j < ghost.extent(1); ++j) untouched = untouched && ghost(i, j) == 0;
+  CHECK(untouched);
+  strided mine = interior(gathered);
+  ndzip::mpi::bcast(exec, mine, 0, MPI_COMM_WORLD);  // rank 0's zeros everywhere, written over
+  if (me == 0) fill(mine, seed_of(0, -1));
+  ndzip::mpi::bcast(exec, mine, 0, MPI_COMM_WORLD);
+  CHECK(differences(mine, seed_of(0, -1)) == 0);
+}
+
+TEST_CASE("alltoall equals MPI_Alltoallv of the same pieces") {
+  const exec_space exec;
+  const int me = rank(), n = world_size();
+  std::vector<Kokkos::View<float**>> sends, recvs;
+  std::vector<int> scounts, sdispls, rcounts, rdispls;
+  int soff = 0, roff = 0;
+  for (int p = 0; p < n; ++p) {
+    sends.push_back(make<float, 2>(piece_extents<2>(me, p, {true, true})));
+    fill(sends.back(), seed_of(me, p));
+    recvs.push_back(make<float, 2>(piece_extents<2>(p, me, {true, true})));
+    scounts.push_back(static_cast<int>(sends.back().size()));
+    sdispls.push_back(soff);
+    soff += scounts.back();
+    rcounts.push_back(static_cast<int>(recvs.back().size()));
+    rdispls.push_back(roff);
+    roff += rcounts.back();
+  }
+  std::vector<float> packed(soff), plain(roff);
+  for (int p = 0; p < n; ++p) {
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), sends[p]);
+    std::memcpy(packed.data() + sdispls[p], host.data(), host.size() * sizeof(float));
+  }
+  MPI_Alltoallv(packed.data(), scounts.data(), sdispls.data(), MPI_FLOAT, plain.data(),
+                rcounts.data(), rdispls.data(), MPI_FLOAT, MPI_COMM_WORLD);
+  ndzip::mpi::alltoall(exec, sends, recvs, MPI_COMM_WORLD);
+  for (int p = 0; p < n; ++p) {
+    auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), recvs[p]);
+    CHECK(std::memcmp(host.data(), plain.data() + rdispls[p], host.size() * sizeof(float)) == 0);
+  }
+}
+
+TEST_CASE("collective stats count what moved") {
+  const exec_space exec;
+  const int me = rank(), n = world_size();
+  auto send = make<float, 2>({128, 128, 1});
+  fill(send, seed_of(me, -1));
+  std::vector<Kokkos::View<float**>> recvs;
+  for (int s = 0; s < n; ++s) recvs.push_back(make<float, 2>({128, 128, 1}));
+  const auto stats = ndzip::mpi::allgather(exec, send, recvs, MPI_COMM_WORLD);
+  CHECK(stats.sent.raw_bytes == 128 * 128 * 4);
+  CHECK(stats.sent.segments == 1);
+  CHECK(stats.sent.wire_bytes < stats.sent.raw_bytes * 3 / 4);  // the smooth field shrinks
+  CHECK(stats.received.raw_bytes == static_cast<std::uint64_t>(n - 1) * 128 * 128 * 4);
+  CHECK(stats.received.segments == static_cast<std::uint64_t>(n - 1));
+  CHECK(stats.rounds == 1);
+  CHECK_FALSE(stats.sent.plain);
+}
+
+namespace {
+
+std::size_t launches = 0;
+void count_launch(const char*, std::uint32_t, std::uint64_t*) { ++launches; }
+
+}  // namespace
+
+TEST_CASE("a collective's kernel launches do not grow with its pieces") {
+  // Rank 0 scatters 1-D pieces over the world (n - 1 pieces to send) and over a communicator
+  // of two ranks (1 piece): the same launches for both.
+  const exec_space exec;
+  const int me = rank(), n = world_size();
+  MPI_Comm pair;
+  MPI_Comm_split(MPI_COMM_WORLD, me < 2 ? 0 : 1, me, &pair);
+  const auto scatter_launches = [&](MPI_Comm comm) {
+    int size = 1, r = 0;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &r);
+    std::vector<Kokkos::View<float*>> sends;
+    if (r == 0)
+      for (int d = 0; d < size; ++d) {
+        sends.push_back(make<float, 1>({20000, 1, 1}));
+        fill(sends.back(), seed_of(0, d));
+      }
+    auto recv = make<float, 1>({20000, 1, 1});
+    ndzip::mpi::scatter_plan plan(exec, sends, recv, 0, comm, with(compression_choice::always));
+    plan.execute();  // the first call makes the batch codecs
+    launches = 0;
+    Kokkos::Tools::Experimental::set_begin_parallel_for_callback(count_launch);
+    Kokkos::Tools::Experimental::set_begin_parallel_reduce_callback(count_launch);
+    Kokkos::Tools::Experimental::set_begin_parallel_scan_callback(count_launch);
+    plan.execute();
+    Kokkos::Tools::Experimental::set_begin_parallel_for_callback(nullptr);
+    Kokkos::Tools::Experimental::set_begin_parallel_reduce_callback(nullptr);
+    Kokkos::Tools::Experimental::set_begin_parallel_scan_callback(nullptr);
+    CHECK(differences(recv, seed_of(0, r)) == 0);
+    return launches;
+  };
+  const std::size_t world = scatter_launches(MPI_COMM_WORLD);
+  const std::size_t two = scatter_launches(pair);
+  MPI_Comm_free(&pair);
+  if (me == 0) {
+    INFO(std::to_string(n - 1), " pieces: ", world, " launches; 1 piece: ", two);
+    CHECK(world > 0);
+    CHECK(world == two);
+  }
+}
+
+TEST_CASE("a View of another shape or type gives mismatch_error on its rank only") {
+  const exec_space exec;
+  const int me = rank(), n = world_size();
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  SUBCASE("bcast into a shorter View on the last rank") {
+    auto v = make<float, 1>({me == n - 1 ? std::size_t{6000} : std::size_t{7000}, 1, 1});
+    if (me == 0) fill(v, 5);
+    if (me == n - 1) {
+      CHECK_THROWS_AS(ndzip::mpi::bcast(exec, v, 0, comm), ndzip::mpi::mismatch_error);
+      auto host = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), v);
+      CHECK(host(0) == 0);  // not written
+    } else {
+      ndzip::mpi::bcast(exec, v, 0, comm);
+      CHECK(differences(v, 5) == 0);
+    }
+  }
+  SUBCASE("bcast into a View of double on the last rank") {
+    if (me == n - 1) {
+      auto v = make<double, 1>({7000, 1, 1});
+      CHECK_THROWS_AS(ndzip::mpi::bcast(exec, v, 0, comm), ndzip::mpi::mismatch_error);
+    } else {
+      auto v = make<float, 1>({7000, 1, 1});
+      if (me == 0) fill(v, 6);
+      ndzip::mpi::bcast(exec, v, 0, comm);
+      CHECK(differences(v, 6) == 0);
+    }
+  }
+  SUBCASE("gather at a root whose View for rank 1 is transposed") {
+    auto send = make<float, 2>({70, 80, 1});
+    fill(send, seed_of(me, 0));
+    std::vector<Kokkos::View<float**>> recvs;
+    if (me == 0)
+      for (int s = 0; s < n; ++s) recvs.push_back(make<float, 2>(s == 1 ? extents{80, 70, 1} : extents{70, 80, 1}));
+    if (me == 0) {
+      CHECK_THROWS_AS(ndzip::mpi::gather(exec, send, recvs, 0, comm), ndzip::mpi::mismatch_error);
+      for (int s = 0; s < n; ++s)
+        if (s != 1) CHECK(differences(recvs[s], seed_of(s, 0)) == 0);
+    } else {
+      ndzip::mpi::gather(exec, send, recvs, 0, comm);
+    }
+  }
+  SUBCASE("a piece far larger than the View stops the call on every rank") {
+    // 24 MiB announced to a View of 4 KiB: more than the 16 MiB a receiver drops.
+    auto v = make<float, 1>({me == n - 1 ? std::size_t{1024} : std::size_t{6} << 20, 1, 1});
+    if (me == 0) fill(v, 7);
+    if (me == n - 1)
+      CHECK_THROWS_AS(ndzip::mpi::bcast(exec, v, 0, comm), ndzip::mpi::mismatch_error);
+    else
+      CHECK_THROWS_AS(ndzip::mpi::bcast(exec, v, 0, comm), ndzip::stream_error);
+  }
+}
+
+TEST_CASE("refused arguments are reported on every rank, and nothing moves") {
+  const exec_space exec;
+  const int me = rank(), n = world_size();
+  const MPI_Comm comm = MPI_COMM_WORLD;
+  auto v = make<float, 1>({5000, 1, 1});
+  std::vector<Kokkos::View<float*>> pieces(n, v);
+  SUBCASE("a root outside the communicator") {
+    CHECK_THROWS_AS(ndzip::mpi::bcast(exec, v, n, comm), std::invalid_argument);
+    CHECK_THROWS_AS(ndzip::mpi::gather(exec, v, std::vector<Kokkos::View<float*>>{}, -1, comm),
+                    std::invalid_argument);
+  }
+  SUBCASE("ranks that give different roots") {
+    std::string message;
+    try {
+      ndzip::mpi::bcast(exec, v, me == 0 ? 0 : 1, comm);
+    } catch (const std::invalid_argument& e) {
+      message = e.what();
+    }
+    CHECK(message.find("different roots") != std::string::npos);
+  }
+  SUBCASE("one rank with too few pieces") {
+    std::vector<Kokkos::View<float*>> fewer(n - 1, v);
+    std::string message;
+    try {
+      ndzip::mpi::alltoall(exec, me == 0 ? fewer : pieces, pieces, comm);
+    } catch (const std::invalid_argument& e) {
+      message = e.what();
+    }
+    CHECK(message.find(me == 0 ? "sends and recvs hold" : "rank 0 refused its arguments") !=
+          std::string::npos);
+  }
+  SUBCASE("pieces given where the rank is not the root") {
+    std::string message;
+    try {
+      ndzip::mpi::scatter(exec, pieces, v, 0, comm);  // every rank gives n pieces
+    } catch (const std::invalid_argument& e) {
+      message = e.what();
+    }
+    CHECK(message.find(me == 0 ? "refused its arguments" : "which is not the root") !=
+          std::string::npos);
+  }
+  SUBCASE("options::checksum") {
+    ndzip::mpi::options o;
+    o.checksum = true;
+    CHECK_THROWS_AS(ndzip::mpi::allgather(exec, v, pieces, comm, o), std::invalid_argument);
+  }
+}
+
+namespace {
+
+// Rank 0 plays the root of a bcast by hand (docs/FORMAT.md "Collectives"): the agreement, round
+// 0's heads (`heads`, 96 bytes), the verdicts, and, if every rank took the heads, `payload`.
+// Returns whether the others took the heads.
+bool forge_bcast(const std::vector<std::byte>& heads, const std::vector<std::byte>& payload) {
+  std::int64_t mine[5] = {0, 0, 0, 1, 0}, all[5];
+  MPI_Allreduce(mine, all, 5, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+  std::vector<std::byte> h = heads;
+  MPI_Bcast(h.data(), static_cast<int>(h.size()), MPI_BYTE, 0, MPI_COMM_WORLD);
+  std::int64_t verdict = 0, verdicts = 0;
+  MPI_Allreduce(&verdict, &verdicts, 1, MPI_INT64_T, MPI_MAX, MPI_COMM_WORLD);
+  if (verdicts != 0) return false;
+  std::vector<std::byte> p = payload;
+  p.resize((p.size() + 63) / 64 * 64);
+  MPI_Bcast(p.data(), static_cast<int>(p.size()), MPI_BYTE, 0, MPI_COMM_WORLD);
+  return true;
+}
+
+// Round 0's heads of a bcast of a float View of `elements`, one segment whose payload is
+// `payload_bytes` of `kind`.
+std::vector<std::byte> heads_of(std::uint64_t elements, ndzip::mpi::detail::segment_kind kind,
+                                std::uint64_t payload_bytes) {
+  namespace d = ndzip::mpi::detail;
+  d::transfer_head head;
+  head.type = d::element_code::float32;
+  head.dims = 1;
+  head.extents = {elements, 1, 1};
+  head.segment_rows = elements;
+  std::vector<std::byte> bytes(96);
+  d::write_transfer_head(head, bytes.data());
+  d::put_segment_head(bytes.data() + 64, kind, 0, payload_bytes, 0);
+  return bytes;
+}
+
+}  // namespace
+
+TEST_CASE("forged heads and damaged streams give stream_error naming the rank they came from") {
+  const exec_space exec;
+  const int me = rank();
+  using kind = ndzip::mpi::detail::segment_kind;
+  auto v = make<float, 1>({8192, 1, 1});
+  const auto expect_error = [&](const char* what, bool at_receivers) {
+    INFO(what);
+    std::string message;
+    try {
+      ndzip::mpi::bcast(exec, v, 0, MPI_COMM_WORLD);
+    } catch (const ndzip::stream_error& e) {
+      message = e.what();
+    }
+    if (at_receivers) CHECK(message.find("rank") != std::string::npos);
+    return message;
+  };
+  SUBCASE("a damaged transfer head") {
+    auto heads = heads_of(8192, kind::stream, 1000);
+    heads[20] ^= std::byte{1};
+    if (me == 0)
+      CHECK_FALSE(forge_bcast(heads, {}));
+    else
+      CHECK(expect_error("damaged head", true).find("rank") != std::string::npos);
+  }
+  SUBCASE("a segment head announcing more than the slab's values") {
+    if (me == 0)
+      CHECK_FALSE(forge_bcast(heads_of(8192, kind::stream, 8192 * 4 + 64), {}));
+    else
+      CHECK(expect_error("oversized payload", true).find("from rank 0") != std::string::npos);
+  }
+  SUBCASE("a raw segment shorter than its values") {
+    if (me == 0)
+      CHECK_FALSE(forge_bcast(heads_of(8192, kind::raw, 4096), {}));
+    else
+      expect_error("short raw", true);
+  }
+  SUBCASE("a stream of garbage") {
+    std::vector<std::byte> garbage(1000);
+    for (std::size_t i = 0; i < garbage.size(); ++i) garbage[i] = std::byte(i * 37 + 11);
+    if (me == 0) {
+      CHECK(forge_bcast(heads_of(8192, kind::stream, garbage.size()), garbage));
+    } else {
+      const std::string message = expect_error("garbage stream", true);
+      CHECK(message.find("the piece from rank 0, segment 0") != std::string::npos);
+    }
+  }
+}
