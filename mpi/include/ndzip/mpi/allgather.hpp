@@ -11,12 +11,14 @@
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
-#include <string>
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "ndzip/mpi/collective_stats.hpp"
-#include "ndzip/mpi/detail/mpi/collective.hpp"
+#include "ndzip/mpi/detail/core/collective_arguments.hpp"
+#include "ndzip/mpi/detail/core/collective_engine.hpp"
+#include "ndzip/mpi/detail/mpi/collective_link.hpp"
 #include "ndzip/mpi/options.hpp"
 
 namespace ndzip::mpi {
@@ -26,35 +28,21 @@ namespace ndzip::mpi {
 template <class ExecSpace, class SendView, class RecvView>
 class allgather_plan {
  public:
-  allgather_plan(const ExecSpace& exec, const SendView& send, std::vector<RecvView> recvs,
+  allgather_plan(const ExecSpace& exec, const SendView& send, const std::vector<RecvView>& recvs,
                  MPI_Comm comm, const options& opts = {})
-      : m_impl(exec, comm, arguments_of(send, std::move(recvs), comm), opts) {}
+      : m_call(detail::make_collective_call<ExecSpace, SendView, RecvView>(
+            exec, detail::mpi_collective_link<ExecSpace>(exec, comm, opts),
+            [&](int rank, int size) {
+              return detail::allgather_arguments(send, recvs, rank, size);
+            },
+            opts)) {}
+  // A plan over another link (nccl_communicator::allgather_plan).
+  explicit allgather_plan(std::unique_ptr<detail::collective_call> call) : m_call(std::move(call)) {}
 
-  collective_stats execute() { return m_impl.execute(); }
+  collective_stats execute() { return m_call->execute(); }
 
  private:
-  using engine = detail::collective_mpi<ExecSpace, SendView, RecvView>;
-  static typename engine::arguments arguments_of(const SendView& send, std::vector<RecvView> recvs,
-                                                 MPI_Comm comm) {
-    typename engine::arguments a;
-    a.kind = detail::collective_kind::allgather;
-    int rank = 0, size = 1;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    if (recvs.size() != static_cast<std::size_t>(size)) {
-      a.error = "recvs holds " + std::to_string(recvs.size()) + " Views on rank " +
-                std::to_string(rank) + ", for " + std::to_string(size) + " ranks";
-      return a;
-    }
-    a.sends.push_back(send);
-    a.recvs.resize(recvs.size());
-    for (std::size_t s = 0; s < recvs.size(); ++s)
-      if (static_cast<int>(s) != rank) a.recvs[s] = recvs[s];
-    a.own_send = send;
-    a.own_recv = recvs[rank];
-    return a;
-  }
-  engine m_impl;
+  std::unique_ptr<detail::collective_call> m_call;
 };
 
 template <class ExecSpace, class SendView, class RecvView>

@@ -10,12 +10,14 @@
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
-#include <string>
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "ndzip/mpi/collective_stats.hpp"
-#include "ndzip/mpi/detail/mpi/collective.hpp"
+#include "ndzip/mpi/detail/core/collective_arguments.hpp"
+#include "ndzip/mpi/detail/core/collective_engine.hpp"
+#include "ndzip/mpi/detail/mpi/collective_link.hpp"
 #include "ndzip/mpi/options.hpp"
 
 namespace ndzip::mpi {
@@ -28,25 +30,17 @@ class bcast_plan {
  public:
   bcast_plan(const ExecSpace& exec, const View& values, int root, MPI_Comm comm,
              const options& opts = {})
-      : m_impl(exec, comm, arguments_of(values, root, comm), opts) {}
+      : m_call(detail::make_collective_call<ExecSpace, View, View>(
+            exec, detail::mpi_collective_link<ExecSpace>(exec, comm, opts),
+            [&](int rank, int) { return detail::bcast_arguments(values, root, rank); },
+            opts)) {}
+  // A plan over another link (nccl_communicator::bcast_plan).
+  explicit bcast_plan(std::unique_ptr<detail::collective_call> call) : m_call(std::move(call)) {}
 
-  collective_stats execute() { return m_impl.execute(); }
+  collective_stats execute() { return m_call->execute(); }
 
  private:
-  using engine = detail::collective_mpi<ExecSpace, View, View>;
-  static typename engine::arguments arguments_of(const View& values, int root, MPI_Comm comm) {
-    typename engine::arguments a;
-    a.kind = detail::collective_kind::bcast;
-    a.root = root;
-    int rank = 0;
-    MPI_Comm_rank(comm, &rank);
-    if (rank == root)
-      a.sends.push_back(values);
-    else
-      a.recvs.push_back(values);
-    return a;
-  }
-  engine m_impl;
+  std::unique_ptr<detail::collective_call> m_call;
 };
 
 template <class ExecSpace, class View>

@@ -10,12 +10,14 @@
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
-#include <string>
+#include <memory>
 #include <utility>
 #include <vector>
 
 #include "ndzip/mpi/collective_stats.hpp"
-#include "ndzip/mpi/detail/mpi/collective.hpp"
+#include "ndzip/mpi/detail/core/collective_arguments.hpp"
+#include "ndzip/mpi/detail/core/collective_engine.hpp"
+#include "ndzip/mpi/detail/mpi/collective_link.hpp"
 #include "ndzip/mpi/options.hpp"
 
 namespace ndzip::mpi {
@@ -25,43 +27,21 @@ namespace ndzip::mpi {
 template <class ExecSpace, class SendView, class RecvView>
 class scatter_plan {
  public:
-  scatter_plan(const ExecSpace& exec, std::vector<SendView> sends, const RecvView& recv, int root,
-               MPI_Comm comm, const options& opts = {})
-      : m_impl(exec, comm, arguments_of(std::move(sends), recv, root, comm), opts) {}
+  scatter_plan(const ExecSpace& exec, const std::vector<SendView>& sends, const RecvView& recv,
+               int root, MPI_Comm comm, const options& opts = {})
+      : m_call(detail::make_collective_call<ExecSpace, SendView, RecvView>(
+            exec, detail::mpi_collective_link<ExecSpace>(exec, comm, opts),
+            [&](int rank, int size) {
+              return detail::scatter_arguments(sends, recv, root, rank, size);
+            },
+            opts)) {}
+  // A plan over another link (nccl_communicator::scatter_plan).
+  explicit scatter_plan(std::unique_ptr<detail::collective_call> call) : m_call(std::move(call)) {}
 
-  collective_stats execute() { return m_impl.execute(); }
+  collective_stats execute() { return m_call->execute(); }
 
  private:
-  using engine = detail::collective_mpi<ExecSpace, SendView, RecvView>;
-  static typename engine::arguments arguments_of(std::vector<SendView> sends, const RecvView& recv,
-                                                 int root, MPI_Comm comm) {
-    typename engine::arguments a;
-    a.kind = detail::collective_kind::scatter;
-    a.root = root;
-    int rank = 0, size = 1;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &size);
-    if (rank != root) {
-      a.recvs.push_back(recv);
-      if (!sends.empty())
-        a.error = "sends holds " + std::to_string(sends.size()) +
-                  " Views on rank " + std::to_string(rank) + ", which is not the root: give an "
-                  "empty vector there";
-      return a;
-    }
-    if (sends.size() != static_cast<std::size_t>(size)) {
-      a.error = "sends holds " + std::to_string(sends.size()) + " Views at the root, for " +
-                std::to_string(size) + " ranks";
-      return a;
-    }
-    a.sends.resize(sends.size());
-    for (std::size_t d = 0; d < sends.size(); ++d)
-      if (static_cast<int>(d) != rank) a.sends[d] = sends[d];
-    a.own_send = sends[rank];
-    a.own_recv = recv;
-    return a;
-  }
-  engine m_impl;
+  std::unique_ptr<detail::collective_call> m_call;
 };
 
 template <class ExecSpace, class SendView, class RecvView>

@@ -16,18 +16,11 @@
 #include "ndzip/batch_compressor.hpp"
 #include "ndzip/mpi/detail/core/batch_cache.hpp"
 #include "ndzip/mpi/detail/core/buffer_pool.hpp"
+#include "ndzip/mpi/detail/core/collective_layout.hpp"
 #include "ndzip/mpi/detail/core/slab_grid.hpp"
 #include "ndzip/mpi/detail/core/wire_format.hpp"
 
 namespace ndzip::mpi::detail {
-
-// Collectives count their bytes in units of this many: each payload starts at a multiple of it
-// in a round's buffer, so that MPI's int counts and displacements reach 128 GiB.
-inline constexpr std::size_t collective_unit = 64;
-
-constexpr std::uint64_t round_up_to_unit(std::uint64_t bytes) {
-  return (bytes + collective_unit - 1) / collective_unit * collective_unit;
-}
 
 // A piece a rank sends: its values in C order in the execution space's memory, and the
 // transfer head that says how they are cut into segments.

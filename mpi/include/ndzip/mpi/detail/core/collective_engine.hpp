@@ -1,33 +1,34 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-// The compressed collectives over MPI (ndzip/mpi/bcast.hpp ... alltoall.hpp): one engine for the
-// five operations, which differ only in who sends which piece to whom and in the MPI
-// collectives that move the heads and the bytes (docs/FORMAT.md "Collectives"). Not part of the
-// API.
+// The compressed collectives (ndzip/mpi/bcast.hpp ... alltoall.hpp), written once for every
+// link: the five operations differ only in who sends which piece to whom, and a link (MPI:
+// detail/mpi/collective_link.hpp; NCCL: detail/nccl/collective_link.hpp) moves the heads and
+// the bytes with its own collectives (docs/FORMAT.md "Collectives"). Not part of the API.
 //
 // A call, on every rank of the communicator:
-//   1. agreement: MPI_Allreduce (MAX) of each rank's argument errors, its root (and minus it:
+//   1. agreement: a MAX all-reduce of each rank's argument errors, its root (and minus it:
 //      every rank must give the same), the rounds its pieces need and the time its last call
 //      took (so that adaptive ranks choose alike);
 //   2. per round r: wait for this rank's segments r (compressed on the instance while the
 //      previous round was on the wire), then the heads of the round by the operation's
-//      fixed-size collective (MPI_Bcast, MPI_Gather, ... of 96 bytes a piece in round 0: the
-//      transfer head and segment 0's head; 32 bytes after), each checked where it arrives;
-//      MPI_Allreduce of the verdicts: a head that cannot be trusted (damaged, forged, a piece
-//      larger than its receiver can hold) stops the call on every rank before its bytes move;
-//      then the payloads by the operation's own collective (MPI_Bcast, MPI_Gatherv,
-//      MPI_Scatterv, MPI_Allgatherv, MPI_Alltoallv) in units of 64 bytes, so that MPI's tuned
-//      trees and rings forward the compressed bytes; decoding of the round queued on the
-//      instance;
+//      fixed-size collective (96 bytes a piece in round 0: the transfer head and segment 0's
+//      head; 32 bytes after), each checked where it arrives; an all-reduce of the verdicts: a
+//      head that cannot be trusted (damaged, forged, a piece larger than its receiver can hold)
+//      stops the call on every rank before its bytes move; then the payloads by the operation's
+//      own collective, in units of 64 bytes, so that the link's tuned trees and rings forward
+//      the compressed bytes; the round's decoding queued on the instance;
 //   3. one fence; every stream's outcome checked; strided Views unpacked; own pieces copied.
-
-#include <mpi.h>
+//
+// A link offers: rank(), size(), require_ready(call), refused() (an option it cannot take),
+// its memory (assembly, inbox, stages_outgoing, staging, stage_outgoing, to_codec: as
+// detail/mpi/transport.hpp's), allreduce_max(values, count) of host integers,
+// exchange_heads(kind, root, out, in, head_bytes) of host bytes, fits(counts) (why it cannot
+// move a round so laid out, if it cannot) and move_bytes(kind, root, counts, send, recv).
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -41,7 +42,9 @@
 
 #include "ndzip/mpi/collective_stats.hpp"
 #include "ndzip/mpi/detail/core/batch_cache.hpp"
+#include "ndzip/mpi/detail/core/collective_arguments.hpp"
 #include "ndzip/mpi/detail/core/buffer_pool.hpp"
+#include "ndzip/mpi/detail/core/collective_layout.hpp"
 #include "ndzip/mpi/detail/core/round_decoder.hpp"
 #include "ndzip/mpi/detail/core/round_encoder.hpp"
 #include "ndzip/mpi/detail/core/segment_decoder.hpp"
@@ -49,86 +52,33 @@
 #include "ndzip/mpi/detail/core/transfer_plan.hpp"
 #include "ndzip/mpi/detail/core/view_support.hpp"
 #include "ndzip/mpi/detail/core/wire_format.hpp"
-#include "ndzip/mpi/detail/mpi/runtime.hpp"
-#include "ndzip/mpi/detail/mpi/transport.hpp"
 #include "ndzip/mpi/error.hpp"
 #include "ndzip/mpi/options.hpp"
 
 namespace ndzip::mpi::detail {
 
-enum class collective_kind { bcast, gather, scatter, allgather, alltoall };
-
-constexpr const char* collective_name(collective_kind kind) {
-  switch (kind) {
-    case collective_kind::bcast:
-      return "ndzip::mpi::bcast";
-    case collective_kind::gather:
-      return "ndzip::mpi::gather";
-    case collective_kind::scatter:
-      return "ndzip::mpi::scatter";
-    case collective_kind::allgather:
-      return "ndzip::mpi::allgather";
-    default:
-      return "ndzip::mpi::alltoall";
-  }
-}
-
-// The head bytes of one piece in round r.
-constexpr std::size_t round_head_bytes(std::uint64_t r) {
-  return r == 0 ? transfer_head_bytes + segment_head_bytes : segment_head_bytes;
-}
-
 // A mismatched piece is received and dropped only up to this much more than its View holds:
 // a head announcing more stops the call (a receiver's memory stays bounded by its Views).
 inline constexpr std::uint64_t mismatch_slack_bytes = std::uint64_t{16} << 20;
 
-// MPI's datatype of collective_unit bytes, made once per engine.
-class unit_datatype {
- public:
-  unit_datatype() {
-    check(MPI_Type_contiguous(static_cast<int>(collective_unit), MPI_BYTE, &m_type),
-          "MPI_Type_contiguous");
-    check(MPI_Type_commit(&m_type), "MPI_Type_commit");
-  }
-  ~unit_datatype() {
-    if (!mpi_finalized()) MPI_Type_free(&m_type);
-  }
-  unit_datatype(const unit_datatype&) = delete;
-  unit_datatype& operator=(const unit_datatype&) = delete;
-  MPI_Datatype get() const { return m_type; }
-
- private:
-  MPI_Datatype m_type = MPI_DATATYPE_NULL;
-};
-
-// The engine: `sends` are this rank's pieces indexed by the head slot they go out in (the
-// destination rank for scatter at the root and alltoall; one slot otherwise), `recvs` the
-// pieces it receives indexed by source rank (one slot, from the root, for bcast and scatter);
-// a slot whose View is absent (std::nullopt) sends or receives nothing. `own_send` and
-// `own_recv` are this rank's piece to itself, copied.
-template <class ExecSpace, class SendView, class RecvView>
-class collective_mpi {
+// One collective on this rank (collective_arguments.hpp says which pieces it sends and
+// receives) over `Link`, with everything it needs kept between calls: the encoder and decoder's
+// scratch, the batch codecs, the packed copies of strided Views, the link's buffers, and what
+// the adaptive choice measured.
+template <class ExecSpace, class SendView, class RecvView, class Link>
+class collective_engine {
  public:
   using value_type = std::remove_const_t<typename SendView::value_type>;
   using memory_space = typename ExecSpace::memory_space;
   static constexpr int dims = static_cast<int>(SendView::rank);
 
-  struct arguments {
-    collective_kind kind;
-    int root = 0;  // bcast, gather, scatter
-    std::vector<std::optional<SendView>> sends;
-    std::vector<std::optional<RecvView>> recvs;
-    std::optional<SendView> own_send;
-    std::optional<RecvView> own_recv;
-    std::string error;  // an argument refused on this rank, reported by every rank's call
-  };
+  using arguments = collective_arguments<SendView, RecvView>;
 
-  collective_mpi(const ExecSpace& exec, MPI_Comm comm, arguments args, const options& opts)
+  collective_engine(const ExecSpace& exec, Link link, arguments args, const options& opts)
       : m_exec(exec),
-        m_comm(comm),
+        m_link(std::move(link)),
         m_opts(opts),
         m_args(std::move(args)),
-        m_memory(std::make_shared<buffer_pool<ExecSpace>>(exec)),
         m_batches(exec),
         m_decoder(exec, m_batches) {
     check_view_type<SendView, ExecSpace>();
@@ -138,16 +88,16 @@ class collective_mpi {
                   "ndzip::mpi collectives send and receive Views of one element type and rank");
     static_assert(!std::is_const_v<typename RecvView::value_type>,
                   "ndzip::mpi collectives receive into writable Views");
-    require_mpi_ready(name());
-    check(MPI_Comm_rank(comm, &m_rank), "MPI_Comm_rank");
-    check(MPI_Comm_size(comm, &m_size), "MPI_Comm_size");
+    m_link.require_ready(name());
+    m_rank = m_link.rank();
+    m_size = m_link.size();
     try {
       if (opts.checksum)
         throw std::invalid_argument(
             "options::checksum is not offered by the collectives (their pieces carry no "
-            "checksums); MPI's transports check their own frames, and every piece is validated "
-            "on arrival");
-      m_transport = make_transport(m_memory, chosen_transport<ExecSpace>(opts, true));
+            "checksums); the links check their own frames, and every piece is validated on "
+            "arrival");
+      if (!m_link.refused().empty()) throw std::invalid_argument(m_link.refused());
       prepare();
     } catch (const std::exception& e) {
       if (m_args.error.empty()) m_args.error = e.what();
@@ -156,7 +106,7 @@ class collective_mpi {
 
   // One call (ndzip/mpi/<operation>.hpp say what each does).
   collective_stats execute() {
-    require_mpi_ready(name());
+    m_link.require_ready(name());
     const auto started = clock::now();
     collective_stats stats;
     agree_on_call(stats);
@@ -197,8 +147,7 @@ class collective_mpi {
   // The pieces as the codec sees them, their packed copies where a View is strided, and the
   // encoder of the sent ones.
   void prepare() {
-    if (m_args.kind != collective_kind::allgather && m_args.kind != collective_kind::alltoall &&
-        (m_args.root < 0 || m_args.root >= m_size))
+    if (has_root(m_args.kind) && (m_args.root < 0 || m_args.root >= m_size))
       throw std::invalid_argument("root " + std::to_string(m_args.root) +
                                   " is not a rank of the communicator (it has " +
                                   std::to_string(m_size) + ")");
@@ -254,8 +203,8 @@ class collective_mpi {
     std::int64_t mine[5] = {m_args.error.empty() ? 0 : m_rank + 1, m_args.root, -m_args.root,
                             static_cast<std::int64_t>(m_send_rounds),
                             static_cast<std::int64_t>(m_last_seconds * 1e9)};
-    std::int64_t all[5];
-    check(MPI_Allreduce(mine, all, 5, MPI_INT64_T, MPI_MAX, m_comm), "MPI_Allreduce");
+    std::int64_t all[5] = {mine[0], mine[1], mine[2], mine[3], mine[4]};
+    m_link.allreduce_max(all, 5);
     stats.agree_seconds += std::chrono::duration<double>(clock::now() - t).count();
     if (!m_args.error.empty())
       throw std::invalid_argument(std::string(name()) + ": " + m_args.error);
@@ -263,9 +212,7 @@ class collective_mpi {
       throw std::invalid_argument(std::string(name()) + ": rank " + std::to_string(all[0] - 1) +
                                   " refused its arguments (its error says why); nothing was "
                                   "moved");
-    const bool rooted = m_args.kind != collective_kind::allgather &&
-                        m_args.kind != collective_kind::alltoall;
-    if (rooted && all[1] != -all[2])
+    if (has_root(m_args.kind) && all[1] != -all[2])
       throw std::invalid_argument(std::string(name()) + ": the ranks gave different roots (" +
                                   std::to_string(-all[2]) + " to " + std::to_string(all[1]) +
                                   "); nothing was moved");
@@ -288,7 +235,7 @@ class collective_mpi {
     std::vector<buffer> assemblies(m_rounds);
     const auto assemble = [&](std::uint64_t r) {
       if (r >= encoder.rounds()) return;
-      assemblies[r] = m_transport->assembly(std::max<std::size_t>(encoder.region_bytes(r), 1));
+      assemblies[r] = m_link.assembly(std::max<std::size_t>(encoder.region_bytes(r), 1));
       encoder.queue(r, compress, assemblies[r].data());
     };
     assemble(0);
@@ -298,13 +245,15 @@ class collective_mpi {
       const std::uint64_t* sizes = r < encoder.rounds() ? encoder.wait(r) : nullptr;
       const std::byte* outgoing = sent_region(r, sizes, assemblies);
       assemble(r + 1);
-      if (m_transport->stages_outgoing() && sizes) encoder.wait_staged(r);
+      if (m_link.stages_outgoing() && sizes) encoder.wait_staged(r);
       stats.sent.codec_seconds += std::chrono::duration<double>(clock::now() - waiting).count();
       exchange_heads(r, sizes, stats);
       std::vector<segment_head> heads(m_incoming.size());
       std::optional<std::string> refusal = check_heads(r, heads, errors);
+      const round_counts counts = lay_out(r, sizes, heads);
+      if (!refusal) refusal = m_link.fits(counts);
       agree_on_round(r, refusal, stats);
-      move_bytes(r, sizes, outgoing, heads, stats);
+      move_bytes(r, counts, outgoing, heads, stats);
       count_sent(r, sizes, stats);
     }
     const auto decoding = clock::now();
@@ -327,16 +276,16 @@ class collective_mpi {
     if (!errors.empty()) failure = errors.front();
   }
 
-  // Where MPI sends round r's payloads from: the assembly, or a staging copy of each payload
+  // Where the link sends round r's payloads from: the assembly, or a staging copy of each payload
   // (queued; the caller fences).
   const std::byte* sent_region(std::uint64_t r, const std::uint64_t* sizes,
                                const std::vector<buffer>& assemblies) {
     if (!sizes) return nullptr;
-    if (!m_transport->stages_outgoing()) return assemblies[r].data();
+    if (!m_link.stages_outgoing()) return assemblies[r].data();
     auto& encoder = *m_encoder;
-    m_staged.push_back(buffer(m_memory->staging_buffer(std::max<std::size_t>(encoder.region_bytes(r), 1))));
+    m_staged.push_back(m_link.staging(std::max<std::size_t>(encoder.region_bytes(r), 1)));
     for (std::size_t p = 0; p < encoder.pieces().size(); ++p)
-      m_transport->stage_outgoing(m_staged.back().data() + encoder.payload_offset(r, p),
+      m_link.stage_outgoing(m_staged.back().data() + encoder.payload_offset(r, p),
                                   assemblies[r].data() + encoder.payload_offset(r, p),
                                   round_up_to_unit(sizes[p]));
     encoder.queue_staged_mark(r);
@@ -363,28 +312,7 @@ class collective_mpi {
       }
     }
     const auto t = clock::now();
-    const int count = static_cast<int>(h);
-    std::byte* out = m_out_heads.data();
-    std::byte* in = m_in_heads.data();
-    switch (m_args.kind) {
-      case collective_kind::bcast:
-        if (m_rank == m_args.root) std::memcpy(in, out, h);
-        check(MPI_Bcast(in, count, MPI_BYTE, m_args.root, m_comm), "MPI_Bcast");
-        break;
-      case collective_kind::gather:
-        check(MPI_Gather(out, count, MPI_BYTE, in, count, MPI_BYTE, m_args.root, m_comm),
-              "MPI_Gather");
-        break;
-      case collective_kind::scatter:
-        check(MPI_Scatter(out, count, MPI_BYTE, in, count, MPI_BYTE, m_args.root, m_comm),
-              "MPI_Scatter");
-        break;
-      case collective_kind::allgather:
-        check(MPI_Allgather(out, count, MPI_BYTE, in, count, MPI_BYTE, m_comm), "MPI_Allgather");
-        break;
-      default:
-        check(MPI_Alltoall(out, count, MPI_BYTE, in, count, MPI_BYTE, m_comm), "MPI_Alltoall");
-    }
+    m_link.exchange_heads(m_args.kind, m_args.root, m_out_heads.data(), m_in_heads.data(), h);
     stats.link_seconds += std::chrono::duration<double>(clock::now() - t).count();
   }
 
@@ -449,8 +377,8 @@ class collective_mpi {
   void agree_on_round(std::uint64_t r, const std::optional<std::string>& refusal,
                       collective_stats& stats) {
     const auto t = clock::now();
-    std::int64_t mine = refusal ? m_rank + 1 : 0, all = 0;
-    check(MPI_Allreduce(&mine, &all, 1, MPI_INT64_T, MPI_MAX, m_comm), "MPI_Allreduce");
+    std::int64_t all = refusal ? m_rank + 1 : 0;
+    m_link.allreduce_max(&all, 1);
     stats.agree_seconds += std::chrono::duration<double>(clock::now() - t).count();
     if (all == 0) return;
     m_exec.fence();
@@ -463,74 +391,54 @@ class collective_mpi {
                        " (its error says why); the call stopped on every rank");
   }
 
-  // The payloads of round r, by the operation's collective, and their decoding queued.
-  void move_bytes(std::uint64_t r, const std::uint64_t* sizes, const std::byte* outgoing,
-                  const std::vector<segment_head>& heads, collective_stats& stats) {
+  // Round r's layout in units of collective_unit: this rank's sends per head slot (where each
+  // payload lies in the round's region) and its receives packed by the announced sizes.
+  round_counts lay_out(std::uint64_t r, const std::uint64_t* sizes,
+                       const std::vector<segment_head>& heads) const {
     const std::size_t n = static_cast<std::size_t>(m_size);
-    const auto units = [&](std::uint64_t bytes) { return to_int(round_up_to_unit(bytes) / collective_unit); };
-    // This rank's sends: counts and displacements per slot.
-    std::vector<int> scounts(one_send_slot() ? 1 : n, 0), sdispls(scounts.size(), 0);
+    round_counts c;
+    c.send_units.assign(one_send_slot() ? 1 : n, 0);
+    c.send_offsets.assign(c.send_units.size(), 0);
     const auto& pieces = m_encoder->pieces();
     for (std::size_t p = 0; p < pieces.size() && sizes; ++p) {
       const std::size_t slot = one_send_slot() ? 0 : m_send_slots[p];
-      scounts[slot] = units(sizes[p]);
-      sdispls[slot] = to_int(m_encoder->payload_offset(r, p) / collective_unit);
+      c.send_units[slot] = round_up_to_unit(sizes[p]) / collective_unit;
+      c.send_offsets[slot] = m_encoder->payload_offset(r, p) / collective_unit;
     }
-    // Its receives: laid out by the announced sizes.
-    std::vector<int> rcounts(one_recv_slot() ? 1 : n, 0), rdispls(rcounts.size(), 0);
+    c.recv_units.assign(one_recv_slot() ? 1 : n, 0);
+    c.recv_offsets.assign(c.recv_units.size(), 0);
     for (std::size_t q = 0; q < m_incoming.size(); ++q)
       if (r < m_incoming[q].arrived.segments())
-        rcounts[one_recv_slot() ? 0 : m_recv_slots[q]] = units(heads[q].payload_bytes);
-    if (m_args.kind == collective_kind::allgather) rcounts[m_rank] = scounts[0];
+        c.recv_units[one_recv_slot() ? 0 : m_recv_slots[q]] =
+            round_up_to_unit(heads[q].payload_bytes) / collective_unit;
+    // MPI_Allgatherv also delivers a rank's own piece to itself.
+    if (m_args.kind == collective_kind::allgather) c.recv_units[m_rank] = c.send_units[0];
     std::uint64_t total = 0;
-    for (std::size_t s = 0; s < rcounts.size(); ++s) {
-      rdispls[s] = to_int(total);
-      total += static_cast<std::uint64_t>(rcounts[s]);
+    for (std::size_t s = 0; s < c.recv_units.size(); ++s) {
+      c.recv_offsets[s] = total;
+      total += c.recv_units[s];
     }
-    to_int(total);
-    const std::size_t inbox_bytes = static_cast<std::size_t>(total) * collective_unit;
-    m_inboxes.push_back(m_transport->inbox(std::max<std::size_t>(inbox_bytes, 1)));
+    c.recv_total = total;
+    return c;
+  }
+
+  // The payloads of round r, by the operation's collective, and their decoding queued.
+  void move_bytes(std::uint64_t r, const round_counts& counts, const std::byte* outgoing,
+                  const std::vector<segment_head>& heads, collective_stats& stats) {
+    const std::size_t inbox_bytes = static_cast<std::size_t>(counts.recv_total) * collective_unit;
+    m_inboxes.push_back(m_link.inbox(std::max<std::size_t>(inbox_bytes, 1)));
     std::byte* inbox = m_inboxes.back().data();
-    const std::byte* send_at = outgoing ? outgoing + sdispls[0] * collective_unit : nullptr;
-    const MPI_Datatype unit = m_unit.get();
     const auto t = clock::now();
-    switch (m_args.kind) {
-      case collective_kind::bcast: {
-        const bool root = m_rank == m_args.root;
-        check(MPI_Bcast(root ? const_cast<std::byte*>(send_at) : inbox,
-                        root ? scounts[0] : rcounts[0], unit, m_args.root, m_comm),
-              "MPI_Bcast");
-        break;
-      }
-      case collective_kind::gather:
-        check(MPI_Gatherv(send_at, scounts[0], unit, inbox, rcounts.data(), rdispls.data(), unit,
-                          m_args.root, m_comm),
-              "MPI_Gatherv");
-        break;
-      case collective_kind::scatter:
-        check(MPI_Scatterv(outgoing, scounts.data(), sdispls.data(), unit, inbox, rcounts[0], unit,
-                           m_args.root, m_comm),
-              "MPI_Scatterv");
-        break;
-      case collective_kind::allgather:
-        check(MPI_Allgatherv(send_at, scounts[0], unit, inbox, rcounts.data(), rdispls.data(),
-                             unit, m_comm),
-              "MPI_Allgatherv");
-        break;
-      default:
-        check(MPI_Alltoallv(outgoing, scounts.data(), sdispls.data(), unit, inbox, rcounts.data(),
-                            rdispls.data(), unit, m_comm),
-              "MPI_Alltoallv");
-    }
+    m_link.move_bytes(m_args.kind, m_args.root, counts, outgoing, inbox);
     stats.link_seconds += std::chrono::duration<double>(clock::now() - t).count();
     // The round's decoding, from the inbox or its copy in the execution space's memory.
     buffer copy;
-    const std::byte* at = m_transport->to_codec(inbox, inbox_bytes, copy);
+    const std::byte* at = m_link.to_codec(inbox, inbox_bytes, copy);
     if (copy) m_inboxes.push_back(copy);
     std::vector<const std::byte*> payloads(m_incoming.size(), nullptr);
     for (std::size_t q = 0; q < m_incoming.size(); ++q) {
       const std::size_t slot = one_recv_slot() ? 0 : m_recv_slots[q];
-      payloads[q] = at + static_cast<std::size_t>(rdispls[slot]) * collective_unit;
+      payloads[q] = at + static_cast<std::size_t>(counts.recv_offsets[slot]) * collective_unit;
       if (r < m_incoming[q].arrived.segments() && m_incoming[q].decode) {
         ++stats.received.segments;
         if (heads[q].kind == segment_kind::raw) ++stats.received.raw_segments;
@@ -571,26 +479,14 @@ class collective_mpi {
     Kokkos::deep_copy(m_exec, to, from);
   }
 
-  int to_int(std::uint64_t units) const {
-    if (units > static_cast<std::uint64_t>(INT_MAX))
-      throw error(std::string(name()) + ": a round moves more than " +
-                  std::to_string(std::uint64_t{INT_MAX} * collective_unit) +
-                  " bytes on one rank, more than MPI's int counts reach; give smaller "
-                  "options::segment_bytes");
-    return static_cast<int>(units);
-  }
-
   ExecSpace m_exec;
-  MPI_Comm m_comm;
+  Link m_link;
   options m_opts;
   arguments m_args;
   int m_rank = 0, m_size = 1;
-  std::shared_ptr<buffer_pool<ExecSpace>> m_memory;
-  std::unique_ptr<transport<ExecSpace>> m_transport;
   batch_cache<value_type, ExecSpace> m_batches;
   std::optional<round_encoder<value_type, ExecSpace>> m_encoder;
   round_decoder<value_type, ExecSpace> m_decoder;
-  unit_datatype m_unit;
   std::vector<std::size_t> m_send_slots, m_recv_slots;  // per piece
   std::vector<incoming_piece<value_type>> m_incoming;
   std::uint64_t m_send_rounds = 1, m_rounds = 1;
@@ -608,5 +504,38 @@ class collective_mpi {
   std::optional<send_mode> m_last_mode;
   double m_last_seconds = 0;
 };
+
+}  // namespace ndzip::mpi::detail
+
+namespace ndzip::mpi::detail {
+
+// A collective plan's calls, whatever its engine's link.
+class collective_call {
+ public:
+  virtual ~collective_call() = default;
+  virtual collective_stats execute() = 0;
+};
+
+template <class ExecSpace, class SendView, class RecvView, class Link>
+class collective_call_over final : public collective_call {
+ public:
+  collective_call_over(const ExecSpace& exec, Link link,
+                       collective_arguments<SendView, RecvView> args, const options& opts)
+      : m_engine(exec, std::move(link), std::move(args), opts) {}
+  collective_stats execute() override { return m_engine.execute(); }
+
+ private:
+  collective_engine<ExecSpace, SendView, RecvView, Link> m_engine;
+};
+
+// The call of a plan over `link`, its pieces as `arguments_for(rank, size)` gives them.
+template <class ExecSpace, class SendView, class RecvView, class Link, class Arguments>
+std::unique_ptr<collective_call> make_collective_call(const ExecSpace& exec, Link link,
+                                                      Arguments&& arguments_for,
+                                                      const options& opts) {
+  auto args = arguments_for(link.rank(), link.size());
+  return std::make_unique<collective_call_over<ExecSpace, SendView, RecvView, Link>>(
+      exec, std::move(link), std::move(args), opts);
+}
 
 }  // namespace ndzip::mpi::detail
