@@ -28,38 +28,63 @@ PY
   say "$label: the installed HDF5 plugin round-trips through h5py"
 }
 
+# build_mpi_example LABEL EXAMPLE PREFIX_PATH SCRATCH_DIR: the installed example folder EXAMPLE
+# configured with only PREFIX_PATH and built in SCRATCH_DIR/<its name>.
+build_mpi_example() {
+  local label=$1 example=$2 prefix_path=$3 scratch=$4
+  local name=${example##*/}
+  [ -f "$example/CMakeLists.txt" ] || fail "$label: examples/$name is not installed"
+  cmake -S "$example" -B "$scratch/$name" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$prefix_path" >"$scratch/$name-configure.log" 2>&1 ||
+    { cat "$scratch/$name-configure.log"; fail "$label: examples/$name does not configure"; }
+  cmake --build "$scratch/$name" >"$scratch/$name-build.log" 2>&1 ||
+    { cat "$scratch/$name-build.log"; fail "$label: examples/$name does not build"; }
+}
+
+# run_mpi_example LABEL EXECUTABLE RANKS LOG ARGS...: EXECUTABLE on RANKS ranks with ARGS, its
+# output in LOG.log (and shown), its errors in LOG.err (shown if it fails); it must report
+# bit-exact and have saved bytes on the wire.
+run_mpi_example() {
+  local label=$1 executable=$2 ranks=$3 log=$4
+  shift 4
+  local name="${executable##*/} $*"
+  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 OMP_PROC_BIND=false \
+    OMPI_MCA_btl_vader_single_copy_mechanism=none \
+    mpiexec -n "$ranks" --oversubscribe "$executable" "$@" 2>"$log.err" | tee "$log.log" ||
+    { cat "$log.err"; fail "$label: $name failed on $ranks ranks"; }
+  grep -q "bit-exact" "$log.log" || fail "$label: $name did not report bit-exact on $ranks ranks"
+  local saved
+  saved=$(sed -nE 's/.*; (-?[0-9]+) bytes saved on the wire per step/\1/p' "$log.log")
+  [ -n "$saved" ] && [ "$saved" -gt 0 ] ||
+    fail "$label: $name saved no bytes on the wire on $ranks ranks (${saved:-none})"
+}
+
 # check_mpi_example LABEL PREFIX PREFIX_PATH SCRATCH_DIR RANKS: the package installed in PREFIX
-# has ndzip::mpi, and examples/mpi_halo (as installed) builds against it with
-# find_package(ndzip-kokkos COMPONENTS mpi) and only PREFIX_PATH, and runs on RANKS ranks: a
-# bit-exact diffusion whose compressed halos take fewer bytes than the raw ones.
+# has ndzip::mpi, and examples/mpi_halo and examples/mpi_transpose (as installed) build against
+# it with find_package(ndzip-kokkos COMPONENTS mpi) and only PREFIX_PATH. mpi_halo runs on RANKS
+# ranks: a bit-exact diffusion whose compressed halos take fewer bytes than the raw ones.
+# mpi_transpose runs on RANKS ranks (doubles) and on 3 (floats; its 128 planes split unevenly,
+# 42, 43, 43): bit-exact slab-to-pencil transposes, compressed to fewer bytes than raw.
 check_mpi_example() {
   local label=$1 prefix=$2 prefix_path=$3 scratch=$4 ranks=$5
-  local example="$prefix/share/ndzip-kokkos/examples/mpi_halo"
+  local examples="$prefix/share/ndzip-kokkos/examples"
   command -v mpiexec >/dev/null || { say "$label: no mpiexec, ndzip::mpi not checked"; return; }
   [ -f "$prefix/lib/cmake/ndzip-kokkos/ndzip-kokkos-mpiTargets.cmake" ] ||
     [ -f "$prefix/lib64/cmake/ndzip-kokkos/ndzip-kokkos-mpiTargets.cmake" ] ||
     fail "$label: MPI is installed, but the package has no ndzip::mpi"
-  [ -f "$example/CMakeLists.txt" ] || fail "$label: examples/mpi_halo is not installed"
   mkdir -p "$scratch"
-  cmake -S "$example" -B "$scratch/mpi_halo" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-    -DCMAKE_PREFIX_PATH="$prefix_path" >"$scratch/mpi_halo-configure.log" 2>&1 ||
-    { cat "$scratch/mpi_halo-configure.log"; fail "$label: examples/mpi_halo does not configure"; }
-  cmake --build "$scratch/mpi_halo" >"$scratch/mpi_halo-build.log" 2>&1 ||
-    { cat "$scratch/mpi_halo-build.log"; fail "$label: examples/mpi_halo does not build"; }
-  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMP_NUM_THREADS=1 OMP_PROC_BIND=false \
-    OMPI_MCA_btl_vader_single_copy_mechanism=none \
-    mpiexec -n "$ranks" --oversubscribe "$scratch/mpi_halo/ndzip-mpi-halo-example" --n 64 \
-    --steps 3 2>"$scratch/mpi_halo-run.err" | tee "$scratch/mpi_halo-run.log" ||
-    { cat "$scratch/mpi_halo-run.err"; fail "$label: examples/mpi_halo failed on $ranks ranks"; }
-  grep -q "bit-exact" "$scratch/mpi_halo-run.log" ||
-    fail "$label: examples/mpi_halo did not report bit-exact"
+  build_mpi_example "$label" "$examples/mpi_halo" "$prefix_path" "$scratch"
+  run_mpi_example "$label" "$scratch/mpi_halo/ndzip-mpi-halo-example" "$ranks" \
+    "$scratch/mpi_halo-run" --n 64 --steps 3
   # A step whose pieces all ranks sent raw cannot have taken fewer bytes than the raw halo.
   awk '$1 ~ /^[0-9]+$/ && $NF == "raw" && $(NF - 1) != "ranks" && $3 < $2 { bad = 1 }
        END { exit bad }' \
     "$scratch/mpi_halo-run.log" ||
     fail "$label: examples/mpi_halo calls a step raw that took fewer bytes than raw"
-  local saved
-  saved=$(sed -nE 's/.*; (-?[0-9]+) bytes saved on the wire per step/\1/p' "$scratch/mpi_halo-run.log")
-  [ -n "$saved" ] && [ "$saved" -gt 0 ] ||
-    fail "$label: examples/mpi_halo saved no bytes on the wire (${saved:-none})"
+
+  build_mpi_example "$label" "$examples/mpi_transpose" "$prefix_path" "$scratch"
+  run_mpi_example "$label" "$scratch/mpi_transpose/ndzip-mpi-transpose-example" "$ranks" \
+    "$scratch/mpi_transpose-run" --steps 3
+  run_mpi_example "$label" "$scratch/mpi_transpose/ndzip-mpi-transpose-example" 3 \
+    "$scratch/mpi_transpose-run-3" --steps 3 --type float
 }

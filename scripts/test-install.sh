@@ -15,7 +15,8 @@
 #  5. where the build found HDF5, the installed HDF5 filter plugin loads from its folder alone
 #     (its RPATH finds libndzip and Kokkos) and h5py round-trips a dataset through it;
 #  6. (shared) where MPI is installed, ndzip::mpi is in the package and the installed
-#     examples/mpi_halo builds against it and runs bit-exact on 4 ranks;
+#     examples/mpi_halo and examples/mpi_transpose build against it and run bit-exact on 4
+#     ranks (the transpose on 3 too);
 #  7. (shared) the Python package is installed, and with only the printed PYTHONPATH it imports
 #     (its RPATH finds libndzip and Kokkos), round-trips an array, reads its frame with the
 #     installed tool, serves Zarr and finds the installed HDF5 plugin;

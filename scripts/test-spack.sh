@@ -20,8 +20,9 @@
 #  5. the CLI's own tests (tools/tests) against the installed `ndzip`, built with CLI11 2.4.1
 #     where the other builds use Debian's 2.1.2: the options parse alike with both;
 #  6. the installed binaries need nothing of xxhash at run time (a build dependency only);
-#  7. +mpi and +hdf5 installed what they say: examples/mpi_halo builds against the install
-#     and runs bit-exact on 3 ranks; h5py round-trips a dataset through the installed plugin;
+#  7. +mpi and +hdf5 installed what they say: examples/mpi_halo and examples/mpi_transpose
+#     build against the install and run bit-exact on 3 ranks; h5py round-trips a dataset
+#     through the installed plugin;
 #  with --full also the whole matrix of step 1, and
 #  8. the release installed from its tarball, against Kokkos 4.3.01 built by Spack from the
 #     kit's mirror;
@@ -252,7 +253,7 @@ for binary in "$prefix/bin/ndzip" "$prefix"/lib*/libndzip*.so; do
   ! ldd "$binary" | grep -q xxhash || fail "$binary links xxhash: $(ldd "$binary" | grep xxhash)"
 done
 
-say "7. +mpi and +hdf5: examples/mpi_halo on 3 ranks against the install, h5py through its plugin"
+say "7. +mpi and +hdf5: examples/mpi_halo and mpi_transpose on 3 ranks against the install, h5py through its plugin"
 check_mpi_example "+mpi" "$prefix" "$prefix;$kokkos_prefix" "$work/checks" 3
 check_installed_hdf5_plugin "+hdf5" "$prefix/lib/hdf5/plugin" "$work/checks"
 

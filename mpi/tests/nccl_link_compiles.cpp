@@ -19,6 +19,13 @@ void every_operation(const ndzip::mpi::nccl_communicator<space>& link, const Vie
   link.sendrecv(values, 0, values, 0);
   const std::vector<ndzip::mpi::piece<View>> pieces = {{values, 0, 0}};
   link.exchange(pieces, pieces);
+  const std::vector<View> many = {values, values};
+  link.bcast(values, 0);
+  link.gather(values, many, 0);
+  link.scatter(many, values, 0);
+  link.allgather(values, many);
+  link.alltoall(many, many);
+  link.plan_alltoall(many, many).execute();
 }
 
 template <class T>

@@ -18,211 +18,86 @@
 #include <type_traits>
 #include <vector>
 
-#include "mpi_test_support.hpp"
+#include "collective_checks.hpp"
 
-using namespace mpi_test;
+using namespace collective_checks;
 
 namespace {
 
 using exec_space = Kokkos::DefaultExecutionSpace;
-using extents = std::array<std::size_t, 3>;
 
-int world_size() {
-  int n = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &n);
-  return n;
-}
-
-template <class T, int Dims>
-using view_of = std::conditional_t<Dims == 1, Kokkos::View<T*>,
-                                   std::conditional_t<Dims == 2, Kokkos::View<T**>,
-                                                      Kokkos::View<T***>>>;
-
-template <class T, int Dims>
-view_of<T, Dims> make(const extents& e) {
-  if constexpr (Dims == 1)
-    return view_of<T, 1>("piece", e[0]);
-  else if constexpr (Dims == 2)
-    return view_of<T, 2>("piece", e[0], e[1]);
-  else
-    return view_of<T, 3>("piece", e[0], e[1], e[2]);
-}
-
-enum class operation { bcast, gather, scatter, allgather, alltoall };
-constexpr operation all_operations[] = {operation::bcast, operation::gather, operation::scatter,
-                                        operation::allgather, operation::alltoall};
-const char* name_of(operation o) {
-  const char* names[] = {"bcast", "gather", "scatter", "allgather", "alltoall"};
-  return names[static_cast<int>(o)];
-}
-
-struct shape_choice {
-  bool varied = false;   // pieces differ in extents by source and destination
-  bool empties = false;  // some pieces have no elements
+// The collectives over MPI_COMM_WORLD, as collective_checks.hpp calls them.
+struct over_mpi {
+  exec_space exec;
+  MPI_Comm comm = MPI_COMM_WORLD;
+  template <class V>
+  void bcast(const V& v, int root, const ndzip::mpi::options& o) {
+    ndzip::mpi::bcast(exec, v, root, comm, o);
+  }
+  template <class S, class R>
+  void gather(const S& s, const std::vector<R>& r, int root, const ndzip::mpi::options& o) {
+    ndzip::mpi::gather(exec, s, r, root, comm, o);
+  }
+  template <class S, class R>
+  void scatter(const std::vector<S>& s, const R& r, int root, const ndzip::mpi::options& o) {
+    ndzip::mpi::scatter(exec, s, r, root, comm, o);
+  }
+  template <class S, class R>
+  void allgather(const S& s, const std::vector<R>& r, const ndzip::mpi::options& o) {
+    ndzip::mpi::allgather(exec, s, r, comm, o);
+  }
+  template <class S, class R>
+  void alltoall(const std::vector<S>& s, const std::vector<R>& r, const ndzip::mpi::options& o) {
+    ndzip::mpi::alltoall(exec, s, r, comm, o);
+  }
+  template <class V>
+  ndzip::mpi::collective_plan plan_bcast(const V& v, int root, const ndzip::mpi::options& o) {
+    return ndzip::mpi::bcast_plan(exec, v, root, comm, o);
+  }
+  template <class S, class R>
+  ndzip::mpi::collective_plan plan_gather(const S& s, const std::vector<R>& r, int root,
+                                          const ndzip::mpi::options& o) {
+    return ndzip::mpi::gather_plan(exec, s, r, root, comm, o);
+  }
+  template <class S, class R>
+  ndzip::mpi::collective_plan plan_scatter(const std::vector<S>& s, const R& r, int root,
+                                           const ndzip::mpi::options& o) {
+    return ndzip::mpi::scatter_plan(exec, s, r, root, comm, o);
+  }
+  template <class S, class R>
+  ndzip::mpi::collective_plan plan_allgather(const S& s, const std::vector<R>& r,
+                                             const ndzip::mpi::options& o) {
+    return ndzip::mpi::allgather_plan(exec, s, r, comm, o);
+  }
+  template <class S, class R>
+  ndzip::mpi::collective_plan plan_alltoall(const std::vector<S>& s, const std::vector<R>& r,
+                                            const ndzip::mpi::options& o) {
+    return ndzip::mpi::alltoall_plan(exec, s, r, comm, o);
+  }
 };
-
-// The extents of the piece rank s sends to rank d (d = -1: the same piece to every rank). Each
-// holds whole hypercubes (it compresses) unless empty.
-template <int Dims>
-extents piece_extents(int s, int d, shape_choice c) {
-  const std::size_t v = c.varied ? static_cast<std::size_t>(3 * s + d + 1) : 0;
-  extents e;
-  if constexpr (Dims == 1)
-    e = {5000 + 300 * v, 1, 1};
-  else if constexpr (Dims == 2)
-    e = {70 + v, 65, 1};
-  else
-    e = {17 + v, 18, 33};
-  if (c.empties && (s + d + 3) % 3 == 2) e[0] = 0;
-  return e;
-}
-
-std::uint64_t seed_of(int s, int d) { return 1 + 101 * static_cast<std::uint64_t>(s) + d + 1; }
-
-template <class View>
-void zero(const View& v) {
-  Kokkos::deep_copy(v, typename View::value_type{0});
-}
-
-// Runs operation `o` `calls` times (a plan for several calls, the one-call form for one) and
-// checks every value every rank received.
-template <class T, int Dims>
-void check_operation(operation o, int root, const ndzip::mpi::options& opts, bool random,
-                     shape_choice shapes, int calls = 1) {
-  const exec_space exec;
-  const int me = rank(), n = world_size();
-  const MPI_Comm comm = MPI_COMM_WORLD;
-  using view = view_of<T, Dims>;
-  std::vector<view> sends, recvs;
-  view one;
-  const auto fresh = [&](int s, int d) {
-    view v = make<T, Dims>(piece_extents<Dims>(s, d, shapes));
-    if (s == me) fill(v, seed_of(s, d), random);
-    return v;
-  };
-  switch (o) {
-    case operation::bcast:
-      one = fresh(root, -1);
-      break;
-    case operation::gather:
-      one = fresh(me, root);
-      if (me == root)
-        for (int s = 0; s < n; ++s) recvs.push_back(make<T, Dims>(piece_extents<Dims>(s, root, shapes)));
-      break;
-    case operation::scatter:
-      one = make<T, Dims>(piece_extents<Dims>(root, me, shapes));
-      if (me == root)
-        for (int d = 0; d < n; ++d) sends.push_back(fresh(root, d));
-      break;
-    case operation::allgather:
-      one = fresh(me, -1);
-      for (int s = 0; s < n; ++s) recvs.push_back(make<T, Dims>(piece_extents<Dims>(s, -1, shapes)));
-      break;
-    case operation::alltoall:
-      for (int d = 0; d < n; ++d) sends.push_back(fresh(me, d));
-      for (int s = 0; s < n; ++s) recvs.push_back(make<T, Dims>(piece_extents<Dims>(s, me, shapes)));
-      break;
-  }
-  const auto run = [&](auto&& plan_or_call) {
-    for (int k = 0; k < calls; ++k) {
-      for (auto& v : recvs) zero(v);
-      if (o == operation::scatter || (o == operation::bcast && me != root)) zero(one);
-      plan_or_call();
-    }
-  };
-  if (calls == 1) {
-    run([&] {
-      switch (o) {
-        case operation::bcast: ndzip::mpi::bcast(exec, one, root, comm, opts); break;
-        case operation::gather: ndzip::mpi::gather(exec, one, recvs, root, comm, opts); break;
-        case operation::scatter: ndzip::mpi::scatter(exec, sends, one, root, comm, opts); break;
-        case operation::allgather: ndzip::mpi::allgather(exec, one, recvs, comm, opts); break;
-        case operation::alltoall: ndzip::mpi::alltoall(exec, sends, recvs, comm, opts); break;
-      }
-    });
-  } else {
-    switch (o) {
-      case operation::bcast: {
-        ndzip::mpi::bcast_plan plan(exec, one, root, comm, opts);
-        run([&] { plan.execute(); });
-        break;
-      }
-      case operation::gather: {
-        ndzip::mpi::gather_plan plan(exec, one, recvs, root, comm, opts);
-        run([&] { plan.execute(); });
-        break;
-      }
-      case operation::scatter: {
-        ndzip::mpi::scatter_plan plan(exec, sends, one, root, comm, opts);
-        run([&] { plan.execute(); });
-        break;
-      }
-      case operation::allgather: {
-        ndzip::mpi::allgather_plan plan(exec, one, recvs, comm, opts);
-        run([&] { plan.execute(); });
-        break;
-      }
-      case operation::alltoall: {
-        ndzip::mpi::alltoall_plan plan(exec, sends, recvs, comm, opts);
-        run([&] { plan.execute(); });
-        break;
-      }
-    }
-  }
-  INFO(name_of(o), " on rank ", me, " of ", n, ", root ", root);
-  switch (o) {
-    case operation::bcast:
-      CHECK(differences(one, seed_of(root, -1), random) == 0);
-      break;
-    case operation::gather:
-      for (int s = 0; s < static_cast<int>(recvs.size()); ++s)
-        CHECK(differences(recvs[s], seed_of(s, root), random) == 0);
-      break;
-    case operation::scatter:
-      CHECK(differences(one, seed_of(root, me), random) == 0);
-      break;
-    case operation::allgather:
-      for (int s = 0; s < n; ++s) CHECK(differences(recvs[s], seed_of(s, -1), random) == 0);
-      break;
-    case operation::alltoall:
-      for (int s = 0; s < n; ++s) CHECK(differences(recvs[s], seed_of(s, me), random) == 0);
-      break;
-  }
-}
-
-ndzip::mpi::options with(ndzip::mpi::compression_choice c, std::size_t segment_bytes = 0) {
-  ndzip::mpi::options o;
-  o.compression = c;
-  o.segment_bytes = segment_bytes;
-  return o;
-}
-
-using ndzip::mpi::compression_choice;
 
 }  // namespace
 
 TEST_CASE_TEMPLATE("every collective delivers every piece bit for bit", T, float, double) {
-  const int last = world_size() - 1;
-  for (operation o : all_operations)
-    for (int root : {0, last}) {
-      if ((o == operation::allgather || o == operation::alltoall) && root != 0) continue;
-      check_operation<T, 1>(o, root, with(compression_choice::always), false, {});
-      check_operation<T, 2>(o, root, with(compression_choice::always), false, {true, true});
-      check_operation<T, 3>(o, root, with(compression_choice::always), false, {true, false});
-    }
+  over_mpi link;
+  check_every_operation<T>(link);
 }
 
 TEST_CASE("collectives sent raw, adaptive, incompressible and in many rounds") {
-  const int last = world_size() - 1;
-  for (operation o : all_operations) {
-    const int root = o == operation::allgather || o == operation::alltoall ? 0 : last;
-    check_operation<float, 2>(o, root, with(compression_choice::never), false, {true, true});
-    check_operation<double, 3>(o, root, with(compression_choice::adaptive), false, {true, true}, 6);
-    check_operation<float, 1>(o, root, with(compression_choice::always), true, {true, false});
-    // Segments of 4 KiB: 5-7 rounds of the 1-D pieces, a different number from each source.
-    check_operation<float, 1>(o, root, with(compression_choice::always, 4096), false,
-                              {true, true}, 2);
-    check_operation<double, 2>(o, root, with(compression_choice::never, 4096), true, {true, false});
+  over_mpi link;
+  check_every_way(link);
+}
+
+TEST_CASE("collectives through every transport") {
+  // Host Views take in_place whatever the option; on a device, staged and mpi_device (its
+  // buffers in managed memory where MPI is not GPU-aware: mpi_test::mpi_device_testable).
+  over_mpi link;
+  for (auto t : {ndzip::mpi::transport_kind::staged, ndzip::mpi::transport_kind::mpi_device}) {
+    if (t == ndzip::mpi::transport_kind::mpi_device && !mpi_device_testable()) continue;
+    auto o = with(compression_choice::always, 4096);
+    o.transport = t;
+    check_operation<double, 2>(link, operation::alltoall, 0, o, false, {true, true}, 2);
+    check_operation<float, 1>(link, operation::bcast, world_size() - 1, o, false, {}, 2);
   }
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "mpi_test_support.hpp"
+#include "nccl_test_support.hpp"
 #include "ndzip/mpi.hpp"
 #include "ndzip/mpi/nccl.hpp"
 
@@ -28,22 +29,6 @@ using space = exec_space::memory_space;
 // C order, which NCCL transfers take as it is (Kokkos::Cuda's default, LayoutLeft, is copied).
 template <class Data>
 using view_of = Kokkos::View<Data, Kokkos::LayoutRight, space>;
-
-// One NCCL communicator over MPI_COMM_WORLD for the whole run.
-ncclComm_t world_nccl() {
-  static ncclComm_t comm = [] {
-    ncclUniqueId id;
-    if (mpi_test::rank() == 0) ncclGetUniqueId(&id);
-    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
-    int size = 0;
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    ncclComm_t c = nullptr;
-    if (ncclCommInitRank(&c, size, id, mpi_test::rank()) != ncclSuccess)
-      throw std::runtime_error("ncclCommInitRank failed");
-    return c;
-  }();
-  return comm;
-}
 
 ndzip::mpi::options with_segments(std::size_t bytes, ndzip::mpi::compression_choice c) {
   ndzip::mpi::options o;
@@ -63,7 +48,7 @@ ndzip::mpi::transfer_stats round_trip(const std::array<std::size_t, 3>& extents,
   if constexpr (Dims == 1) v = view("v", extents[0]);
   if constexpr (Dims == 2) v = view("v", extents[0], extents[1]);
   if constexpr (Dims == 3) v = view("v", extents[0], extents[1], extents[2]);
-  ndzip::mpi::nccl_communicator<exec_space> nc(exec_space(), world_nccl(), opts);
+  ndzip::mpi::nccl_communicator<exec_space> nc(exec_space(), mpi_test::world_nccl(), opts);
   ndzip::mpi::transfer_stats stats;
   if (is_sender()) {
     fill(v, seed, random);
@@ -110,7 +95,7 @@ TEST_CASE("nccl: incompressible values go raw, segment by segment") {
 }
 
 TEST_CASE("nccl: sendrecv moves both directions at once, of different shapes") {
-  ndzip::mpi::nccl_communicator<exec_space> nc(exec_space(), world_nccl(),
+  ndzip::mpi::nccl_communicator<exec_space> nc(exec_space(), mpi_test::world_nccl(),
                                                with_segments(128 << 10, {}));
   view_of<float**> even("even", 300, 512);
   view_of<double*> odd("odd", 200000);
@@ -133,7 +118,7 @@ TEST_CASE("nccl: sendrecv moves both directions at once, of different shapes") {
 }
 
 TEST_CASE("nccl: a transfer into a View of other extents is consumed and refused, in step") {
-  ndzip::mpi::nccl_communicator<exec_space> nc(exec_space(), world_nccl(),
+  ndzip::mpi::nccl_communicator<exec_space> nc(exec_space(), mpi_test::world_nccl(),
                                                with_segments(64 << 10, {}));
   view_of<float**> sent("sent", 256, 256), wrong("wrong", 255, 256);
   if (is_sender()) {
@@ -162,9 +147,9 @@ void forge(const std::vector<std::byte>& opening, const std::vector<std::size_t>
   Kokkos::deep_copy(device, Kokkos::View<const std::byte*, Kokkos::HostSpace,
                                          Kokkos::MemoryUnmanaged>(bytes.data(), bytes.size()));
   const cudaStream_t stream = exec_space().cuda_stream();
-  ncclSend(device.data(), nccl_opening_bytes, ncclUint8, peer(), world_nccl(), stream);
+  ncclSend(device.data(), nccl_opening_bytes, ncclUint8, peer(), mpi_test::world_nccl(), stream);
   for (const std::size_t p : payloads)
-    ncclSend(device.data() + nccl_opening_bytes, p, ncclUint8, peer(), world_nccl(), stream);
+    ncclSend(device.data() + nccl_opening_bytes, p, ncclUint8, peer(), mpi_test::world_nccl(), stream);
   exec_space().fence();
 }
 
@@ -190,7 +175,7 @@ std::vector<std::byte> opening_of(bool checksummed,
 // whole after it: nothing of the forged transfer was left unmatched.
 template <class Forge>
 void refused_then_in_step(Forge&& forge_it, const std::string& expected) {
-  ndzip::mpi::nccl_communicator<exec_space> nc(exec_space(), world_nccl(),
+  ndzip::mpi::nccl_communicator<exec_space> nc(exec_space(), mpi_test::world_nccl(),
                                                with_segments(4096, {}));
   view_of<float*> v("v", 2048);
   if (is_sender()) {
@@ -256,7 +241,7 @@ TEST_CASE("nccl: forged transfers are refused with a clear error, on the rank th
 TEST_CASE("nccl: strided Views go through C-order copies, and exchange() matches pieces by tag") {
   // The faces of a 3-D block, each a strided subview, both ways at once; two pieces travel
   // between the same two ranks, told apart by their tags (listed in another order on each side).
-  ndzip::mpi::nccl_communicator<exec_space> nc(exec_space(), world_nccl());
+  ndzip::mpi::nccl_communicator<exec_space> nc(exec_space(), mpi_test::world_nccl());
   using block = Kokkos::View<double***, space>;  // LayoutLeft on CUDA
   using face = Kokkos::View<double***, Kokkos::LayoutStride, space>;
   block mine("mine", 40, 48, 56), theirs("theirs", 40, 48, 56);
@@ -300,13 +285,13 @@ TEST_CASE("nccl: strided Views go through C-order copies, and exchange() matches
 
 TEST_CASE("nccl: calls it cannot make are refused before anything is sent") {
   view_of<float*> v("v", 64);
-  ndzip::mpi::nccl_communicator<exec_space> nc(exec_space(), world_nccl());
+  ndzip::mpi::nccl_communicator<exec_space> nc(exec_space(), mpi_test::world_nccl());
   CHECK_THROWS_AS(nc.send(v, 1 << 20), std::invalid_argument);
   CHECK_THROWS_AS(nc.recv(v, -1), std::invalid_argument);
   ndzip::mpi::options checksummed;
   checksummed.checksum = true;
   CHECK_THROWS_AS(
-      ndzip::mpi::nccl_communicator<exec_space>(exec_space(), world_nccl(), checksummed),
+      ndzip::mpi::nccl_communicator<exec_space>(exec_space(), mpi_test::world_nccl(), checksummed),
       std::invalid_argument);
   CHECK_THROWS_AS(ndzip::mpi::nccl_communicator<exec_space>(exec_space(), nullptr),
                   std::invalid_argument);

@@ -64,6 +64,13 @@ CPP_SETUPS = {
             "MPI_Comm comm = MPI_COMM_WORLD, cart = MPI_COMM_WORLD;\n"
             "using face_view = Kokkos::View<double***, Kokkos::LayoutStride>;\n"
             "std::vector<ndzip::mpi::piece<face_view>> sends, receives;"),
+    "collectives": ("#include <vector>",
+                    "auto exec = Kokkos::DefaultExecutionSpace();\n"
+                    "Kokkos::View<double***> field(\"field\", 16, 16, 16), "
+                    "mine(\"mine\", 16, 16, 16);\n"
+                    "std::vector<Kokkos::View<double***>> pieces(2, mine), to(2, mine), "
+                    "from(2, mine);\n"
+                    "const int root = 0;\nMPI_Comm comm = MPI_COMM_WORLD;"),
     "halo": ("#include <array>\n#include <vector>\n#include <ndzip/mpi.hpp>\n"
              "using direction = std::array<int, 3>;\n"
              "inline direction operator-(const direction& d) { return {-d[0], -d[1], -d[2]}; }\n"
@@ -180,7 +187,7 @@ def check_cpp(selected, args, work):
         f.write("int main(int argc, char** argv) {\n  Kokkos::ScopeGuard guard(argc, argv);\n")
         f.writelines(f"  snippet_{i}();\n" for i, _, _ in runs)
         f.write("}\n")
-    mpi_sources = [s for _, s, o in compiles if o.get("setup") in ("mpi", "halo", "async")]
+    mpi_sources = [s for _, s, o in compiles if o.get("setup") in ("mpi", "halo", "async", "collectives")]
     plain_sources = [s for _, s, _ in compiles if s not in mpi_sources]
     with open(os.path.join(project, "CMakeLists.txt"), "w", encoding="utf-8") as f:
         f.write(f"""cmake_minimum_required(VERSION 3.16)

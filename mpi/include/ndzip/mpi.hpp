@@ -73,6 +73,7 @@
 #include "ndzip/mpi/allgather.hpp"
 #include "ndzip/mpi/alltoall.hpp"
 #include "ndzip/mpi/bcast.hpp"
+#include "ndzip/mpi/collective_plan.hpp"
 #include "ndzip/mpi/collective_stats.hpp"
 #include "ndzip/mpi/gather.hpp"
 #include "ndzip/mpi/neighbor_exchange.hpp"

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "ndzip/mpi/collective_plan.hpp"
 #include "ndzip/mpi/collective_stats.hpp"
 #include "ndzip/mpi/detail/core/collective_arguments.hpp"
 #include "ndzip/mpi/detail/core/collective_engine.hpp"
@@ -26,23 +27,16 @@ namespace ndzip::mpi {
 
 // `sends[d]` goes to rank d, `recvs[s]` comes from rank s (its sends[this rank]), on every rank.
 template <class ExecSpace, class SendView, class RecvView>
-class alltoall_plan {
+class alltoall_plan : public collective_plan {
  public:
   alltoall_plan(const ExecSpace& exec, const std::vector<SendView>& sends,
                 const std::vector<RecvView>& recvs, MPI_Comm comm, const options& opts = {})
-      : m_call(detail::make_collective_call<ExecSpace, SendView, RecvView>(
+      : collective_plan(detail::make_collective_call<ExecSpace, SendView, RecvView>(
             exec, detail::mpi_collective_link<ExecSpace>(exec, comm, opts),
             [&](int rank, int size) {
               return detail::alltoall_arguments(sends, recvs, rank, size);
             },
             opts)) {}
-  // A plan over another link (nccl_communicator::alltoall_plan).
-  explicit alltoall_plan(std::unique_ptr<detail::collective_call> call) : m_call(std::move(call)) {}
-
-  collective_stats execute() { return m_call->execute(); }
-
- private:
-  std::unique_ptr<detail::collective_call> m_call;
 };
 
 template <class ExecSpace, class SendView, class RecvView>

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "ndzip/mpi/collective_plan.hpp"
 #include "ndzip/mpi/collective_stats.hpp"
 #include "ndzip/mpi/detail/core/collective_arguments.hpp"
 #include "ndzip/mpi/detail/core/collective_engine.hpp"
@@ -26,21 +27,14 @@ namespace ndzip::mpi {
 // written); a rank whose View differs throws ndzip::mpi::mismatch_error after the call, without
 // writing it, and the others complete.
 template <class ExecSpace, class View>
-class bcast_plan {
+class bcast_plan : public collective_plan {
  public:
   bcast_plan(const ExecSpace& exec, const View& values, int root, MPI_Comm comm,
              const options& opts = {})
-      : m_call(detail::make_collective_call<ExecSpace, View, View>(
+      : collective_plan(detail::make_collective_call<ExecSpace, View, View>(
             exec, detail::mpi_collective_link<ExecSpace>(exec, comm, opts),
             [&](int rank, int) { return detail::bcast_arguments(values, root, rank); },
             opts)) {}
-  // A plan over another link (nccl_communicator::bcast_plan).
-  explicit bcast_plan(std::unique_ptr<detail::collective_call> call) : m_call(std::move(call)) {}
-
-  collective_stats execute() { return m_call->execute(); }
-
- private:
-  std::unique_ptr<detail::collective_call> m_call;
 };
 
 template <class ExecSpace, class View>

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "ndzip/mpi/collective_plan.hpp"
 #include "ndzip/mpi/collective_stats.hpp"
 #include "ndzip/mpi/detail/core/collective_arguments.hpp"
 #include "ndzip/mpi/detail/core/collective_engine.hpp"
@@ -25,23 +26,16 @@ namespace ndzip::mpi {
 // `recvs` (at the root: one View per rank, piece r written from rank r's `send`; elsewhere
 // empty) may differ in extents from rank to rank, and may be empty Views.
 template <class ExecSpace, class SendView, class RecvView>
-class gather_plan {
+class gather_plan : public collective_plan {
  public:
   gather_plan(const ExecSpace& exec, const SendView& send, const std::vector<RecvView>& recvs,
               int root, MPI_Comm comm, const options& opts = {})
-      : m_call(detail::make_collective_call<ExecSpace, SendView, RecvView>(
+      : collective_plan(detail::make_collective_call<ExecSpace, SendView, RecvView>(
             exec, detail::mpi_collective_link<ExecSpace>(exec, comm, opts),
             [&](int rank, int size) {
               return detail::gather_arguments(send, recvs, root, rank, size);
             },
             opts)) {}
-  // A plan over another link (nccl_communicator::gather_plan).
-  explicit gather_plan(std::unique_ptr<detail::collective_call> call) : m_call(std::move(call)) {}
-
-  collective_stats execute() { return m_call->execute(); }
-
- private:
-  std::unique_ptr<detail::collective_call> m_call;
 };
 
 template <class ExecSpace, class SendView, class RecvView>

@@ -5,13 +5,16 @@
 // GPU-aware (or codes that move their data with NCCL already). Built where ndzip::mpi finds
 // NCCL at configure time (NDZIP_MPI_NCCL; NDZIP_MPI_HAS_NCCL is then defined); it makes no MPI
 // call, the user makes the NCCL communicator. Its operations: point-to-point (send, recv,
-// sendrecv) and the neighbor exchange (exchange), in detail/nccl/.
+// sendrecv), the neighbor exchange (exchange), and the collectives (bcast, gather, scatter,
+// allgather, alltoall; plan_bcast ... for repeated calls), in detail/nccl/.
 //
 //   ndzip::mpi::nccl_communicator<Kokkos::Cuda> nc(exec, nccl_comm);
 //   nc.send(values, peer);                     // on one rank
 //   nc.recv(values, peer);                     // on the other
 //   nc.sendrecv(face_out, right, face_in, left);  // both directions at once
 //   nc.exchange(sends, receives);              // pieces {View, peer, tag}: a halo
+//   nc.alltoall(sends, recvs);                 // every rank: collectives as over MPI
+//   auto plan = nc.plan_alltoall(sends, recvs);  plan.execute();   // repeated: no allocation
 //
 // Views of float or double, rank 1 to 3, in device memory; strided ones (the faces of a block)
 // are copied in C order through the communicator's memory on `exec`.
@@ -62,12 +65,17 @@
 #include <utility>
 #include <vector>
 
+#include "ndzip/mpi/collective_plan.hpp"
+#include "ndzip/mpi/collective_stats.hpp"
 #include "ndzip/mpi/detail/core/buffer_pool.hpp"
 #include "ndzip/mpi/detail/core/codec_cache.hpp"
+#include "ndzip/mpi/detail/core/collective_arguments.hpp"
+#include "ndzip/mpi/detail/core/collective_engine.hpp"
 #include "ndzip/mpi/detail/core/send_choice.hpp"
 #include "ndzip/mpi/detail/core/view_support.hpp"
 #include "ndzip/mpi/detail/gpu/stream.hpp"
 #include "ndzip/mpi/detail/nccl/api.hpp"
+#include "ndzip/mpi/detail/nccl/collective_link.hpp"
 #include "ndzip/mpi/detail/nccl/link.hpp"
 #include "ndzip/mpi/detail/nccl/point_to_point.hpp"
 #include "ndzip/mpi/detail/nccl/rounds.hpp"
@@ -147,7 +155,72 @@ class nccl_communicator {
     return complete(c);
   }
 
+  // The collectives of ndzip/mpi.hpp "Collectives" over NCCL (the same arguments as over MPI,
+  // without the communicator; every rank calls, in the same order as its other NCCL calls on
+  // the communicator, one at a time). A plan keeps its scratch and a stream of its own between
+  // calls; the one-call forms make one per call.
+  template <class View>
+  collective_plan plan_bcast(const View& values, int root) const {
+    return plan<View, View>(
+        [&](int rank, int) { return detail::bcast_arguments(values, root, rank); });
+  }
+  template <class SendView, class RecvView>
+  collective_plan plan_gather(const SendView& send, const std::vector<RecvView>& recvs,
+                              int root) const {
+    return plan<SendView, RecvView>([&](int rank, int size) {
+      return detail::gather_arguments(send, recvs, root, rank, size);
+    });
+  }
+  template <class SendView, class RecvView>
+  collective_plan plan_scatter(const std::vector<SendView>& sends, const RecvView& recv,
+                               int root) const {
+    return plan<SendView, RecvView>([&](int rank, int size) {
+      return detail::scatter_arguments(sends, recv, root, rank, size);
+    });
+  }
+  template <class SendView, class RecvView>
+  collective_plan plan_allgather(const SendView& send, const std::vector<RecvView>& recvs) const {
+    return plan<SendView, RecvView>(
+        [&](int rank, int size) { return detail::allgather_arguments(send, recvs, rank, size); });
+  }
+  template <class SendView, class RecvView>
+  collective_plan plan_alltoall(const std::vector<SendView>& sends,
+                                const std::vector<RecvView>& recvs) const {
+    return plan<SendView, RecvView>(
+        [&](int rank, int size) { return detail::alltoall_arguments(sends, recvs, rank, size); });
+  }
+  template <class View>
+  collective_stats bcast(const View& values, int root) const {
+    return plan_bcast(values, root).execute();
+  }
+  template <class SendView, class RecvView>
+  collective_stats gather(const SendView& send, const std::vector<RecvView>& recvs,
+                          int root) const {
+    return plan_gather(send, recvs, root).execute();
+  }
+  template <class SendView, class RecvView>
+  collective_stats scatter(const std::vector<SendView>& sends, const RecvView& recv,
+                           int root) const {
+    return plan_scatter(sends, recv, root).execute();
+  }
+  template <class SendView, class RecvView>
+  collective_stats allgather(const SendView& send, const std::vector<RecvView>& recvs) const {
+    return plan_allgather(send, recvs).execute();
+  }
+  template <class SendView, class RecvView>
+  collective_stats alltoall(const std::vector<SendView>& sends,
+                            const std::vector<RecvView>& recvs) const {
+    return plan_alltoall(sends, recvs).execute();
+  }
+
  private:
+  template <class SendView, class RecvView, class Arguments>
+  collective_plan plan(Arguments&& arguments_for) const {
+    return collective_plan(detail::make_collective_call<ExecSpace, SendView, RecvView>(
+        m_memory->exec(), detail::nccl_collective_link<ExecSpace>(m_memory, m_comm, m_rank, m_size),
+        arguments_for, m_opts));
+  }
+
   // What copies of a communicator share: the stream its calls queue NCCL's operations on, and
   // what the adaptive choice measured (options::compression), with the sends whose GPU time is
   // read back once it is known.

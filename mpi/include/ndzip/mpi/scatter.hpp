@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "ndzip/mpi/collective_plan.hpp"
 #include "ndzip/mpi/collective_stats.hpp"
 #include "ndzip/mpi/detail/core/collective_arguments.hpp"
 #include "ndzip/mpi/detail/core/collective_engine.hpp"
@@ -25,23 +26,16 @@ namespace ndzip::mpi {
 // `sends` (at the root: one View per rank, piece r read into rank r's `recv`; elsewhere empty)
 // may differ in extents from rank to rank, and may be empty Views.
 template <class ExecSpace, class SendView, class RecvView>
-class scatter_plan {
+class scatter_plan : public collective_plan {
  public:
   scatter_plan(const ExecSpace& exec, const std::vector<SendView>& sends, const RecvView& recv,
                int root, MPI_Comm comm, const options& opts = {})
-      : m_call(detail::make_collective_call<ExecSpace, SendView, RecvView>(
+      : collective_plan(detail::make_collective_call<ExecSpace, SendView, RecvView>(
             exec, detail::mpi_collective_link<ExecSpace>(exec, comm, opts),
             [&](int rank, int size) {
               return detail::scatter_arguments(sends, recv, root, rank, size);
             },
             opts)) {}
-  // A plan over another link (nccl_communicator::scatter_plan).
-  explicit scatter_plan(std::unique_ptr<detail::collective_call> call) : m_call(std::move(call)) {}
-
-  collective_stats execute() { return m_call->execute(); }
-
- private:
-  std::unique_ptr<detail::collective_call> m_call;
 };
 
 template <class ExecSpace, class SendView, class RecvView>

@@ -28,7 +28,16 @@ typedef enum {
   ncclNumResults = 8
 } ncclResult_t;
 
-typedef enum { ncclInt8 = 0, ncclChar = 0, ncclUint8 = 1 } ncclDataType_t;
+typedef enum {
+  ncclInt8 = 0,
+  ncclChar = 0,
+  ncclUint8 = 1,
+  ncclInt32 = 2,
+  ncclUint32 = 3,
+  ncclInt64 = 4,
+  ncclUint64 = 5
+} ncclDataType_t;
+typedef enum { ncclSum = 0, ncclProd = 1, ncclMax = 2, ncclMin = 3 } ncclRedOp_t;
 
 const char* ncclGetErrorString(ncclResult_t result);
 const char* ncclGetLastError(ncclComm_t comm);
@@ -41,6 +50,13 @@ ncclResult_t ncclSend(const void* send_buffer, size_t count, ncclDataType_t type
                       ncclComm_t comm, hipStream_t stream);
 ncclResult_t ncclRecv(void* receive_buffer, size_t count, ncclDataType_t type, int peer,
                       ncclComm_t comm, hipStream_t stream);
+ncclResult_t ncclAllReduce(const void* send_buffer, void* receive_buffer, size_t count,
+                           ncclDataType_t type, ncclRedOp_t op, ncclComm_t comm,
+                           hipStream_t stream);
+ncclResult_t ncclBroadcast(const void* send_buffer, void* receive_buffer, size_t count,
+                           ncclDataType_t type, int root, ncclComm_t comm, hipStream_t stream);
+ncclResult_t ncclAllGather(const void* send_buffer, void* receive_buffer, size_t send_count,
+                           ncclDataType_t type, ncclComm_t comm, hipStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -40,6 +40,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "ndzip/mpi/collective_plan.hpp"
 #include "ndzip/mpi/collective_stats.hpp"
 #include "ndzip/mpi/detail/core/batch_cache.hpp"
 #include "ndzip/mpi/detail/core/collective_arguments.hpp"
@@ -508,13 +509,6 @@ class collective_engine {
 }  // namespace ndzip::mpi::detail
 
 namespace ndzip::mpi::detail {
-
-// A collective plan's calls, whatever its engine's link.
-class collective_call {
- public:
-  virtual ~collective_call() = default;
-  virtual collective_stats execute() = 0;
-};
 
 template <class ExecSpace, class SendView, class RecvView, class Link>
 class collective_call_over final : public collective_call {
