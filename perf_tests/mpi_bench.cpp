@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ndzip-mpi-bench: effective bandwidth of ndzip::mpi against plain MPI between two ranks, on
-// Views in the default execution space's memory (device-resident on a GPU build).
+// Views in the default execution space's memory (device-resident on a GPU build); with
+// --collective, of its collectives on any number of ranks (mpi_bench_collective.cpp).
 //
 //   ping-pong  rank 0 sends a message, rank 1 sends it back; one-way time = round trip / 2
 //   exchange   both ranks send a message to each other at once (the two faces of a halo)
@@ -47,6 +48,7 @@
 #include <vector>
 
 #include "bench_inputs.hpp"
+#include "mpi_bench_collective.hpp"
 #include "positive_decimal.hpp"
 
 #if defined(KOKKOS_ENABLE_CUDA)
@@ -57,6 +59,8 @@
 #endif
 
 using namespace ndzip::perf::inputs;
+using ndzip::perf::mpi_bench::field_source;
+using ndzip::perf::mpi_bench::field_spec;
 using ndzip_perf::non_negative_number;
 using ndzip_perf::positive_decimal;
 using ndzip_perf::positive_number;
@@ -735,14 +739,6 @@ bool run_shape(const exec_space& exec, const config& cfg, const std::string& nam
   return dispatch(std::integral_constant<int, 3>{});
 }
 
-// A field the run measures: a synthetic one, random bits, or a dataset of the manifest.
-enum class field_source { synthetic, random, file };
-
-struct field_spec {
-  field_source source;
-  dataset data;  // name, type and extents; for field_source::file, the file
-};
-
 // "float 512x512x512".
 std::string describe(bool is_double, const std::vector<std::string>& extents) {
   std::string s = is_double ? "double " : "float ";
@@ -861,7 +857,8 @@ int main(int argc, char** argv) {
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   config cfg;
-  CLI::App app{"ndzip-mpi-bench: ndzip::mpi against plain MPI between two ranks"};
+  CLI::App app{"ndzip-mpi-bench: ndzip::mpi against plain MPI between two ranks, or in "
+               "collectives (--collective)"};
   app.add_flag("--synthetic", cfg.synthetic, "the synthetic fields (bench_inputs.hpp)");
   app.add_option("--manifest", cfg.manifest, "datasets: `file;float|double;dims slowest first`");
   app.add_flag("--incompressible", cfg.incompressible,
@@ -916,6 +913,8 @@ int main(int argc, char** argv) {
                  "doubles or random floats, with --sizes-mib 2048 --max-mib 2048)")
       ->check(positive_number);
   app.add_flag("--csv", cfg.csv, "CSV output");
+  ndzip::perf::mpi_bench::collective_config collective;
+  ndzip::perf::mpi_bench::add_collective_options(app, collective);
   int status = 0;
   try {
     app.parse(argc, argv);
@@ -937,27 +936,38 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 2;
   }
+  if (cfg.transport == nccl_transport) {
+    cfg.nccl = true;
+    cfg.transport = ndzip::mpi::transport_kind::automatic;
+  }
+  ndzip::mpi::options opts;
+  // A segment is one message at most (1 GiB) whatever is asked.
+  opts.segment_bytes = static_cast<std::size_t>(std::min(cfg.segment_mib, 1024.0) * 1048576.0);
+  opts.pipeline_depth = cfg.pipeline_depth;
+  opts.checksum = cfg.checksum;
+  opts.transport = cfg.transport;
+  opts.compression = cfg.compression;
+  // The exchange leaves its values alone until its isend completes, as MPI_Isend asks.
+  opts.values_stay_until_complete = !cfg.isend_copies;
+  if (!collective.operations.empty()) {
+    collective.sizes_mib = cfg.sizes_mib;
+    collective.max_mib = cfg.max_mib;
+    collective.repetitions = cfg.repetitions;
+    collective.csv = cfg.csv;
+    collective.nccl = cfg.nccl;
+    collective.opts = opts;
+    status = ndzip::perf::mpi_bench::run_collectives(collective, fields, argc, argv);
+    MPI_Finalize();
+    return status;
+  }
   if (size != 2) {
     if (rank() == 0) std::fprintf(stderr, "ndzip-mpi-bench: run on exactly 2 ranks\n");
     MPI_Finalize();
     return 2;
   }
-  if (cfg.transport == nccl_transport) {
-    cfg.nccl = true;
-    cfg.transport = ndzip::mpi::transport_kind::automatic;
-  }
   {
     Kokkos::ScopeGuard kokkos(argc, argv);
     const exec_space exec;
-    ndzip::mpi::options opts;
-    // A segment is one message at most (1 GiB) whatever is asked.
-    opts.segment_bytes = static_cast<std::size_t>(std::min(cfg.segment_mib, 1024.0) * 1048576.0);
-    opts.pipeline_depth = cfg.pipeline_depth;
-    opts.checksum = cfg.checksum;
-    opts.transport = cfg.transport;
-    opts.compression = cfg.compression;
-    // The exchange leaves its values alone until its isend completes, as MPI_Isend asks.
-    opts.values_stay_until_complete = !cfg.isend_copies;
     const ndzip::mpi::communicator<exec_space> channel(exec, MPI_COMM_WORLD, opts);
     // ndzip::mpi hands MPI the execution space's own memory where the host can access it (as
     // raw_channel does), else stages it or hands MPI device memory (channel.transport).

@@ -5,7 +5,8 @@ dataset and what is allowed, a non-zero exit status and no signal, before any tr
 62, rows 11 and 12: negative and NaN sizes were measured as 2-4 MiB, a link of -1 GB/s modelled,
 manifest extents whose product wraps around 2^64 read 16 bytes and crashed in compress_raw).
 The refusals come before the rank count is checked, so each runs as one process (MPI's singleton
-start, a tenth of mpiexec's); then a valid manifest still runs on 2 ranks under mpiexec.
+start, a tenth of mpiexec's); those of --collective, which checks its root against the rank
+count, run on 2 ranks under mpiexec; then a valid manifest still runs on 2 ranks under mpiexec.
 usage: mpi_bench_refusals.py MPIEXEC FLAGS... -- NDZIP_MPI_BENCH"""
 
 import os
@@ -33,6 +34,17 @@ OPTION_CASES = [
     (["--incompressible", "--scale", "1e-12"],
      "--scale 1e-12: the random field float 2.68435456e+20 needs"),
 ]
+
+# --collective's refusals, on 2 ranks (arguments; what the message must say).
+COLLECTIVE_CASES = [
+    (["--collective", "reduce"], "--collective: unknown operation 'reduce'; expected bcast, "
+     "gather, scatter, allgather, alltoall or all"),
+    (["--collective", "bcast", "--root", "2"], "--root 2: no rank of the 2 (0 to 1)"),
+]
+# Only where the bench offers --transport nccl (ndzip::mpi built with NCCL); elsewhere CLI11
+# refuses the transport itself.
+NCCL_CASE = (["--collective", "all", "--transport", "nccl"],
+             "--transport nccl with --collective: the NCCL collectives are not built yet")
 
 # A manifest line of a forged dataset (its file: FLOAT_BYTES zero bytes), and the message, with
 # {manifest} and {dir} for the temporary manifest and its folder.
@@ -78,8 +90,17 @@ def main():
             with open(manifest, "w") as f:
                 f.write(line + "\n")
             cases.append((["--manifest", manifest], expected.format(manifest=manifest, dir=where)))
-        for args, expected in cases:
-            done = run([bench] + args, env)
+        cases = [([bench] + args, args, expected) for args, expected in cases]
+        collective_cases = list(COLLECTIVE_CASES)
+        usage = run([bench, "--help"], env)
+        if usage is not None and "nccl->" in usage.stdout:
+            collective_cases.append(NCCL_CASE)
+        else:
+            print("skipped: " + " ".join(NCCL_CASE[0]) + ": built without NCCL")
+        cases += [(mpiexec + ["-n", "2", bench] + args, args, expected)
+                  for args, expected in collective_cases]
+        for command, args, expected in cases:
+            done = run(command, env)
             what = " ".join(args)
             if done is None:
                 failures.append(f"{what}: no exit within 120 s")
@@ -90,7 +111,7 @@ def main():
                                 f"(positive, no signal)\n{output}")
             elif expected not in done.stderr:
                 failures.append(f"{what}: the message lacks \"{expected}\"\n{output}")
-            elif "ping-pong" in done.stdout:
+            elif "ping-pong" in done.stdout or "operation" in done.stdout:
                 failures.append(f"{what}: refused only after measuring\n{output}")
             else:
                 print(f"ok: {what}: {done.stderr.strip().splitlines()[0]}")
