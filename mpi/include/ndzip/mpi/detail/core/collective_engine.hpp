@@ -28,6 +28,7 @@
 #include <Kokkos_Core.hpp>
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -57,6 +58,16 @@
 #include "ndzip/mpi/options.hpp"
 
 namespace ndzip::mpi::detail {
+
+#ifdef NDZIP_MPI_FAULT_INJECTION
+// Tests only (the collectives' test binary defines it): the next call on this rank fails, as an
+// allocation or the codec could, just before it compresses round `collective_fault_at()` (-1:
+// no fault), and clears the fault.
+inline std::atomic<long long>& collective_fault_at() {
+  static std::atomic<long long> round{-1};
+  return round;
+}
+#endif
 
 // A mismatched piece is received and dropped only up to this much more than its View holds:
 // a head announcing more stops the call (a receiver's memory stays bounded by its Views).
@@ -236,28 +247,63 @@ class collective_engine {
     std::vector<buffer> assemblies(m_rounds);
     const auto assemble = [&](std::uint64_t r) {
       if (r >= encoder.rounds()) return;
+#ifdef NDZIP_MPI_FAULT_INJECTION
+      if (collective_fault_at().load() == static_cast<long long>(r)) {
+        collective_fault_at() = -1;
+        throw std::runtime_error("injected fault before round " + std::to_string(r));
+      }
+#endif
       assemblies[r] = m_link.assembly(std::max<std::size_t>(encoder.region_bytes(r), 1));
       encoder.queue(r, compress, assemblies[r].data());
     };
+    // A failure of this rank's own work (an allocation, the codec) before a round's verdict is
+    // its refusal of the round, so that no rank waits for it; after the verdict, it is thrown
+    // once the call is over.
+    std::optional<std::string> failed_here;
+    m_failure = nullptr;
+    const auto fail_here = [&](const std::exception& e) {
+      if (failed_here) return;
+      failed_here = e.what();
+      m_failure = std::current_exception();
+    };
     // On a host backend the codec runs inside queue(): its time is the host's wait too.
     const auto first = clock::now();
-    assemble(0);
+    try {
+      assemble(0);
+    } catch (const std::exception& e) {
+      fail_here(e);
+    }
     stats.sent.codec_seconds += std::chrono::duration<double>(clock::now() - first).count();
     std::vector<std::exception_ptr> errors;  // mismatches and damaged streams, thrown at the end
     for (std::uint64_t r = 0; r < m_rounds; ++r) {
       const auto waiting = clock::now();
-      const std::uint64_t* sizes = r < encoder.rounds() ? encoder.wait(r) : nullptr;
-      const std::byte* outgoing = sent_region(r, sizes, assemblies);
-      assemble(r + 1);
-      if (m_link.stages_outgoing() && sizes) encoder.wait_staged(r);
+      const std::uint64_t* sizes = nullptr;
+      const std::byte* outgoing = nullptr;
+      if (!failed_here) try {
+          sizes = r < encoder.rounds() ? encoder.wait(r) : nullptr;
+          outgoing = sent_region(r, sizes, assemblies);
+          assemble(r + 1);
+          if (m_link.stages_outgoing() && sizes) encoder.wait_staged(r);
+        } catch (const std::exception& e) {
+          fail_here(e);
+          sizes = nullptr;
+          outgoing = nullptr;
+        }
       stats.sent.codec_seconds += std::chrono::duration<double>(clock::now() - waiting).count();
       exchange_heads(r, sizes, stats);
       std::vector<segment_head> heads(m_incoming.size());
       std::optional<std::string> refusal = check_heads(r, heads, errors);
       const round_counts counts = lay_out(r, sizes, heads);
       if (!refusal) refusal = m_link.fits(counts);
+      std::byte* inbox = nullptr;
+      if (!refusal && !failed_here) try {
+          inbox = take_inbox(counts);
+        } catch (const std::exception& e) {
+          fail_here(e);
+        }
+      if (failed_here) refusal = failed_here;
       agree_on_round(r, refusal, stats);
-      move_bytes(r, counts, outgoing, heads, stats);
+      move_bytes(r, counts, outgoing, inbox, heads, stats, errors);
       count_sent(r, sizes, stats);
     }
     const auto decoding = clock::now();
@@ -310,7 +356,8 @@ class collective_engine {
         write_transfer_head(head, slot);
         slot += transfer_head_bytes;
       }
-      if (r < head.segments()) {
+      // Without its sizes (this rank failed) the round's heads stay zeros: refused anyway.
+      if (sizes && r < head.segments()) {
         const bool raw = sizes[p] == head.slab_bytes(r);  // a stream is always smaller
         put_segment_head(slot, raw ? segment_kind::raw : segment_kind::stream, r, sizes[p], 0);
       }
@@ -381,18 +428,25 @@ class collective_engine {
   void agree_on_round(std::uint64_t r, const std::optional<std::string>& refusal,
                       collective_stats& stats) {
     const auto t = clock::now();
-    std::int64_t all = refusal ? m_rank + 1 : 0;
-    m_link.allreduce_max(&all, 1);
+    // A rank that failed, and a rank that refused a head: a failure explains the refusals it
+    // causes (the heads it could not send), so it is what the other ranks report.
+    std::int64_t all[2] = {m_failure ? m_rank + 1 : 0, refusal ? m_rank + 1 : 0};
+    m_link.allreduce_max(all, 2);
     stats.agree_seconds += std::chrono::duration<double>(clock::now() - t).count();
-    if (all == 0) return;
+    if (all[0] == 0 && all[1] == 0) return;
     m_exec.fence();
+    if (m_failure) std::rethrow_exception(m_failure);
+    if (all[0] > 0)
+      throw error(std::string(name()) + ": rank " + std::to_string(all[0] - 1) +
+                  " failed in round " + std::to_string(r) +
+                  " (its error says why); the call stopped on every rank");
     if (refusal) {
       if (m_oversized) throw mismatch_error(*refusal);
       throw stream_error(*refusal + " (the call stopped on every rank)");
     }
-    throw stream_error(std::string(name()) + ": rank " + std::to_string(all - 1) +
-                       " refused a piece's head in round " + std::to_string(r) +
-                       " (its error says why); the call stopped on every rank");
+    throw error(std::string(name()) + ": rank " + std::to_string(all[1] - 1) +
+                " refused a piece's head in round " + std::to_string(r) +
+                " (its error says why); the call stopped on every rank");
   }
 
   // Round r's layout in units of collective_unit: this rank's sends per head slot (where each
@@ -426,16 +480,33 @@ class collective_engine {
     return c;
   }
 
-  // The payloads of round r, by the operation's collective, and their decoding queued.
+  // Where round r's payloads arrive: room for the announced ones, kept until the call is over.
+  std::byte* take_inbox(const round_counts& counts) {
+    const std::size_t bytes = static_cast<std::size_t>(counts.recv_total) * collective_unit;
+    m_inboxes.push_back(m_link.inbox(std::max<std::size_t>(bytes, 1)));
+    return m_inboxes.back().data();
+  }
+
+  // The payloads of round r, by the operation's collective, and their decoding queued (a
+  // failure to queue it is thrown once the call is over).
   void move_bytes(std::uint64_t r, const round_counts& counts, const std::byte* outgoing,
-                  const std::vector<segment_head>& heads, collective_stats& stats) {
+                  std::byte* inbox, const std::vector<segment_head>& heads,
+                  collective_stats& stats, std::vector<std::exception_ptr>& errors) {
     const std::size_t inbox_bytes = static_cast<std::size_t>(counts.recv_total) * collective_unit;
-    m_inboxes.push_back(m_link.inbox(std::max<std::size_t>(inbox_bytes, 1)));
-    std::byte* inbox = m_inboxes.back().data();
     const auto t = clock::now();
     m_link.move_bytes(m_args.kind, m_args.root, counts, outgoing, inbox);
     stats.link_seconds += std::chrono::duration<double>(clock::now() - t).count();
-    // The round's decoding, from the inbox or its copy in the execution space's memory.
+    try {
+      queue_decoding(r, counts, inbox, inbox_bytes, heads, stats);
+    } catch (...) {
+      errors.push_back(std::current_exception());
+    }
+  }
+
+  // Round r's decoding, from the inbox or its copy in the execution space's memory.
+  void queue_decoding(std::uint64_t r, const round_counts& counts, const std::byte* inbox,
+                      std::size_t inbox_bytes, const std::vector<segment_head>& heads,
+                      collective_stats& stats) {
     buffer copy;
     const std::byte* at = m_link.to_codec(inbox, inbox_bytes, copy);
     if (copy) m_inboxes.push_back(copy);
@@ -504,6 +575,7 @@ class collective_engine {
   std::vector<std::byte> m_out_heads, m_in_heads;
   std::vector<buffer> m_staged, m_inboxes;
   std::optional<mismatch_error> m_oversized;
+  std::exception_ptr m_failure;  // this rank's own failure in the call, rethrown here
   send_history m_history;
   std::optional<send_mode> m_last_mode;
   double m_last_seconds = 0;
