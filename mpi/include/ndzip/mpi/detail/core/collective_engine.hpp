@@ -20,8 +20,8 @@
 //   3. one fence; every stream's outcome checked; strided Views unpacked; own pieces copied.
 //
 // A link offers: rank(), size(), require_ready(call), refused() (an option it cannot take),
-// its memory (assembly, inbox, stages_outgoing, staging, stage_outgoing, to_codec: as
-// detail/mpi/transport.hpp's), allreduce_max(values, count) of host integers,
+// its memory (assembly, inbox, stages_outgoing, staging, stage_outgoing, decodes_inbox,
+// codec_buffer, copy_to_codec: as detail/mpi/transport.hpp's), allreduce_max(values, count) of host integers,
 // exchange_heads(kind, root, out, in, head_bytes) of host bytes, fits(counts) (why it cannot
 // move a round so laid out, if it cannot) and move_bytes(kind, root, counts, send, recv).
 
@@ -72,6 +72,40 @@ inline std::atomic<long long>& collective_fault_at() {
 // A mismatched piece is received and dropped only up to this much more than its View holds:
 // a head announcing more stops the call (a receiver's memory stays bounded by its Views).
 inline constexpr std::uint64_t mismatch_slack_bytes = std::uint64_t{16} << 20;
+
+// Buffers a plan keeps between calls, carved round by round: one allocation holds every round
+// of a call where the sizes expected from the Views fit, and a round that does not (a piece of
+// other extents) takes a buffer of its own for the call.
+class round_arena {
+ public:
+  // Room for `bytes` in one buffer, made by `make(bytes)` where the one kept is smaller.
+  template <class Make>
+  void reserve(std::size_t bytes, Make&& make) {
+    if (m_block.size() < bytes) m_block = make(std::max<std::size_t>(bytes, 1));
+  }
+  // Starts a call: the block is free again, the extra buffers given back.
+  void reset() {
+    m_used = 0;
+    m_extra.clear();
+  }
+  // `bytes` for one round, at a multiple of collective_unit.
+  template <class Make>
+  std::byte* take(std::size_t bytes, Make&& make) {
+    bytes = static_cast<std::size_t>(round_up_to_unit(bytes));
+    if (m_block && m_used + bytes <= m_block.size()) {
+      std::byte* at = m_block.data() + m_used;
+      m_used += bytes;
+      return at;
+    }
+    m_extra.push_back(make(std::max<std::size_t>(bytes, 1)));
+    return m_extra.back().data();
+  }
+
+ private:
+  buffer m_block;
+  std::size_t m_used = 0;
+  std::vector<buffer> m_extra;
+};
 
 // One collective on this rank (collective_arguments.hpp says which pieces it sends and
 // receives) over `Link`, with everything it needs kept between calls: the encoder and decoder's
@@ -131,8 +165,7 @@ class collective_engine {
       run_rounds(mode == send_mode::compressed, stats, failure);
     } catch (...) {
       m_exec.fence();  // no queued work may outlive the buffers of the call
-      m_staged.clear();
-      m_inboxes.clear();
+      reset_rounds();
       throw;
     }
     m_last_mode = mode;
@@ -189,6 +222,30 @@ class collective_engine {
       m_incoming.push_back(in);
       m_values_bytes += v.size() * sizeof(value_type);
     }
+    reserve_rounds();
+  }
+
+  // The kept buffers for the rounds the Views expect: what this rank's segments take, and what
+  // the segments it receives take (and its own piece, which MPI_Allgatherv delivers to it).
+  void reserve_rounds() {
+    const auto& encoder = *m_encoder;
+    std::size_t sent = 0, received = 0;
+    for (std::uint64_t r = 0; r < encoder.rounds(); ++r) {
+      sent += encoder.region_bytes(r);
+      if (m_args.kind == collective_kind::allgather) received += encoder.region_bytes(r);
+    }
+    for (const auto& in : m_incoming)
+      for (std::uint64_t r = 0; r < in.expected.segments(); ++r) {
+        const slab_shape shape = slab_of(in.expected, r);
+        const std::size_t bound = holds_hypercube<value_type>(shape) ? stream_bound<value_type>(shape) : 0;
+        received += round_up_to_unit(std::max<std::size_t>(bound, in.expected.slab_bytes(r)));
+      }
+    m_assemblies.reserve(sent, [&](std::size_t b) { return m_link.assembly(b); });
+    if (m_link.stages_outgoing())
+      m_staged.reserve(sent, [&](std::size_t b) { return m_link.staging(b); });
+    m_inboxes.reserve(received, [&](std::size_t b) { return m_link.inbox(b); });
+    if (!m_link.decodes_inbox())
+      m_codec_copies.reserve(received, [&](std::size_t b) { return m_link.codec_buffer(b); });
   }
 
   // Where the codec reads a sent View: its own memory, or a packed copy (refreshed per call).
@@ -244,7 +301,8 @@ class collective_engine {
     m_decoder.reset(m_incoming.size(), m_rounds);
     for (auto& in : m_incoming) in.decode = false;
     m_oversized.reset();
-    std::vector<buffer> assemblies(m_rounds);
+    reset_rounds();
+    std::vector<std::byte*> assemblies(m_rounds, nullptr);
     const auto assemble = [&](std::uint64_t r) {
       if (r >= encoder.rounds()) return;
 #ifdef NDZIP_MPI_FAULT_INJECTION
@@ -253,8 +311,9 @@ class collective_engine {
         throw std::runtime_error("injected fault before round " + std::to_string(r));
       }
 #endif
-      assemblies[r] = m_link.assembly(std::max<std::size_t>(encoder.region_bytes(r), 1));
-      encoder.queue(r, compress, assemblies[r].data());
+      assemblies[r] = m_assemblies.take(encoder.region_bytes(r),
+                                        [&](std::size_t b) { return m_link.assembly(b); });
+      encoder.queue(r, compress, assemblies[r]);
     };
     // A failure of this rank's own work (an allocation, the codec) before a round's verdict is
     // its refusal of the round, so that no rank waits for it; after the verdict, it is thrown
@@ -321,25 +380,33 @@ class collective_engine {
     m_exec.fence();
     stats.received.codec_seconds += std::chrono::duration<double>(clock::now() - decoding).count();
     stats.rounds = m_rounds;
-    m_staged.clear();
-    m_inboxes.clear();
+    reset_rounds();
     if (!errors.empty()) failure = errors.front();
   }
 
   // Where the link sends round r's payloads from: the assembly, or a staging copy of each payload
-  // (queued; the caller fences).
+  // (queued; the caller waits for it).
   const std::byte* sent_region(std::uint64_t r, const std::uint64_t* sizes,
-                               const std::vector<buffer>& assemblies) {
+                               const std::vector<std::byte*>& assemblies) {
     if (!sizes) return nullptr;
-    if (!m_link.stages_outgoing()) return assemblies[r].data();
+    if (!m_link.stages_outgoing()) return assemblies[r];
     auto& encoder = *m_encoder;
-    m_staged.push_back(m_link.staging(std::max<std::size_t>(encoder.region_bytes(r), 1)));
+    std::byte* staged = m_staged.take(encoder.region_bytes(r),
+                                      [&](std::size_t b) { return m_link.staging(b); });
     for (std::size_t p = 0; p < encoder.pieces().size(); ++p)
-      m_link.stage_outgoing(m_staged.back().data() + encoder.payload_offset(r, p),
-                                  assemblies[r].data() + encoder.payload_offset(r, p),
-                                  round_up_to_unit(sizes[p]));
+      m_link.stage_outgoing(staged + encoder.payload_offset(r, p),
+                            assemblies[r] + encoder.payload_offset(r, p),
+                            round_up_to_unit(sizes[p]));
     encoder.queue_staged_mark(r);
-    return m_staged.back().data();
+    return staged;
+  }
+
+  // The kept buffers free for a call.
+  void reset_rounds() {
+    m_assemblies.reset();
+    m_staged.reset();
+    m_inboxes.reset();
+    m_codec_copies.reset();
   }
 
   // The heads of round r, by the operation's fixed-size collective.
@@ -483,8 +550,7 @@ class collective_engine {
   // Where round r's payloads arrive: room for the announced ones, kept until the call is over.
   std::byte* take_inbox(const round_counts& counts) {
     const std::size_t bytes = static_cast<std::size_t>(counts.recv_total) * collective_unit;
-    m_inboxes.push_back(m_link.inbox(std::max<std::size_t>(bytes, 1)));
-    return m_inboxes.back().data();
+    return m_inboxes.take(bytes, [&](std::size_t b) { return m_link.inbox(b); });
   }
 
   // The payloads of round r, by the operation's collective, and their decoding queued (a
@@ -507,9 +573,13 @@ class collective_engine {
   void queue_decoding(std::uint64_t r, const round_counts& counts, const std::byte* inbox,
                       std::size_t inbox_bytes, const std::vector<segment_head>& heads,
                       collective_stats& stats) {
-    buffer copy;
-    const std::byte* at = m_link.to_codec(inbox, inbox_bytes, copy);
-    if (copy) m_inboxes.push_back(copy);
+    const std::byte* at = inbox;
+    if (!m_link.decodes_inbox()) {
+      std::byte* copy = m_codec_copies.take(inbox_bytes,
+                                            [&](std::size_t b) { return m_link.codec_buffer(b); });
+      m_link.copy_to_codec(copy, inbox, inbox_bytes);
+      at = copy;
+    }
     std::vector<const std::byte*> payloads(m_incoming.size(), nullptr);
     for (std::size_t q = 0; q < m_incoming.size(); ++q) {
       const std::size_t slot = one_recv_slot() ? 0 : m_recv_slots[q];
@@ -571,9 +641,10 @@ class collective_engine {
   std::vector<std::size_t> m_repack;
   std::vector<SendView> m_repack_views;
   std::vector<std::pair<RecvView, std::size_t>> m_unpack;
-  // Per call: host heads, staging copies and inboxes (kept until the last round is decoded).
+  // Host heads of a round; the rounds' assemblies, staging copies, inboxes and the codec's copies
+  // of them (kept between calls, every round of a call until its last is decoded).
   std::vector<std::byte> m_out_heads, m_in_heads;
-  std::vector<buffer> m_staged, m_inboxes;
+  round_arena m_assemblies, m_staged, m_inboxes, m_codec_copies;
   std::optional<mismatch_error> m_oversized;
   std::exception_ptr m_failure;  // this rank's own failure in the call, rethrown here
   send_history m_history;

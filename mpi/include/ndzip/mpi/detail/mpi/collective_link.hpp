@@ -78,8 +78,12 @@ class mpi_collective_link {
   void stage_outgoing(std::byte* to, const std::byte* from, std::size_t bytes) {
     m_transport->stage_outgoing(to, from, bytes);
   }
-  const std::byte* to_codec(const std::byte* at, std::size_t bytes, buffer& copy) {
-    return m_transport->to_codec(at, bytes, copy);
+  // Whether the decoder reads an inbox where it is (not through host staging), else a copy in
+  // a codec buffer.
+  bool decodes_inbox() const { return m_transport->kind() != transport_kind::staged; }
+  buffer codec_buffer(std::size_t bytes) { return buffer(m_memory->device_buffer(bytes)); }
+  void copy_to_codec(std::byte* to, const std::byte* from, std::size_t bytes) {
+    m_transport->unpack(to, from, bytes);
   }
 
   void allreduce_max(std::int64_t* values, int count) {

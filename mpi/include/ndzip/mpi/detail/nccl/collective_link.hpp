@@ -46,7 +46,9 @@ class nccl_collective_link {
   bool stages_outgoing() const { return false; }
   buffer staging(std::size_t bytes) { return buffer(m_memory->staging_buffer(bytes)); }
   void stage_outgoing(std::byte*, const std::byte*, std::size_t) {}
-  const std::byte* to_codec(const std::byte* at, std::size_t, buffer&) { return at; }
+  bool decodes_inbox() const { return true; }
+  buffer codec_buffer(std::size_t bytes) { return buffer(m_memory->device_buffer(bytes)); }
+  void copy_to_codec(std::byte*, const std::byte*, std::size_t) {}
 
   void allreduce_max(std::int64_t* values, int count) {
     const std::size_t bytes = sizeof(std::int64_t) * static_cast<std::size_t>(count);
