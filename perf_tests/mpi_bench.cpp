@@ -60,6 +60,8 @@
 
 using namespace ndzip::perf::inputs;
 using ndzip::perf::mpi_bench::field_source;
+using ndzip::perf::mpi_bench::median;
+using ndzip::perf::mpi_bench::rank;
 using ndzip::perf::mpi_bench::field_spec;
 using ndzip_perf::non_negative_number;
 using ndzip_perf::positive_decimal;
@@ -97,18 +99,6 @@ struct measurement {
   double plain_share = 0;  // of the timed transfers both ranks sent, those sent plain (ndzip)
   bool verified = true;
 };
-
-int rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // Rank 0's value for both ranks.
 double agreed(double v) {
@@ -512,26 +502,8 @@ std::pair<measurement, measurement> run_message(const exec_space& exec, const Vi
 }
 
 #ifdef NDZIP_MPI_HAS_NCCL
-// Throws std::runtime_error where an NCCL call failed. The bench checks NCCL itself: ndzip::mpi
-// keeps its own NCCL checks internal. ncclInProgress is no failure (a call of a non-blocking
-// communicator still under way; the bench's communicator blocks, so its calls do not return it).
-void check_nccl(ncclResult_t rc, const char* what) {
-  if (rc != ncclSuccess && rc != ncclInProgress)
-    throw std::runtime_error(std::string("NCCL: ") + what + " failed: " + ncclGetErrorString(rc));
-}
-
-// The NCCL communicator of the two ranks (--transport nccl), made once.
-ncclComm_t bench_nccl() {
-  static const ncclComm_t comm = [] {
-    ncclUniqueId id;
-    if (rank() == 0) ncclGetUniqueId(&id);
-    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
-    ncclComm_t c = nullptr;
-    check_nccl(ncclCommInitRank(&c, 2, id, rank()), "ncclCommInitRank");
-    return c;
-  }();
-  return comm;
-}
+using ndzip::perf::mpi_bench::check_nccl;
+using ndzip::perf::mpi_bench::world_nccl;
 
 // Raw through NCCL: ncclSend and ncclRecv of the values on the instance's stream (grouped in an
 // exchange), on the NCCL communicator of `channel`; settled by fencing the instance.
@@ -573,7 +545,7 @@ template <class View>
 std::pair<measurement, measurement> run_message_nccl(const exec_space& exec, const View& sent,
                                                      bool exchange, int reps,
                                                      const ndzip::mpi::options& opts) {
-  const ndzip::mpi::nccl_communicator<exec_space> channel(exec, bench_nccl(), opts);
+  const ndzip::mpi::nccl_communicator<exec_space> channel(exec, world_nccl(), opts);
   return measure_message<raw_nccl_link>(exec, channel, sent, exchange, reps, opts);
 }
 #endif
@@ -895,7 +867,8 @@ int main(int argc, char** argv) {
   app.add_option("--transport", cfg.transport,
                  "how device buffers meet MPI (ndzip::mpi::options::transport): automatic, "
                  "staged, or mpi-device (only with a GPU-aware MPI); or nccl (raw: ncclSend and "
-                 "ncclRecv; ndzip: nccl_communicator), where ndzip::mpi is built with NCCL")
+                 "ncclRecv, or NCCL's collectives with --collective; ndzip: nccl_communicator), "
+                 "where ndzip::mpi is built with NCCL")
       ->transform(CLI::CheckedTransformer(transports, CLI::ignore_case));
   const std::map<std::string, ndzip::mpi::compression_choice> choices = {
       {"adaptive", ndzip::mpi::compression_choice::adaptive},

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // ndzip-mpi-bench --collective: the compressed collectives of ndzip::mpi (ndzip/mpi/bcast.hpp ...
 // alltoall.hpp) against MPI's own collective of the same values, on every rank of
-// MPI_COMM_WORLD (2 or more).
+// MPI_COMM_WORLD (2 or more); with --transport nccl, those of ndzip::mpi::nccl_communicator
+// against NCCL's.
 //
 // A piece is the first rows of a field of about the size asked for (--sizes-mib), the same field
 // on every rank (synthetic, random bits or a dataset of a manifest, as the point-to-point mode
@@ -12,12 +13,17 @@
 // compressed collective's transport uses: host memory; device memory handed to MPI with
 // mpi-device, else staged through host-pinned copies made in the call, as the point-to-point
 // mode's raw path does. Compressed: the operation's ndzip::mpi plan, made once, reading the same
-// sent buffers and writing the same receive buffers. Every piece received by either is compared
+// sent buffers and writing the same receive buffers. Through NCCL (one NCCL communicator over
+// MPI_COMM_WORLD, one rank per GPU), raw: ncclBroadcast, ncclAllGather, or grouped ncclSend and
+// ncclRecv of each piece (gather, scatter, alltoall: NCCL has no such collectives) of the values
+// in device memory, on the instance's stream, waited for; compressed: the operation's plan of an
+// nccl_communicator (plan_bcast ... plan_alltoall). Every piece received by either is compared
 // bit for bit with the field after its timed calls; since all pieces hold the same values, this
 // checks the values, not where they went (mpi/tests/test_collectives.cpp checks that).
 //
 // The time of a call is its slowest rank's, from an MPI_Barrier to the call's return on that
-// rank; each figure is the median over --repetitions calls. GB/s = the uncompressed bytes of the
+// rank (a raw NCCL call returns once its stream is done, a plan once its values are decoded);
+// each figure is the median over --repetitions calls. GB/s = the uncompressed bytes of the
 // largest result one rank ends with (its piece for bcast and scatter; n pieces for gather at the
 // root, allgather and alltoall: nccl-tests' "algorithm bandwidth") / that time. The time split
 // comes from ndzip::mpi::collective_stats, each part that of the rank which spent the longest
@@ -32,6 +38,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -39,10 +46,15 @@
 #include <iterator>
 #include <memory>
 #include <ndzip/mpi.hpp>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#ifdef NDZIP_MPI_HAS_NCCL
+#include <cuda_runtime.h>
+#endif
 
 namespace ndzip::perf::mpi_bench {
 namespace {
@@ -64,22 +76,10 @@ constexpr const char* operation_names[] = {"bcast", "gather", "scatter", "allgat
 const char* name_of(operation o) { return operation_names[static_cast<int>(o)]; }
 bool rooted(operation o) { return o != operation::allgather && o != operation::alltoall; }
 
-int rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
 int ranks() {
   int n = 1;
   MPI_Comm_size(MPI_COMM_WORLD, &n);
   return n;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 // The pieces rank `me` of `n` sends and receives in operation `o` (its piece to itself included).
@@ -138,9 +138,9 @@ std::size_t differing_values(const exec_space& exec, const T* got, const T* want
   return bad;
 }
 
-// Values where plain MPI reads or writes them: in the execution space's memory, handed to MPI
-// there where the host can access it or the transport hands MPI device memory
-// (`device_pointers`), else through a host-pinned copy made in each call.
+// Values where plain MPI (or NCCL) reads or writes them: in the execution space's memory, handed
+// over there where the host can access it or the link takes device memory (`device_pointers`:
+// the mpi-device transport, NCCL), else through a host-pinned copy made in each call.
 template <class T>
 struct raw_buffer {
   Kokkos::View<T*, memory_space> values;
@@ -234,33 +234,150 @@ std::vector<piece_view<T, Dims>> pieces_of(const Kokkos::View<T*, memory_space>&
 
 using collective_call = std::function<ndzip::mpi::collective_stats()>;
 
-// The ndzip::mpi plan of `o` on this rank's `sends` and `recvs` (pieces_sent and
-// pieces_received of them), made once; the function executes it.
-template <class View>
-collective_call compressed_plan(operation o, const exec_space& exec, const std::vector<View>& sends,
-                                const std::vector<View>& recvs, int root,
-                                const ndzip::mpi::options& opts) {
-  namespace nm = ndzip::mpi;
-  const MPI_Comm comm = MPI_COMM_WORLD;
-  const auto executing = [](auto plan) { return [plan] { return plan->execute(); }; };
-  switch (o) {
-    case operation::bcast:
-      return executing(std::make_shared<nm::bcast_plan<exec_space, View>>(
-          exec, sends.empty() ? recvs[0] : sends[0], root, comm, opts));
-    case operation::gather:
-      return executing(std::make_shared<nm::gather_plan<exec_space, View, View>>(
-          exec, sends[0], recvs, root, comm, opts));
-    case operation::scatter:
-      return executing(std::make_shared<nm::scatter_plan<exec_space, View, View>>(
-          exec, sends, recvs[0], root, comm, opts));
-    case operation::allgather:
-      return executing(std::make_shared<nm::allgather_plan<exec_space, View, View>>(
-          exec, sends[0], recvs, comm, opts));
-    default:
-      return executing(std::make_shared<nm::alltoall_plan<exec_space, View, View>>(
-          exec, sends, recvs, comm, opts));
-  }
+// A plan, made once, as a call the bench can copy (std::function): every copy executes it.
+template <class Plan>
+collective_call executing(Plan plan) {
+  return [p = std::make_shared<Plan>(std::move(plan))] { return p->execute(); };
 }
+
+// The collectives through MPI: raw, MPI's own (raw_collective), handed device memory where the
+// compressed collectives' transport is (`device_pointers`); compressed, ndzip::mpi's plans over
+// MPI_COMM_WORLD.
+struct mpi_link {
+  const exec_space& exec;
+  const ndzip::mpi::options& opts;
+  bool device_pointers;
+  // A buffer of n pieces is addressed in values by MPI's int counts and displacements.
+  static constexpr bool int_counts = true;
+
+  // The CSV's link column: how the bytes met MPI.
+  const char* name() const {
+    if (Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible) return "mpi";
+    return device_pointers ? "mpi-device" : "mpi-staged";
+  }
+
+  template <class T>
+  raw_collective<T> raw(operation o, int root, std::size_t count) const {
+    return {o, root, static_cast<int>(count), device_pointers};
+  }
+
+  // The plan of `o` on this rank's `sends` and `recvs` (pieces_sent and pieces_received of
+  // them).
+  template <class View>
+  collective_call plan(operation o, const std::vector<View>& sends, const std::vector<View>& recvs,
+                       int root) const {
+    namespace nm = ndzip::mpi;
+    const MPI_Comm comm = MPI_COMM_WORLD;
+    switch (o) {
+      case operation::bcast:
+        return executing(nm::bcast_plan<exec_space, View>(
+            exec, sends.empty() ? recvs[0] : sends[0], root, comm, opts));
+      case operation::gather:
+        return executing(
+            nm::gather_plan<exec_space, View, View>(exec, sends[0], recvs, root, comm, opts));
+      case operation::scatter:
+        return executing(
+            nm::scatter_plan<exec_space, View, View>(exec, sends, recvs[0], root, comm, opts));
+      case operation::allgather:
+        return executing(
+            nm::allgather_plan<exec_space, View, View>(exec, sends[0], recvs, comm, opts));
+      default:
+        return executing(nm::alltoall_plan<exec_space, View, View>(exec, sends, recvs, comm, opts));
+    }
+  }
+};
+
+#ifdef NDZIP_MPI_HAS_NCCL
+// One operation through NCCL on this rank's sent and received pieces of `count` values each
+// (piece p of a buffer at p * count), in device memory, counted in bytes: queued on the
+// instance's stream and waited for, so that a call's time is the transfer's.
+template <class T>
+struct raw_nccl_collective {
+  operation op;
+  int root;
+  std::size_t bytes;  // of a piece
+  ncclComm_t comm;
+  raw_buffer<T> send, recv;
+
+  raw_nccl_collective(operation o, int root_rank, std::size_t count, ncclComm_t c)
+      : op(o),
+        root(root_rank),
+        bytes(count * sizeof(T)),
+        comm(c),
+        send(pieces_sent(o, rank(), root_rank, ranks()) * count, true),
+        recv(pieces_received(o, rank(), root_rank, ranks()) * count, true) {}
+
+  void call(const exec_space& exec) {
+    const cudaStream_t stream = exec.cuda_stream();
+    auto* const out = reinterpret_cast<std::byte*>(send.values.data());
+    auto* const in = reinterpret_cast<std::byte*>(recv.values.data());
+    const int me = rank(), n = ranks();
+    // NCCL's own collectives where every piece goes as they lay it out; one group of a send and
+    // a receive per piece for the rest, so that all of them progress together.
+    if (op == operation::bcast) {
+      // In place: the root sends its piece, every other rank receives into its own.
+      std::byte* const values = me == root ? out : in;
+      check_nccl(ncclBroadcast(values, values, bytes, ncclUint8, root, comm, stream),
+                 "ncclBroadcast");
+    } else if (op == operation::allgather) {
+      check_nccl(ncclAllGather(out, in, bytes, ncclUint8, comm, stream), "ncclAllGather");
+    } else {
+      const auto send_to = [&](int peer, const std::byte* piece) {
+        check_nccl(ncclSend(piece, bytes, ncclUint8, peer, comm, stream), "ncclSend");
+      };
+      const auto receive_from = [&](int peer, std::byte* piece) {
+        check_nccl(ncclRecv(piece, bytes, ncclUint8, peer, comm, stream), "ncclRecv");
+      };
+      check_nccl(ncclGroupStart(), "ncclGroupStart");
+      for (int r = 0; r < n; ++r) {
+        const std::size_t at = static_cast<std::size_t>(r) * bytes;  // rank r's piece
+        if (op == operation::gather) {
+          if (r == root) send_to(r, out);
+          if (me == root) receive_from(r, in + at);
+        } else if (op == operation::scatter) {
+          if (me == root) send_to(r, out + at);
+          if (r == root) receive_from(r, in);
+        } else {
+          send_to(r, out + at);
+          receive_from(r, in + at);
+        }
+      }
+      check_nccl(ncclGroupEnd(), "ncclGroupEnd");
+    }
+    exec.fence();
+  }
+};
+
+// The collectives through NCCL: raw, NCCL's own (raw_nccl_collective) on the NCCL communicator
+// of `channel`; compressed, the plans of `channel`.
+struct nccl_link {
+  const ndzip::mpi::nccl_communicator<exec_space>& channel;
+  static constexpr bool int_counts = false;  // NCCL counts are size_t
+  const char* name() const { return "nccl"; }
+
+  template <class T>
+  raw_nccl_collective<T> raw(operation o, int root, std::size_t count) const {
+    return {o, root, count, channel.comm()};
+  }
+
+  template <class View>
+  collective_call plan(operation o, const std::vector<View>& sends, const std::vector<View>& recvs,
+                       int root) const {
+    switch (o) {
+      case operation::bcast:
+        return executing(channel.plan_bcast(sends.empty() ? recvs[0] : sends[0], root));
+      case operation::gather:
+        return executing(channel.plan_gather(sends[0], recvs, root));
+      case operation::scatter:
+        return executing(channel.plan_scatter(sends, recvs[0], root));
+      case operation::allgather:
+        return executing(channel.plan_allgather(sends[0], recvs));
+      default:
+        return executing(channel.plan_alltoall(sends, recvs));
+    }
+  }
+};
+#endif
 
 // The median over `reps` calls of `call` of the slowest rank's time, from an MPI_Barrier to the
 // call's return.
@@ -280,7 +397,7 @@ double timed_median(int reps, Call&& call) {
 // What the timed compressed calls reported (collective_stats), over every rank.
 struct call_split {
   // Medians over the calls of the longest any rank spent: waiting for the compression of its
-  // sent pieces, in MPI's collectives of heads and bytes, in the agreement steps, decoding.
+  // sent pieces, in the link's collectives of heads and bytes, in the agreement steps, decoding.
   double compress = 0, link = 0, agree = 0, decompress = 0;
   double ratio = 1;        // raw bytes / wire bytes of every piece the calls sent
   double plain_share = 0;  // of the calls on every rank, those that sent plain
@@ -335,6 +452,7 @@ bool verified(const exec_space& exec, operation o, const char* path,
 
 // One row of the output: an operation on pieces of one size from one input.
 struct row {
+  const char* link;  // mpi, mpi-staged, mpi-device, nccl
   operation op;
   std::string input;
   const char* type;
@@ -349,8 +467,8 @@ void print_header(const collective_config& cfg) {
   if (rank() != 0) return;
   if (cfg.csv)
     std::printf(
-        "operation,ranks,root,input,type,shape,piece_mib,compression,raw_gbps,ndzip_gbps,speedup,"
-        "ratio,compress_s,link_s,agree_s,decompress_s,plain_share,verified\n");
+        "link,operation,ranks,root,input,type,shape,piece_mib,compression,raw_gbps,ndzip_gbps,"
+        "speedup,ratio,compress_s,link_s,agree_s,decompress_s,plain_share,verified\n");
   else
     std::printf("%-9s %-20s %-6s %-16s %9s %9s %9s %6s %6s %8s %8s %8s %8s %5s\n", "operation",
                 "input", "type", "piece shape", "MiB", "raw GB/s", "ndzip", "x", "ratio", "comp ms",
@@ -367,8 +485,10 @@ void report(const collective_config& cfg, const row& r) {
   const call_split& s = r.split;
   if (cfg.csv) {
     const std::string root = rooted(r.op) ? std::to_string(cfg.root) : "";
-    std::printf("%s,%d,%s,%s,%s,%s,%.6g,%s,%.3f,%.3f,%.3f,%.3f,%.6f,%.6f,%.6f,%.6f,%.2f,%s\n",
-                name_of(r.op), ranks(), root.c_str(), r.input.c_str(), r.type, r.shape.c_str(), mib,
+    std::printf("%s,%s,%d,%s,%s,%s,%s,%.6g,%s,%.3f,%.3f,%.3f,%.3f,%.6f,%.6f,%.6f,%.6f,%.2f,"
+                "%s\n",
+                r.link, name_of(r.op), ranks(), root.c_str(), r.input.c_str(), r.type,
+                r.shape.c_str(), mib,
                 ndzip::mpi::compression_name(cfg.opts.compression), raw_gbps, ndzip_gbps,
                 ndzip_gbps / raw_gbps, s.ratio, s.compress, s.link, s.agree, s.decompress,
                 s.plain_share, r.verified ? "yes" : "NO");
@@ -382,12 +502,12 @@ void report(const collective_config& cfg, const row& r) {
   std::fflush(stdout);
 }
 
-// Operation `o` on pieces of the field's first `rows` rows, raw and compressed. Returns whether
-// every value arrived intact.
-template <class T, int Dims>
-bool run_pieces(const exec_space& exec, const collective_config& cfg, operation o,
-                const std::string& name, const Kokkos::View<T*, memory_space>& field,
-                const std::vector<std::size_t>& shape, std::size_t rows, bool device_pointers) {
+// Operation `o` on pieces of the field's first `rows` rows, raw and compressed through `link`
+// (mpi_link, nccl_link). Returns whether every value arrived intact.
+template <class T, int Dims, class Link>
+bool run_pieces(const exec_space& exec, const collective_config& cfg, const Link& link,
+                operation o, const std::string& name, const Kokkos::View<T*, memory_space>& field,
+                const std::vector<std::size_t>& shape, std::size_t rows) {
   const int n = ranks();
   std::size_t count = rows;
   std::string dims = std::to_string(rows);
@@ -396,9 +516,8 @@ bool run_pieces(const exec_space& exec, const collective_config& cfg, operation 
     dims += "x" + std::to_string(shape[a]);
   }
   const std::size_t piece_bytes = count * sizeof(T);
-  // A buffer of n pieces is addressed in values by MPI's int counts and displacements.
   const std::size_t most_pieces = o == operation::bcast ? 1 : n;
-  if (count > static_cast<std::size_t>(INT_MAX) / most_pieces) {
+  if (Link::int_counts && count > static_cast<std::size_t>(INT_MAX) / most_pieces) {
     if (rank() == 0)
       std::fprintf(stderr,
                    "ndzip-mpi-bench: %s of pieces of %s skipped: %zu x %zu values "
@@ -406,7 +525,7 @@ bool run_pieces(const exec_space& exec, const collective_config& cfg, operation 
                    name_of(o), dims.c_str(), most_pieces, count);
     return true;
   }
-  raw_collective<T> raw(o, cfg.root, static_cast<int>(count), device_pointers);
+  auto raw = link.template raw<T>(o, cfg.root, count);
   const auto piece = Kokkos::subview(field, std::make_pair(std::size_t{0}, count));
   for (std::size_t at = 0; at < raw.send.values.size(); at += count)
     Kokkos::deep_copy(exec, Kokkos::subview(raw.send.values, std::make_pair(at, at + count)),
@@ -417,7 +536,7 @@ bool run_pieces(const exec_space& exec, const collective_config& cfg, operation 
                                        : static_cast<int>(std::clamp<std::size_t>(
                                              (std::size_t{512} << 20) / piece_bytes, 5, 50));
 
-  raw.call(exec);  // warm-up: first touch, MPI's connections and buffers
+  raw.call(exec);  // warm-up: first touch, the link's connections and buffers
   const double raw_seconds = timed_median(reps, [&] { raw.call(exec); });
   const bool raw_ok = verified(exec, o, "raw", raw.recv.values, field, count, cfg.root);
 
@@ -425,9 +544,8 @@ bool run_pieces(const exec_space& exec, const collective_config& cfg, operation 
   exec.fence();
   const Kokkos::LayoutRight layout(rows, Dims > 1 ? shape[1] : KOKKOS_INVALID_INDEX,
                                    Dims > 2 ? shape[2] : KOKKOS_INVALID_INDEX);
-  const auto execute =
-      compressed_plan(o, exec, pieces_of<T, Dims>(raw.send.values, count, layout),
-                      pieces_of<T, Dims>(raw.recv.values, count, layout), cfg.root, cfg.opts);
+  const auto execute = link.plan(o, pieces_of<T, Dims>(raw.send.values, count, layout),
+                                 pieces_of<T, Dims>(raw.recv.values, count, layout), cfg.root);
   // The adaptive choice times both ways before it picks (options::compression; the first call
   // of each way is not timed): four calls, two more for good measure.
   const int warmups = cfg.opts.compression == ndzip::mpi::compression_choice::adaptive ? 6 : 1;
@@ -436,16 +554,16 @@ bool run_pieces(const exec_space& exec, const collective_config& cfg, operation 
   const double ndzip_seconds = timed_median(reps, [&] { stats.push_back(execute()); });
   const bool ndzip_ok = verified(exec, o, "ndzip", raw.recv.values, field, count, cfg.root);
 
-  report(cfg, {o, name, sizeof(T) == 4 ? "float" : "double", dims, piece_bytes, raw_seconds,
-               ndzip_seconds, split_of(stats), raw_ok && ndzip_ok});
+  report(cfg, {link.name(), o, name, sizeof(T) == 4 ? "float" : "double", dims, piece_bytes,
+               raw_seconds, ndzip_seconds, split_of(stats), raw_ok && ndzip_ok});
   return raw_ok && ndzip_ok;
 }
 
 // Every operation and piece size of the configuration on one field (the same on every rank).
-template <class T, int Dims>
-bool run_field(const exec_space& exec, const collective_config& cfg,
+template <class T, int Dims, class Link>
+bool run_field(const exec_space& exec, const collective_config& cfg, const Link& link,
                const std::vector<operation>& ops, const field_spec& f,
-               const Kokkos::View<T*, memory_space>& field, bool device_pointers) {
+               const Kokkos::View<T*, memory_space>& field) {
   const std::vector<std::size_t>& shape = f.data.extents;
   if (f.source == field_source::file) {
     const auto values = inputs::read_values<T>(f.data, field.size());
@@ -471,29 +589,54 @@ bool run_field(const exec_space& exec, const collective_config& cfg,
       const std::size_t rows = want_rows >= static_cast<double>(shape[0])
                                    ? shape[0]
                                    : std::max<std::size_t>(1, static_cast<std::size_t>(want_rows));
-      ok =
-          run_pieces<T, Dims>(exec, cfg, o, f.data.name, field, shape, rows, device_pointers) && ok;
+      ok = run_pieces<T, Dims>(exec, cfg, link, o, f.data.name, field, shape, rows) && ok;
       if (rows == shape[0]) break;  // the whole field: larger sizes would repeat it
     }
   return ok;
 }
 
-template <class T>
-bool run_input(const exec_space& exec, const collective_config& cfg,
-               const std::vector<operation>& ops, const field_spec& f, bool device_pointers) {
+template <class T, class Link>
+bool run_input(const exec_space& exec, const collective_config& cfg, const Link& link,
+               const std::vector<operation>& ops, const field_spec& f) {
   std::size_t n = 1;
   for (const auto e : f.data.extents) n *= e;
   const Kokkos::View<T*, memory_space> field(
       Kokkos::view_alloc(Kokkos::WithoutInitializing, f.data.name), n);
   switch (f.data.extents.size()) {
     case 1:
-      return run_field<T, 1>(exec, cfg, ops, f, field, device_pointers);
+      return run_field<T, 1>(exec, cfg, link, ops, f, field);
     case 2:
-      return run_field<T, 2>(exec, cfg, ops, f, field, device_pointers);
+      return run_field<T, 2>(exec, cfg, link, ops, f, field);
     default:
-      return run_field<T, 3>(exec, cfg, ops, f, field, device_pointers);
+      return run_field<T, 3>(exec, cfg, link, ops, f, field);
   }
 }
+
+// Every field through `link`; the text output's first line says the raw values' `path`.
+template <class Link>
+bool run_fields(const exec_space& exec, const collective_config& cfg, const Link& link,
+                const std::vector<operation>& ops, const std::vector<field_spec>& fields,
+                const char* path) {
+  if (rank() == 0 && !cfg.csv)
+    std::printf(
+        "# %s, %d ranks, root %d, compression %s; GB/s = uncompressed bytes of one "
+        "rank's result / the slowest rank's time (median); %s\n",
+        exec_space::name(), ranks(), cfg.root, ndzip::mpi::compression_name(cfg.opts.compression),
+        path);
+  print_header(cfg);
+  bool ok = true;
+  for (const field_spec& f : fields)
+    ok = (f.data.is_double ? run_input<double>(exec, cfg, link, ops, f)
+                           : run_input<float>(exec, cfg, link, ops, f)) &&
+         ok;
+  return ok;
+}
+
+#ifdef NDZIP_MPI_HAS_NCCL
+constexpr bool built_with_nccl = true;
+#else
+constexpr bool built_with_nccl = false;
+#endif
 
 }  // namespace
 
@@ -509,9 +652,9 @@ void add_collective_options(CLI::App& app, collective_config& cfg) {
       "OPERATION");
   CLI::Option* collective =
       app.add_option("--collective", cfg.operations,
-                     "time ndzip::mpi's compressed collectives against MPI's on 2 ranks or more: "
-                     "bcast, gather, scatter, allgather, alltoall or all (comma-separated); each "
-                     "rank's piece of --sizes-mib")
+                     "time ndzip::mpi's compressed collectives against MPI's (NCCL's with "
+                     "--transport nccl) on 2 ranks or more: bcast, gather, scatter, allgather, "
+                     "alltoall or all (comma-separated); each rank's piece of --sizes-mib")
           ->delimiter(',')
           ->check(known)
           ->excludes("--checksum", "--link-gbps", "--isend-copies");
@@ -522,12 +665,12 @@ void add_collective_options(CLI::App& app, collective_config& cfg) {
 int run_collectives(const collective_config& cfg, const std::vector<field_spec>& fields, int& argc,
                     char** argv) {
   const int n = ranks();
-  // Every rank has the same arguments and rank count, so every rank refuses alike.
+  // Every rank has the same arguments and rank count, so every rank refuses alike. (main offers
+  // --transport nccl only where the bench is built with NCCL; a configuration asking for it
+  // elsewhere is refused all the same, not run through MPI.)
   std::string problem;
-  if (cfg.nccl)
-    problem =
-        "--transport nccl with --collective: the NCCL collectives are not built yet; the "
-        "collectives run through MPI (--transport automatic, staged or mpi-device)";
+  if (cfg.nccl && !built_with_nccl)
+    problem = "--transport nccl with --collective: this ndzip-mpi-bench was built without NCCL";
   else if (n < 2)
     problem = "--collective needs 2 ranks or more (mpiexec -n N), got " + std::to_string(n);
   else if (cfg.root < 0 || cfg.root >= n)
@@ -544,31 +687,49 @@ int run_collectives(const collective_config& cfg, const std::vector<field_spec>&
 
   Kokkos::ScopeGuard kokkos(argc, argv);
   const exec_space exec;
-  // The raw baseline meets MPI as the compressed collectives' transport does.
-  const bool device_pointers =
-      ndzip::mpi::communicator<exec_space>(exec, MPI_COMM_WORLD, cfg.opts).transport(true) ==
-      ndzip::mpi::transport_kind::mpi_device;
-  const char* path = Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible
-                         ? "host memory, handed to MPI in place"
-                     : device_pointers ? "device memory, handed to MPI directly"
-                                       : "device memory, staged through host-pinned";
-  if (rank() == 0 && !cfg.csv)
-    std::printf(
-        "# %s, %d ranks, root %d, compression %s; GB/s = uncompressed bytes of one "
-        "rank's result / the slowest rank's time (median); %s\n",
-        exec_space::name(), n, cfg.root, ndzip::mpi::compression_name(cfg.opts.compression), path);
-  print_header(cfg);
-  bool ok = true;
+  bool ok = false;
   try {
-    for (const field_spec& f : fields)
-      ok = (f.data.is_double ? run_input<double>(exec, cfg, ops, f, device_pointers)
-                             : run_input<float>(exec, cfg, ops, f, device_pointers)) &&
-           ok;
+#ifdef NDZIP_MPI_HAS_NCCL
+    if (cfg.nccl) {
+      const ndzip::mpi::nccl_communicator<exec_space> channel(exec, world_nccl(), cfg.opts);
+      ok = run_fields(exec, cfg, nccl_link{channel}, ops, fields, "device memory, through NCCL");
+    }
+#endif
+    if (!cfg.nccl) {
+      // The raw baseline meets MPI as the compressed collectives' transport does.
+      const bool device_pointers =
+          ndzip::mpi::communicator<exec_space>(exec, MPI_COMM_WORLD, cfg.opts).transport(true) ==
+          ndzip::mpi::transport_kind::mpi_device;
+      const char* path = Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible
+                             ? "host memory, handed to MPI in place"
+                         : device_pointers ? "device memory, handed to MPI directly"
+                                           : "device memory, staged through host-pinned";
+      ok = run_fields(exec, cfg, mpi_link{exec, cfg.opts, device_pointers}, ops, fields, path);
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ndzip-mpi-bench: rank %d: %s\n", rank(), e.what());
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   return ok ? 0 : 1;
 }
+
+#ifdef NDZIP_MPI_HAS_NCCL
+void check_nccl(ncclResult_t rc, const char* what) {
+  if (rc != ncclSuccess && rc != ncclInProgress)
+    throw std::runtime_error(std::string("NCCL: ") + what + " failed: " + ncclGetErrorString(rc));
+}
+
+ncclComm_t world_nccl() {
+  static const ncclComm_t comm = [] {
+    ncclUniqueId id;
+    if (rank() == 0) ncclGetUniqueId(&id);
+    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+    ncclComm_t c = nullptr;
+    check_nccl(ncclCommInitRank(&c, ranks(), id, rank()), "ncclCommInitRank");
+    return c;
+  }();
+  return comm;
+}
+#endif
 
 }  // namespace ndzip::perf::mpi_bench

@@ -1,20 +1,41 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // ndzip-mpi-bench --collective (mpi_bench_collective.cpp): the compressed collectives of
-// ndzip::mpi against MPI's own on any number of ranks; and the fields that it and the
-// point-to-point mode (mpi_bench.cpp) measure.
+// ndzip::mpi against MPI's own (or, with --transport nccl, NCCL's) on any number of ranks; and
+// what it and the point-to-point mode (mpi_bench.cpp) share: the rank, medians, the fields they
+// measure and, where built with NCCL, the NCCL communicator.
 
+#include <mpi.h>
+
+#include <algorithm>
 #include <ndzip/mpi/options.hpp>
 #include <string>
 #include <vector>
 
 #include "bench_inputs.hpp"
 
+#ifdef NDZIP_MPI_HAS_NCCL
+#include <ndzip/mpi/nccl.hpp>
+#endif
+
 namespace CLI {
 class App;
 }
 
 namespace ndzip::perf::mpi_bench {
+
+inline int rank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+// The median of the times of a measurement's repetitions.
+inline double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
 
 // A field the run measures: a synthetic one, random bits, or a dataset of the manifest.
 enum class field_source { synthetic, random, file };
@@ -33,7 +54,7 @@ struct collective_config {
   double max_mib = 0;
   int repetitions = 0;  // 0: by size
   bool csv = false;
-  bool nccl = false;         // --transport nccl, which the collectives do not offer
+  bool nccl = false;         // --transport nccl: through NCCL, where the bench is built with it
   ndzip::mpi::options opts;  // of the compressed collectives
 };
 
@@ -44,9 +65,22 @@ void add_collective_options(CLI::App& app, collective_config& cfg);
 
 // Measures cfg.operations on `fields` (as the point-to-point mode checked them) on every rank of
 // MPI_COMM_WORLD, MPI initialised and Kokkos not (initialised here from argc and argv). Returns
-// the exit status: 0; 1 where a value did not arrive intact; 2 where the run is refused (NCCL,
-// fewer than 2 ranks, a root that is no rank), said on standard error before any transfer.
+// the exit status: 0; 1 where a value did not arrive intact; 2 where the run is refused (NCCL in
+// a build without it, fewer than 2 ranks, a root that is no rank), said on standard error before
+// any transfer.
 int run_collectives(const collective_config& cfg, const std::vector<field_spec>& fields, int& argc,
                     char** argv);
+
+#ifdef NDZIP_MPI_HAS_NCCL
+// Throws std::runtime_error where an NCCL call failed. The bench checks NCCL itself: ndzip::mpi
+// keeps its own NCCL checks internal. ncclInProgress is no failure (a call of a non-blocking
+// communicator still under way; the bench's communicator blocks, so its calls do not return it).
+void check_nccl(ncclResult_t rc, const char* what);
+
+// The NCCL communicator over MPI_COMM_WORLD (--transport nccl), made once from a unique id that
+// MPI broadcasts, on the GPU Kokkos::initialize picked for this rank: the node-local rank (as the
+// launcher says) modulo the GPUs it sees, so one rank per GPU (NCCL refuses two ranks on one).
+ncclComm_t world_nccl();
+#endif
 
 }  // namespace ndzip::perf::mpi_bench
