@@ -78,6 +78,7 @@ class round_decoder {
       m_copies_host = Kokkos::create_mirror_view(m_copies);
       m_outcomes = Kokkos::View<decompress_outcome*, memory_space>(noinit("ndzip::mpi outcomes"),
                                                                    slots);
+      m_outcomes_host = Kokkos::create_mirror_view(m_outcomes);
     }
   }
 
@@ -139,7 +140,7 @@ class round_decoder {
   template <class Where>
   std::exception_ptr check(std::vector<bool>& failed, Where&& where) const {
     if (m_launches.empty()) return nullptr;
-    auto outcomes = Kokkos::create_mirror_view(m_outcomes);
+    const auto& outcomes = m_outcomes_host;
     Kokkos::deep_copy(outcomes, m_outcomes);
     std::exception_ptr first;
     for (const auto& l : m_launches) {
@@ -174,6 +175,7 @@ class round_decoder {
   Kokkos::View<copy_entry<T>*, memory_space> m_copies;
   typename Kokkos::View<copy_entry<T>*, memory_space>::HostMirror m_copies_host;
   Kokkos::View<decompress_outcome*, memory_space> m_outcomes;
+  typename Kokkos::View<decompress_outcome*, memory_space>::HostMirror m_outcomes_host;
 };
 
 }  // namespace ndzip::mpi::detail
