@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-# CUDA compile check (no GPU needed): builds the whole project, library, CLI, tests and perf
-# binaries, ndzip::mpi with its NCCL link where nccl.h is found, against Kokkos 3.4.01 with CUDA
+# CUDA compile check (no GPU needed): builds the whole project, library, CLI, unit tests and
+# perf binaries, ndzip::mpi with its NCCL link where nccl.h is found (its test binaries only by
+# name: mpi/tests/CMakeLists.txt says why), against Kokkos 3.4.01 with CUDA
 # (Debian's CUDA 11.8 + g++-11, arch AMPERE80), so that CUDA code cannot rot between GPU
 # sessions. Installs what it needs, like install-deps.sh.
 # Static, as is the Kokkos it builds for this check (shared builds are checked on the host).

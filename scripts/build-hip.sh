@@ -15,7 +15,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 kokkos_hip="$root/.deps/kokkos-hip"
 hip_build="${NDZIP_HIP_BUILD_DIR:-$root/build-hip}"
 # ndzip::mpi is left out here: its device code paths are the same templates for CUDA and HIP,
-# and scripts/build-cuda.sh compiles them (its tests included); this keeps CI's time down.
+# and scripts/build-cuda.sh compiles them (its bench and headers); this keeps CI's time down.
 cmake -S "$root" -B "$hip_build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DKokkos_ROOT="$kokkos_hip" -DBUILD_SHARED_LIBS=OFF -DNDZIP_ENABLE_MPI=OFF \
   -DNDZIP_BUILD_TESTS=OFF \
