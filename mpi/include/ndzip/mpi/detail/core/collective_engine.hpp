@@ -269,11 +269,10 @@ class collective_engine {
   // rounds of the call and the time of its last call.
   void agree_on_call(collective_stats& stats) {
     const auto t = clock::now();
-    std::int64_t mine[5] = {m_args.error.empty() ? 0 : m_rank + 1, m_args.root, -m_args.root,
-                            static_cast<std::int64_t>(m_send_rounds),
-                            static_cast<std::int64_t>(m_last_seconds * 1e9)};
-    std::int64_t all[5] = {mine[0], mine[1], mine[2], mine[3], mine[4]};
-    m_link.allreduce_max(all, 5);
+    std::int64_t all[5] = {m_args.error.empty() ? 0 : m_rank + 1, m_args.root, -m_args.root,
+                           static_cast<std::int64_t>(m_send_rounds),
+                           static_cast<std::int64_t>(m_last_seconds * 1e9)};
+    m_link.allreduce_max(all, 5);  // in place: this rank's values in, every rank's largest out
     stats.agree_seconds += std::chrono::duration<double>(clock::now() - t).count();
     if (!m_args.error.empty())
       throw std::invalid_argument(std::string(name()) + ": " + m_args.error);
