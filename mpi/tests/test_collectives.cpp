@@ -270,6 +270,54 @@ TEST_CASE("a collective's kernel launches do not grow with its pieces") {
   }
 }
 
+TEST_CASE("raw pieces of whole 64-byte units go from and into the Views, with no kernel") {
+  // Sent raw (never), a bcast's piece leaves the root's View and arrives in the others' as it
+  // is, as a gather's leaves each non-root rank and a scatter's arrives there: no copy kernel on
+  // those ranks (rows of 64 floats: every slab whole units of 64 bytes).
+  const exec_space exec;
+  const int me = rank(), n = world_size();
+  const auto opts = with(compression_choice::never);
+  auto field = make<float, 2>({96, 64, 1});
+  if (me == 0) fill(field, 11);
+  auto mine = make<float, 2>({96, 64, 1});
+  fill(mine, seed_of(me, 0));
+  std::vector<Kokkos::View<float**>> gathered, scattered;
+  if (me == 0)
+    for (int r = 0; r < n; ++r) {
+      gathered.push_back(make<float, 2>({96, 64, 1}));
+      scattered.push_back(make<float, 2>({96, 64, 1}));
+      fill(scattered.back(), seed_of(0, r));
+    }
+  auto part = make<float, 2>({96, 64, 1});
+  ndzip::mpi::bcast_plan broadcast(exec, field, 0, MPI_COMM_WORLD, opts);
+  ndzip::mpi::gather_plan gather(exec, mine, gathered, 0, MPI_COMM_WORLD, opts);
+  ndzip::mpi::scatter_plan scatter(exec, scattered, part, 0, MPI_COMM_WORLD, opts);
+  broadcast.execute();
+  gather.execute();
+  scatter.execute();
+  const auto launches_of = [&](ndzip::mpi::collective_plan& plan) {
+    launches = 0;
+    Kokkos::Tools::Experimental::set_begin_parallel_for_callback(count_launch);
+    plan.execute();
+    Kokkos::Tools::Experimental::set_begin_parallel_for_callback(nullptr);
+    return launches;
+  };
+  const bool host = Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                               exec_space::memory_space>::accessible;
+  const std::size_t bcast_launches = launches_of(broadcast);
+  const std::size_t gather_launches = launches_of(gather);
+  const std::size_t scatter_launches = launches_of(scatter);
+  if (host) {  // a device stages through host memory or managed memory here: copies there
+    CHECK(bcast_launches == 0);
+    if (me != 0) CHECK(gather_launches == 0);
+    if (me != 0) CHECK(scatter_launches == 0);
+  }
+  CHECK(differences(field, 11) == 0);
+  for (std::size_t r = 0; r < gathered.size(); ++r)
+    CHECK(differences(gathered[r], seed_of(static_cast<int>(r), 0)) == 0);
+  CHECK(differences(part, seed_of(0, me)) == 0);
+}
+
 TEST_CASE("a View of another shape or type gives mismatch_error on its rank only") {
   const exec_space exec;
   const int me = rank(), n = world_size();

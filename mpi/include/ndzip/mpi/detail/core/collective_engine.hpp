@@ -21,7 +21,8 @@
 //
 // A link offers: rank(), size(), require_ready(call), refused() (an option it cannot take),
 // its memory (assembly, inbox, stages_outgoing, staging, stage_outgoing, decodes_inbox,
-// codec_buffer, copy_to_codec: as detail/mpi/transport.hpp's), allreduce_max(values, count) of host integers,
+// codec_buffer, copy_to_codec: as detail/mpi/transport.hpp's; reads_views: whether it moves the
+// Views' own memory), allreduce_max(values, count) of host integers,
 // exchange_heads(kind, root, out, in, head_bytes) of host bytes, fits(counts) (why it cannot
 // move a round so laid out, if it cannot) and move_bytes(kind, root, counts, send, recv).
 
@@ -211,7 +212,9 @@ class collective_engine {
       m_values_bytes += v.size() * sizeof(value_type);
     }
     m_send_rounds = rounds;
-    m_encoder.emplace(m_exec, m_batches, std::move(out), rounds);
+    // A rank that sends nothing queues no round at all (not even a publication).
+    const std::uint64_t encoded_rounds = out.empty() ? 0 : rounds;
+    m_encoder.emplace(m_exec, m_batches, std::move(out), encoded_rounds);
     for (std::size_t s = 0; s < m_args.recvs.size(); ++s) {
       if (!m_args.recvs[s]) continue;
       const RecvView& v = *m_args.recvs[s];
@@ -303,7 +306,7 @@ class collective_engine {
     reset_rounds();
     std::vector<std::byte*> assemblies(m_rounds, nullptr);
     const auto assemble = [&](std::uint64_t r) {
-      if (r >= encoder.rounds()) return;
+      if (r >= encoder.rounds() || sends_from_view(compress, r)) return;
 #ifdef NDZIP_MPI_FAULT_INJECTION
       if (collective_fault_at().load() == static_cast<long long>(r)) {
         collective_fault_at() = -1;
@@ -337,9 +340,21 @@ class collective_engine {
       const auto waiting = clock::now();
       const std::uint64_t* sizes = nullptr;
       const std::byte* outgoing = nullptr;
+      const bool direct = sends_from_view(compress, r);
+      std::uint64_t direct_size = 0;
       if (!failed_here) try {
-          sizes = r < encoder.rounds() ? encoder.wait(r) : nullptr;
-          outgoing = sent_region(r, sizes, assemblies);
+          if (direct) {
+            settle_for_link();
+            direct_size = encoder.pieces()[0].head.slab_bytes(r);
+            sizes = &direct_size;
+          } else {
+            sizes = r < encoder.rounds() ? encoder.wait(r) : nullptr;
+          }
+          outgoing = sent_region(r, sizes, direct ? view_slab(r) : assemblies[r],
+                                 [&](std::size_t p) {
+                                   return direct ? view_slab(r)
+                                                 : assemblies[r] + encoder.payload_offset(r, p);
+                                 });
           assemble(r + 1);
           if (m_link.stages_outgoing() && sizes) encoder.wait_staged(r);
         } catch (const std::exception& e) {
@@ -351,17 +366,22 @@ class collective_engine {
       exchange_heads(r, sizes, stats);
       std::vector<segment_head> heads(m_incoming.size());
       std::optional<std::string> refusal = check_heads(r, heads, errors);
-      const round_counts counts = lay_out(r, sizes, heads);
+      const bool straight_in = receives_into_view(r, heads);
+      const round_counts counts =
+          lay_out(r, sizes, heads, direct && !m_link.stages_outgoing());
       if (!refusal) refusal = m_link.fits(counts);
       std::byte* inbox = nullptr;
       if (!refusal && !failed_here) try {
-          inbox = take_inbox(counts);
+          inbox = straight_in ? reinterpret_cast<std::byte*>(
+                                    m_incoming[0].values + m_incoming[0].arrived.slab_offset(r))
+                              : take_inbox(counts);
         } catch (const std::exception& e) {
           fail_here(e);
         }
       if (failed_here) refusal = failed_here;
       agree_on_round(r, refusal, stats);
-      move_bytes(r, counts, outgoing, inbox, heads, stats, errors);
+      if (straight_in) settle_for_link();
+      move_bytes(r, counts, outgoing, inbox, straight_in, heads, stats, errors);
       count_sent(r, sizes, stats);
     }
     const auto decoding = clock::now();
@@ -383,18 +403,51 @@ class collective_engine {
     if (!errors.empty()) failure = errors.front();
   }
 
-  // Where the link sends round r's payloads from: the assembly, or a staging copy of each payload
+  // Whether round r of a raw call (not `compress`) sends its one piece from its View (or a
+  // staging copy of it) rather than a copy in the round's assembly: where the operation sends
+  // one piece (bcast at the root, gather, allgather), the link reads the View's memory or stages
+  // it, and the slab is whole units (MPI then reads no byte past it).
+  bool sends_from_view(bool compress, std::uint64_t r) const {
+    if (compress || !one_send_slot() || m_encoder->pieces().size() != 1) return false;
+    const transfer_head& head = m_encoder->pieces()[0].head;
+    return r < head.segments() && head.slab_bytes(r) % collective_unit == 0 &&
+           (m_link.reads_views() || m_link.stages_outgoing());
+  }
+  // Before the link reads or writes a View itself: on a device, the work queued on the instance
+  // before the call (which may still write or read the View) is done. Host backends have run it.
+  void settle_for_link() {
+    if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible)
+      m_exec.fence();
+  }
+  std::byte* view_slab(std::uint64_t r) const {
+    const auto& piece = m_encoder->pieces()[0];
+    return reinterpret_cast<std::byte*>(const_cast<value_type*>(piece.values) +
+                                        piece.head.slab_offset(r));
+  }
+
+  // Whether round r's one received piece (bcast, scatter) arrives straight in its View: a raw
+  // segment of whole units into a View that passed its checks, where the link writes the View's
+  // memory (MPI then writes no byte past the slab).
+  bool receives_into_view(std::uint64_t r, const std::vector<segment_head>& heads) const {
+    if (!one_recv_slot() || m_incoming.size() != 1 || !m_link.reads_views()) return false;
+    const auto& in = m_incoming[0];
+    return in.decode && r < in.arrived.segments() && heads[0].kind == segment_kind::raw &&
+           heads[0].payload_bytes % collective_unit == 0;
+  }
+
+  // Where the link sends round r's payloads from: `region` (the round's assembly, or the View of
+  // a piece sent from it), or a staging copy of each payload, from where `payload(p)` lies
   // (queued; the caller waits for it).
-  const std::byte* sent_region(std::uint64_t r, const std::uint64_t* sizes,
-                               const std::vector<std::byte*>& assemblies) {
+  template <class Payload>
+  const std::byte* sent_region(std::uint64_t r, const std::uint64_t* sizes, std::byte* region,
+                               Payload&& payload) {
     if (!sizes) return nullptr;
-    if (!m_link.stages_outgoing()) return assemblies[r];
+    if (!m_link.stages_outgoing()) return region;
     auto& encoder = *m_encoder;
     std::byte* staged = m_staged.take(encoder.region_bytes(r),
                                       [&](std::size_t b) { return m_link.staging(b); });
     for (std::size_t p = 0; p < encoder.pieces().size(); ++p)
-      m_link.stage_outgoing(staged + encoder.payload_offset(r, p),
-                            assemblies[r] + encoder.payload_offset(r, p),
+      m_link.stage_outgoing(staged + encoder.payload_offset(r, p), payload(p),
                             round_up_to_unit(sizes[p]));
     encoder.queue_staged_mark(r);
     return staged;
@@ -516,9 +569,10 @@ class collective_engine {
   }
 
   // Round r's layout in units of collective_unit: this rank's sends per head slot (where each
-  // payload lies in the round's region) and its receives packed by the announced sizes.
+  // payload lies in the round's region; at 0 for a piece sent from its View, `from_view`) and
+  // its receives packed by the announced sizes.
   round_counts lay_out(std::uint64_t r, const std::uint64_t* sizes,
-                       const std::vector<segment_head>& heads) const {
+                       const std::vector<segment_head>& heads, bool from_view) const {
     const std::size_t n = static_cast<std::size_t>(m_size);
     round_counts c;
     c.send_units.assign(one_send_slot() ? 1 : n, 0);
@@ -527,7 +581,7 @@ class collective_engine {
     for (std::size_t p = 0; p < pieces.size() && sizes; ++p) {
       const std::size_t slot = one_send_slot() ? 0 : m_send_slots[p];
       c.send_units[slot] = round_up_to_unit(sizes[p]) / collective_unit;
-      c.send_offsets[slot] = m_encoder->payload_offset(r, p) / collective_unit;
+      c.send_offsets[slot] = from_view ? 0 : m_encoder->payload_offset(r, p) / collective_unit;
     }
     c.recv_units.assign(one_recv_slot() ? 1 : n, 0);
     c.recv_offsets.assign(c.recv_units.size(), 0);
@@ -555,25 +609,26 @@ class collective_engine {
   // The payloads of round r, by the operation's collective, and their decoding queued (a
   // failure to queue it is thrown once the call is over).
   void move_bytes(std::uint64_t r, const round_counts& counts, const std::byte* outgoing,
-                  std::byte* inbox, const std::vector<segment_head>& heads,
+                  std::byte* inbox, bool straight_in, const std::vector<segment_head>& heads,
                   collective_stats& stats, std::vector<std::exception_ptr>& errors) {
     const std::size_t inbox_bytes = static_cast<std::size_t>(counts.recv_total) * collective_unit;
     const auto t = clock::now();
     m_link.move_bytes(m_args.kind, m_args.root, counts, outgoing, inbox);
     stats.link_seconds += std::chrono::duration<double>(clock::now() - t).count();
     try {
-      queue_decoding(r, counts, inbox, inbox_bytes, heads, stats);
+      queue_decoding(r, counts, straight_in ? nullptr : inbox, inbox_bytes, heads, stats);
     } catch (...) {
       errors.push_back(std::current_exception());
     }
   }
 
-  // Round r's decoding, from the inbox or its copy in the execution space's memory.
+  // Round r's decoding, from the inbox or its copy in the execution space's memory; nothing to
+  // decode without an inbox (the one piece arrived in its View).
   void queue_decoding(std::uint64_t r, const round_counts& counts, const std::byte* inbox,
                       std::size_t inbox_bytes, const std::vector<segment_head>& heads,
                       collective_stats& stats) {
     const std::byte* at = inbox;
-    if (!m_link.decodes_inbox()) {
+    if (inbox && !m_link.decodes_inbox()) {
       std::byte* copy = m_codec_copies.take(inbox_bytes,
                                             [&](std::size_t b) { return m_link.codec_buffer(b); });
       m_link.copy_to_codec(copy, inbox, inbox_bytes);
@@ -582,7 +637,8 @@ class collective_engine {
     std::vector<const std::byte*> payloads(m_incoming.size(), nullptr);
     for (std::size_t q = 0; q < m_incoming.size(); ++q) {
       const std::size_t slot = one_recv_slot() ? 0 : m_recv_slots[q];
-      payloads[q] = at + static_cast<std::size_t>(counts.recv_offsets[slot]) * collective_unit;
+      payloads[q] =
+          at ? at + static_cast<std::size_t>(counts.recv_offsets[slot]) * collective_unit : nullptr;
       if (r < m_incoming[q].arrived.segments() && m_incoming[q].decode) {
         ++stats.received.segments;
         if (heads[q].kind == segment_kind::raw) ++stats.received.raw_segments;
@@ -590,7 +646,7 @@ class collective_engine {
         stats.received.raw_bytes += m_incoming[q].arrived.slab_bytes(r);
       }
     }
-    m_decoder.queue(r, m_incoming, heads, payloads);
+    if (at) m_decoder.queue(r, m_incoming, heads, payloads);
   }
 
   void count_sent(std::uint64_t r, const std::uint64_t* sizes, collective_stats& stats) const {

@@ -74,6 +74,9 @@ class mpi_collective_link {
   buffer assembly(std::size_t bytes) { return m_transport->assembly(bytes); }
   buffer inbox(std::size_t bytes) { return m_transport->inbox(bytes); }
   bool stages_outgoing() const { return m_transport->stages_outgoing(); }
+  // Whether MPI reads and writes the Views' own memory (a raw piece then goes from and into its
+  // View).
+  bool reads_views() const { return m_transport->mpi_takes_views(); }
   buffer staging(std::size_t bytes) { return buffer(m_memory->staging_buffer(bytes)); }
   void stage_outgoing(std::byte* to, const std::byte* from, std::size_t bytes) {
     m_transport->stage_outgoing(to, from, bytes);

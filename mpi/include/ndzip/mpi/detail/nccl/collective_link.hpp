@@ -44,6 +44,7 @@ class nccl_collective_link {
   buffer assembly(std::size_t bytes) { return buffer(m_memory->device_buffer(bytes)); }
   buffer inbox(std::size_t bytes) { return buffer(m_memory->device_buffer(bytes)); }
   bool stages_outgoing() const { return false; }
+  bool reads_views() const { return true; }
   buffer staging(std::size_t bytes) { return buffer(m_memory->staging_buffer(bytes)); }
   void stage_outgoing(std::byte*, const std::byte*, std::size_t) {}
   bool decodes_inbox() const { return true; }
