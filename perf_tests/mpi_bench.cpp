@@ -63,6 +63,7 @@ using ndzip::perf::mpi_bench::field_source;
 using ndzip::perf::mpi_bench::median;
 using ndzip::perf::mpi_bench::rank;
 using ndzip::perf::mpi_bench::field_spec;
+using ndzip::perf::mpi_bench::fill_random;
 using ndzip_perf::non_negative_number;
 using ndzip_perf::positive_decimal;
 using ndzip_perf::positive_number;
@@ -670,16 +671,6 @@ bool run_field(const exec_space& exec, const config& cfg, const std::string& nam
     if (rows == shape[0]) break;  // the whole field: larger sizes would repeat it
   }
   return ok;
-}
-
-// Random bits in every element: nothing shrinks, so every segment goes raw.
-template <class T>
-void fill_random(const exec_space& exec, const Kokkos::View<T*, memory_space>& field) {
-  using bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-  auto* data = reinterpret_cast<bits*>(field.data());
-  Kokkos::parallel_for(
-      "ndzip-mpi-bench::random", Kokkos::RangePolicy<exec_space>(exec, 0, field.size()),
-      KOKKOS_LAMBDA(std::size_t k) { data[k] = static_cast<bits>(noise(k)); });
 }
 
 // The field `name` of `shape`: `host_values` where given, else random bits (`random`) or the

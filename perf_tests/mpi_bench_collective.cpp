@@ -114,16 +114,6 @@ std::size_t result_pieces(operation o, int n) {
   return o == operation::bcast || o == operation::scatter ? 1 : n;
 }
 
-// Random bits in every element: nothing shrinks, so every segment goes raw.
-template <class T>
-void fill_random(const exec_space& exec, const Kokkos::View<T*, memory_space>& field) {
-  using bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-  auto* data = reinterpret_cast<bits*>(field.data());
-  Kokkos::parallel_for(
-      "ndzip-mpi-bench::random", Kokkos::RangePolicy<exec_space>(exec, 0, field.size()),
-      KOKKOS_LAMBDA(std::size_t k) { data[k] = static_cast<bits>(inputs::noise(k)); });
-}
-
 template <class T>
 std::size_t differing_values(const exec_space& exec, const T* got, const T* want,
                              std::size_t count) {

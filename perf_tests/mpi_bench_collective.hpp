@@ -2,12 +2,15 @@
 #pragma once
 // ndzip-mpi-bench --collective (mpi_bench_collective.cpp): the compressed collectives of
 // ndzip::mpi against MPI's own (or, with --transport nccl, NCCL's) on any number of ranks; and
-// what it and the point-to-point mode (mpi_bench.cpp) share: the rank, medians, the fields they
-// measure and, where built with NCCL, the NCCL communicator.
+// what it and the point-to-point mode (mpi_bench.cpp) share: the rank, medians, random fields,
+// the fields they measure and, where built with NCCL, the NCCL communicator.
 
 #include <mpi.h>
 
+#include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <cstdint>
+#include <type_traits>
 #include <ndzip/mpi/options.hpp>
 #include <string>
 #include <vector>
@@ -28,6 +31,16 @@ inline int rank() {
   int r = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
   return r;
+}
+
+// Random bits in every element of a field on `exec`: nothing shrinks, so every segment goes raw.
+template <class T, class ExecSpace, class MemorySpace>
+void fill_random(const ExecSpace& exec, const Kokkos::View<T*, MemorySpace>& field) {
+  using bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  auto* data = reinterpret_cast<bits*>(field.data());
+  Kokkos::parallel_for(
+      "ndzip-mpi-bench::random", Kokkos::RangePolicy<ExecSpace>(exec, 0, field.size()),
+      KOKKOS_LAMBDA(std::size_t k) { data[k] = static_cast<bits>(inputs::noise(k)); });
 }
 
 // The median of the times of a measurement's repetitions.
