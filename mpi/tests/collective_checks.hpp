@@ -45,8 +45,9 @@ view_of<T, Dims> make(const extents& e) {
 }
 
 enum class operation { bcast, gather, scatter, allgather, alltoall };
-inline constexpr operation all_operations[] = {operation::bcast, operation::gather, operation::scatter,
-                                        operation::allgather, operation::alltoall};
+inline constexpr operation all_operations[] = {operation::bcast, operation::gather,
+                                               operation::scatter, operation::allgather,
+                                               operation::alltoall};
 inline const char* name_of(operation o) {
   const char* names[] = {"bcast", "gather", "scatter", "allgather", "alltoall"};
   return names[static_cast<int>(o)];
@@ -73,7 +74,9 @@ extents piece_extents(int s, int d, shape_choice c) {
   return e;
 }
 
-inline std::uint64_t seed_of(int s, int d) { return 1 + 101 * static_cast<std::uint64_t>(s) + d + 1; }
+inline std::uint64_t seed_of(int s, int d) {
+  return 1 + 101 * static_cast<std::uint64_t>(s) + d + 1;
+}
 
 template <class View>
 void zero(const View& v) {
@@ -101,7 +104,8 @@ void check_operation(Link& link, operation o, int root, const ndzip::mpi::option
     case operation::gather:
       one = fresh(me, root);
       if (me == root)
-        for (int s = 0; s < n; ++s) recvs.push_back(make<T, Dims>(piece_extents<Dims>(s, root, shapes)));
+        for (int s = 0; s < n; ++s)
+          recvs.push_back(make<T, Dims>(piece_extents<Dims>(s, root, shapes)));
       break;
     case operation::scatter:
       one = make<T, Dims>(piece_extents<Dims>(root, me, shapes));
@@ -110,11 +114,13 @@ void check_operation(Link& link, operation o, int root, const ndzip::mpi::option
       break;
     case operation::allgather:
       one = fresh(me, -1);
-      for (int s = 0; s < n; ++s) recvs.push_back(make<T, Dims>(piece_extents<Dims>(s, -1, shapes)));
+      for (int s = 0; s < n; ++s)
+        recvs.push_back(make<T, Dims>(piece_extents<Dims>(s, -1, shapes)));
       break;
     case operation::alltoall:
       for (int d = 0; d < n; ++d) sends.push_back(fresh(me, d));
-      for (int s = 0; s < n; ++s) recvs.push_back(make<T, Dims>(piece_extents<Dims>(s, me, shapes)));
+      for (int s = 0; s < n; ++s)
+        recvs.push_back(make<T, Dims>(piece_extents<Dims>(s, me, shapes)));
       break;
   }
   const auto run = [&](auto&& plan_or_call) {

@@ -350,7 +350,8 @@ TEST_CASE("a View of another shape or type gives mismatch_error on its rank only
     fill(send, seed_of(me, 0));
     std::vector<Kokkos::View<float**>> recvs;
     if (me == 0)
-      for (int s = 0; s < n; ++s) recvs.push_back(make<float, 2>(s == 1 ? extents{80, 70, 1} : extents{70, 80, 1}));
+      for (int s = 0; s < n; ++s)
+        recvs.push_back(make<float, 2>(s == 1 ? extents{80, 70, 1} : extents{70, 80, 1}));
     if (me == 0) {
       CHECK_THROWS_AS(ndzip::mpi::gather(exec, send, recvs, 0, comm), ndzip::mpi::mismatch_error);
       for (int s = 0; s < n; ++s)

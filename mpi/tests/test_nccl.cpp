@@ -149,7 +149,8 @@ void forge(const std::vector<std::byte>& opening, const std::vector<std::size_t>
   const cudaStream_t stream = exec_space().cuda_stream();
   ncclSend(device.data(), nccl_opening_bytes, ncclUint8, peer(), mpi_test::world_nccl(), stream);
   for (const std::size_t p : payloads)
-    ncclSend(device.data() + nccl_opening_bytes, p, ncclUint8, peer(), mpi_test::world_nccl(), stream);
+    ncclSend(device.data() + nccl_opening_bytes, p, ncclUint8, peer(), mpi_test::world_nccl(),
+             stream);
   exec_space().fence();
 }
 

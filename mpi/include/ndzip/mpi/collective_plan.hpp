@@ -28,7 +28,8 @@ class collective_call {
 // execute() the same number of times, in the same order as its other collectives. Movable.
 class collective_plan {
  public:
-  explicit collective_plan(std::unique_ptr<detail::collective_call> call) : m_call(std::move(call)) {}
+  explicit collective_plan(std::unique_ptr<detail::collective_call> call)
+      : m_call(std::move(call)) {}
 
   // Moves the Views' current values; throws as ndzip/mpi.hpp "Collectives" says, on every rank
   // a failure concerns, once no rank waits for this one.

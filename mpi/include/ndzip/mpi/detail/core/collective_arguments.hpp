@@ -49,8 +49,8 @@ std::string root_pieces_error(const std::vector<Many>& many, const char* what, i
     return std::string(what) + " holds " + std::to_string(many.size()) + " Views on rank " +
            std::to_string(rank) + ", which is not the root: give an empty vector there";
   if (rank == root && many.size() != static_cast<std::size_t>(size))
-    return std::string(what) + " holds " + std::to_string(many.size()) + " Views at the root, for " +
-           std::to_string(size) + " ranks";
+    return std::string(what) + " holds " + std::to_string(many.size()) +
+           " Views at the root, for " + std::to_string(size) + " ranks";
   return {};
 }
 

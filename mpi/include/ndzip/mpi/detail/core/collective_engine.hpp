@@ -240,7 +240,8 @@ class collective_engine {
     for (const auto& in : m_incoming)
       for (std::uint64_t r = 0; r < in.expected.segments(); ++r) {
         const slab_shape shape = slab_of(in.expected, r);
-        const std::size_t bound = holds_hypercube<value_type>(shape) ? stream_bound<value_type>(shape) : 0;
+        const std::size_t bound =
+            holds_hypercube<value_type>(shape) ? stream_bound<value_type>(shape) : 0;
         received += round_up_to_unit(std::max<std::size_t>(bound, in.expected.slab_bytes(r)));
       }
     m_assemblies.reserve(sent, [&](std::size_t b) { return m_link.assembly(b); });

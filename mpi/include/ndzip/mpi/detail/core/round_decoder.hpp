@@ -72,7 +72,8 @@ class round_decoder {
       const auto noinit = [](const char* label) {
         return Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label));
       };
-      m_items = Kokkos::View<batch_item<T>*, memory_space>(noinit("ndzip::mpi decode items"), slots);
+      m_items =
+          Kokkos::View<batch_item<T>*, memory_space>(noinit("ndzip::mpi decode items"), slots);
       m_items_host = Kokkos::create_mirror_view(m_items);
       m_copies = Kokkos::View<copy_entry<T>*, memory_space>(noinit("ndzip::mpi raw copies"), slots);
       m_copies_host = Kokkos::create_mirror_view(m_copies);
@@ -85,7 +86,8 @@ class round_decoder {
   // Queues the decoding of round r: segment r of every piece with `decode`, its head `heads[q]`
   // (checked against its slab) and its payload at `payloads[q]` (the execution space's memory).
   void queue(std::uint64_t r, const std::vector<incoming_piece<T>>& pieces,
-             const std::vector<segment_head>& heads, const std::vector<const std::byte*>& payloads) {
+             const std::vector<segment_head>& heads,
+             const std::vector<const std::byte*>& payloads) {
     const std::size_t base = r * m_pieces;
     std::vector<slab_shape> shapes[3];
     std::vector<std::size_t> members[3];
@@ -151,7 +153,8 @@ class round_decoder {
                              std::to_string(l.payload_bytes) + " bytes that arrived");
       } catch (const stream_error& e) {
         failed[l.piece] = true;
-        if (!first) first = std::make_exception_ptr(stream_error(where(l.piece, l.round) + e.what()));
+        if (!first)
+          first = std::make_exception_ptr(stream_error(where(l.piece, l.round) + e.what()));
       }
     }
     return first;

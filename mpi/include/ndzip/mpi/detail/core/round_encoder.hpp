@@ -54,8 +54,9 @@ struct finish_round {
     const finish_entry<T>& e = entries[team.league_rank()];
     const bool raw = !e.stream_bytes || *e.stream_bytes >= e.raw_bytes;
     if (raw)
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, e.raw_bytes / sizeof(bits)),
-                           [&](std::size_t i) { reinterpret_cast<bits*>(e.payload)[i] = e.slab[i]; });
+      Kokkos::parallel_for(
+          Kokkos::TeamThreadRange(team, e.raw_bytes / sizeof(bits)),
+          [&](std::size_t i) { reinterpret_cast<bits*>(e.payload)[i] = e.slab[i]; });
     Kokkos::single(Kokkos::PerTeam(team),
                    [&] { *e.payload_bytes = raw ? e.raw_bytes : *e.stream_bytes; });
   }
