@@ -63,7 +63,9 @@ using ndzip::perf::mpi_bench::field_source;
 using ndzip::perf::mpi_bench::median;
 using ndzip::perf::mpi_bench::rank;
 using ndzip::perf::mpi_bench::field_spec;
+using ndzip::perf::mpi_bench::differing_bits;
 using ndzip::perf::mpi_bench::fill_random;
+using ndzip::perf::mpi_bench::raw_channel;
 using ndzip_perf::non_negative_number;
 using ndzip_perf::positive_decimal;
 using ndzip_perf::positive_number;
@@ -107,54 +109,6 @@ double agreed(double v) {
   return v;
 }
 
-// Plain MPI of a contiguous View: raw bytes, staged through host memory where the View is not
-// host-accessible and the transport is staged; host-pinned memory where Kokkos offers it (4.x),
-// as ndzip::mpi stages, so that the baseline copies at the link's full speed (pageable copies
-// reach only 4-9 GB/s on an H200's PCIe 5 link).
-#if KOKKOS_VERSION >= 40000
-using raw_staging_space = Kokkos::SharedHostPinnedSpace;
-#else
-using raw_staging_space = Kokkos::HostSpace;
-#endif
-
-template <class View>
-struct raw_channel {
-  using T = typename View::value_type;
-  View values;
-  Kokkos::View<T*, raw_staging_space> staging;
-  bool in_place;  // MPI reads and writes the View itself
-
-  // `device_pointers`: the values go to MPI in device memory (the mpi-device transport's raw
-  // baseline); else they are staged where the host cannot read them.
-  raw_channel(const View& v, bool device_pointers)
-      : values(v),
-        in_place(device_pointers ||
-                 Kokkos::SpaceAccessibility<Kokkos::HostSpace,
-                                            typename View::memory_space>::accessible) {
-    if (!in_place) staging = Kokkos::View<T*, raw_staging_space>("staging", v.size());
-  }
-  T* wire() const { return in_place ? values.data() : staging.data(); }
-  std::size_t bytes() const { return values.size() * sizeof(T); }
-  Kokkos::View<T*, typename View::memory_space, Kokkos::MemoryUnmanaged> flat() const {
-    return Kokkos::View<T*, typename View::memory_space, Kokkos::MemoryUnmanaged>(values.data(),
-                                                                                  values.size());
-  }
-  void before_send(const exec_space& exec) {
-    if (in_place) {
-      exec.fence();  // the values are complete before MPI reads them
-    } else {
-      Kokkos::deep_copy(exec, staging, flat());
-      exec.fence();
-    }
-  }
-  void after_receive(const exec_space& exec) {
-    if (!in_place) {
-      Kokkos::deep_copy(exec, flat(), staging);
-      exec.fence();
-    }
-  }
-};
-
 // Times `reps` rounds of `round` (both ranks) after `warmups` untimed ones, returning rank 0's
 // median.
 template <class F>
@@ -172,16 +126,7 @@ double timed_rounds(int reps, F&& round, int warmups = 1) {
 
 template <class A, class B>
 bool same_bits(const exec_space& exec, const A& a, const B& b) {
-  using bits =
-      std::conditional_t<sizeof(typename A::value_type) == 4, std::uint32_t, std::uint64_t>;
-  const auto* x = reinterpret_cast<const bits*>(a.data());
-  const auto* y = reinterpret_cast<const bits*>(b.data());
-  std::size_t bad = 0;
-  Kokkos::parallel_reduce(
-      "ndzip-mpi-bench::verify", Kokkos::RangePolicy<exec_space>(exec, 0, a.size()),
-      KOKKOS_LAMBDA(std::size_t k, std::size_t & n) { n += x[k] != y[k]; }, bad);
-  exec.fence();
-  int ok = bad == 0, all = 0;
+  int ok = differing_bits(exec, a.data(), b.data(), a.size()) == 0, all = 0;
   MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   return all != 0;
 }

@@ -62,14 +62,6 @@ namespace {
 using exec_space = Kokkos::DefaultExecutionSpace;
 using memory_space = exec_space::memory_space;
 using clock_type = std::chrono::steady_clock;
-// Host-pinned where Kokkos offers it (4.x), as ndzip::mpi stages: pageable copies reach only
-// 4-9 GB/s on an H200's PCIe 5 link, which would slow the raw baseline.
-#if KOKKOS_VERSION >= 40000
-using staging_space = Kokkos::SharedHostPinnedSpace;
-#else
-using staging_space = Kokkos::HostSpace;
-#endif
-
 enum class operation { bcast, gather, scatter, allgather, alltoall };
 constexpr const char* operation_names[] = {"bcast", "gather", "scatter", "allgather", "alltoall"};
 
@@ -114,48 +106,14 @@ std::size_t result_pieces(operation o, int n) {
   return o == operation::bcast || o == operation::scatter ? 1 : n;
 }
 
+// Values where plain MPI (or NCCL) reads or writes them (raw_channel): `count` of them in the
+// execution space's memory, handed over there or through a host-pinned copy made in each call.
 template <class T>
-std::size_t differing_values(const exec_space& exec, const T* got, const T* want,
-                             std::size_t count) {
-  using bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
-  const auto* x = reinterpret_cast<const bits*>(got);
-  const auto* y = reinterpret_cast<const bits*>(want);
-  std::size_t bad = 0;
-  Kokkos::parallel_reduce(
-      "ndzip-mpi-bench::verify", Kokkos::RangePolicy<exec_space>(exec, 0, count),
-      KOKKOS_LAMBDA(std::size_t k, std::size_t & n) { n += x[k] != y[k]; }, bad);
-  exec.fence();
-  return bad;
+raw_channel<Kokkos::View<T*, memory_space>> raw_buffer(std::size_t count, bool device_pointers) {
+  return {Kokkos::View<T*, memory_space>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "values"),
+                                         count),
+          device_pointers};
 }
-
-// Values where plain MPI (or NCCL) reads or writes them: in the execution space's memory, handed
-// over there where the host can access it or the link takes device memory (`device_pointers`:
-// the mpi-device transport, NCCL), else through a host-pinned copy made in each call.
-template <class T>
-struct raw_buffer {
-  Kokkos::View<T*, memory_space> values;
-  Kokkos::View<T*, staging_space> staging;
-  bool staged;
-
-  raw_buffer(std::size_t count, bool device_pointers)
-      : values(Kokkos::view_alloc(Kokkos::WithoutInitializing, "values"), count),
-        staged(!device_pointers &&
-               !Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible) {
-    if (staged)
-      staging = Kokkos::View<T*, staging_space>(
-          Kokkos::view_alloc(Kokkos::WithoutInitializing, "staging"), count);
-  }
-  T* wire() const { return staged ? staging.data() : values.data(); }
-  void before_send(const exec_space& exec) const {
-    if (staged) Kokkos::deep_copy(exec, staging, values);
-    exec.fence();  // the values are complete before MPI reads them
-  }
-  void after_receive(const exec_space& exec) const {
-    if (!staged) return;
-    Kokkos::deep_copy(exec, values, staging);
-    exec.fence();
-  }
-};
 
 // One operation through plain MPI, on this rank's sent and received pieces of `count` values
 // each (piece p of a buffer at p * count), counted in values of T.
@@ -163,15 +121,16 @@ template <class T>
 struct raw_collective {
   operation op;
   int root, count;
-  raw_buffer<T> send, recv;
+  raw_channel<Kokkos::View<T*, memory_space>> send, recv;
   std::vector<int> counts, displs;  // per rank, one piece each; bcast has none
 
   raw_collective(operation o, int root_rank, int piece, bool device_pointers)
       : op(o),
         root(root_rank),
         count(piece),
-        send(pieces_sent(o, rank(), root_rank, ranks()) * piece, device_pointers),
-        recv(pieces_received(o, rank(), root_rank, ranks()) * piece, device_pointers) {
+        send(raw_buffer<T>(pieces_sent(o, rank(), root_rank, ranks()) * piece, device_pointers)),
+        recv(raw_buffer<T>(pieces_received(o, rank(), root_rank, ranks()) * piece,
+                           device_pointers)) {
     if (o == operation::bcast) return;
     for (int r = 0; r < ranks(); ++r) {
       counts.push_back(piece);
@@ -287,15 +246,15 @@ struct raw_nccl_collective {
   int root;
   std::size_t bytes;  // of a piece
   ncclComm_t comm;
-  raw_buffer<T> send, recv;
+  raw_channel<Kokkos::View<T*, memory_space>> send, recv;
 
   raw_nccl_collective(operation o, int root_rank, std::size_t count, ncclComm_t c)
       : op(o),
         root(root_rank),
         bytes(count * sizeof(T)),
         comm(c),
-        send(pieces_sent(o, rank(), root_rank, ranks()) * count, true),
-        recv(pieces_received(o, rank(), root_rank, ranks()) * count, true) {}
+        send(raw_buffer<T>(pieces_sent(o, rank(), root_rank, ranks()) * count, true)),
+        recv(raw_buffer<T>(pieces_received(o, rank(), root_rank, ranks()) * count, true)) {}
 
   void call(const exec_space& exec) {
     const cudaStream_t stream = exec.cuda_stream();
@@ -426,7 +385,7 @@ bool verified(const exec_space& exec, operation o, const char* path,
               const Kokkos::View<T*, memory_space>& field, std::size_t count, int root) {
   int ok = 1;
   for (std::size_t at = 0; at < received.size(); at += count) {
-    const std::size_t bad = differing_values(exec, received.data() + at, field.data(), count);
+    const std::size_t bad = differing_bits(exec, received.data() + at, field.data(), count);
     if (bad == 0) continue;
     ok = 0;
     const int source =

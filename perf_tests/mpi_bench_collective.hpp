@@ -3,12 +3,14 @@
 // ndzip-mpi-bench --collective (mpi_bench_collective.cpp): the compressed collectives of
 // ndzip::mpi against MPI's own (or, with --transport nccl, NCCL's) on any number of ranks; and
 // what it and the point-to-point mode (mpi_bench.cpp) share: the rank, medians, random fields,
-// the fields they measure and, where built with NCCL, the NCCL communicator.
+// bit-for-bit checks, the raw baseline's buffers (raw_channel), the fields they measure and,
+// where built with NCCL, the NCCL communicator.
 
 #include <mpi.h>
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 #include <ndzip/mpi/options.hpp>
@@ -42,6 +44,66 @@ void fill_random(const ExecSpace& exec, const Kokkos::View<T*, MemorySpace>& fie
       "ndzip-mpi-bench::random", Kokkos::RangePolicy<ExecSpace>(exec, 0, field.size()),
       KOKKOS_LAMBDA(std::size_t k) { data[k] = static_cast<bits>(inputs::noise(k)); });
 }
+
+// Values bit for bit different between `got` and `want` (`count` of each, in the memory of
+// `exec`), counted on `exec`.
+template <class ExecSpace, class T>
+std::size_t differing_bits(const ExecSpace& exec, const T* got, const T* want, std::size_t count) {
+  using bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  const auto* x = reinterpret_cast<const bits*>(got);
+  const auto* y = reinterpret_cast<const bits*>(want);
+  std::size_t bad = 0;
+  Kokkos::parallel_reduce(
+      "ndzip-mpi-bench::verify", Kokkos::RangePolicy<ExecSpace>(exec, 0, count),
+      KOKKOS_LAMBDA(std::size_t k, std::size_t & n) { n += x[k] != y[k]; }, bad);
+  exec.fence();
+  return bad;
+}
+
+// Plain MPI of a contiguous View: raw bytes, staged through host memory where the View is not
+// host-accessible and the transport is staged; host-pinned memory where Kokkos offers it (4.x),
+// as ndzip::mpi stages, so that the baseline copies at the link's full speed (pageable copies
+// reach only 4-9 GB/s on an H200's PCIe 5 link).
+#if KOKKOS_VERSION >= 40000
+using raw_staging_space = Kokkos::SharedHostPinnedSpace;
+#else
+using raw_staging_space = Kokkos::HostSpace;
+#endif
+
+template <class View>
+struct raw_channel {
+  using T = typename View::value_type;
+  View values;
+  Kokkos::View<T*, raw_staging_space> staging;
+  bool in_place;  // MPI reads and writes the View itself
+
+  // `device_pointers`: the values go to MPI in device memory (the mpi-device transport's raw
+  // baseline, NCCL); else they are staged where the host cannot read them.
+  raw_channel(const View& v, bool device_pointers)
+      : values(v),
+        in_place(device_pointers ||
+                 Kokkos::SpaceAccessibility<Kokkos::HostSpace,
+                                            typename View::memory_space>::accessible) {
+    if (!in_place) staging = Kokkos::View<T*, raw_staging_space>("staging", v.size());
+  }
+  T* wire() const { return in_place ? values.data() : staging.data(); }
+  std::size_t bytes() const { return values.size() * sizeof(T); }
+  Kokkos::View<T*, typename View::memory_space, Kokkos::MemoryUnmanaged> flat() const {
+    return Kokkos::View<T*, typename View::memory_space, Kokkos::MemoryUnmanaged>(values.data(),
+                                                                                  values.size());
+  }
+  template <class ExecSpace>
+  void before_send(const ExecSpace& exec) const {
+    if (!in_place) Kokkos::deep_copy(exec, staging, flat());
+    exec.fence();  // the values are complete before MPI reads them
+  }
+  template <class ExecSpace>
+  void after_receive(const ExecSpace& exec) const {
+    if (in_place) return;
+    Kokkos::deep_copy(exec, flat(), staging);
+    exec.fence();
+  }
+};
 
 // The median of the times of a measurement's repetitions.
 inline double median(std::vector<double> v) {

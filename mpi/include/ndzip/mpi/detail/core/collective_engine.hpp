@@ -323,6 +323,7 @@ class collective_engine {
     // once the call is over.
     std::optional<std::string> failed_here;
     m_failure = nullptr;
+    m_settled = false;
     const auto fail_here = [&](const std::exception& e) {
       if (failed_here) return;
       failed_here = e.what();
@@ -414,11 +415,15 @@ class collective_engine {
     return r < head.segments() && head.slab_bytes(r) % collective_unit == 0 &&
            (m_link.reads_views() || m_link.stages_outgoing());
   }
-  // Before the link reads or writes a View itself: on a device, the work queued on the instance
-  // before the call (which may still write or read the View) is done. Host backends have run it.
+  // Before the link first reads or writes a View itself in a call: on a device, the work queued
+  // on the instance before the call (which may still write or read the View) is done. Once a
+  // call is enough: the call queues no work on a View the link moves itself. Host backends have
+  // run it all.
   void settle_for_link() {
-    if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible)
-      m_exec.fence();
+    if constexpr (!Kokkos::SpaceAccessibility<Kokkos::HostSpace, memory_space>::accessible) {
+      if (!m_settled) m_exec.fence();
+    }
+    m_settled = true;
   }
   std::byte* view_slab(std::uint64_t r) const {
     const auto& piece = m_encoder->pieces()[0];
@@ -703,6 +708,7 @@ class collective_engine {
   round_arena m_assemblies, m_staged, m_inboxes, m_codec_copies;
   std::optional<mismatch_error> m_oversized;
   std::exception_ptr m_failure;  // this rank's own failure in the call, rethrown here
+  bool m_settled = false;        // settle_for_link() has fenced in this call
   send_history m_history;
   std::optional<send_mode> m_last_mode;
   double m_last_seconds = 0;
