@@ -18,12 +18,13 @@
 // ncclRecv of each piece (gather, scatter, alltoall: NCCL has no such collectives) of the values
 // in device memory, on the instance's stream, waited for; compressed: the operation's plan of an
 // nccl_communicator (plan_bcast ... plan_alltoall). Every piece received by either is compared
-// bit for bit with the field after its timed calls; since all pieces hold the same values, this
-// checks the values, not where they went (mpi/tests/test_collectives.cpp checks that).
+// bit for bit with the field (raw: after its warm-up call; compressed: after the timed calls);
+// since all pieces hold the same values, this checks the values, not where they went
+// (mpi/tests/test_collectives.cpp checks that).
 //
 // The time of a call is its slowest rank's, from an MPI_Barrier to the call's return on that
 // rank (a raw NCCL call returns once its stream is done, a plan once its values are decoded);
-// each figure is the median over --repetitions calls. GB/s = the uncompressed bytes of the
+// each figure is the median over --repetitions calls, raw and compressed calls alternating. GB/s = the uncompressed bytes of the
 // largest result one rank ends with (its piece for bcast and scatter; n pieces for gather at the
 // root, allgather and alltoall: nccl-tests' "algorithm bandwidth") / that time. The time split
 // comes from ndzip::mpi::collective_stats, each part that of the rank which spent the longest
@@ -328,19 +329,25 @@ struct nccl_link {
 };
 #endif
 
-// The median over `reps` calls of `call` of the slowest rank's time, from an MPI_Barrier to the
-// call's return.
-template <class Call>
-double timed_median(int reps, Call&& call) {
-  std::vector<double> seconds(reps);
-  for (double& s : seconds) {
+// The medians over `reps` rounds of a call of `a` and one of `b`, each timed from an
+// MPI_Barrier to its return as the slowest rank saw it. Interleaved, so that whatever else the
+// machine does meanwhile falls on both alike.
+template <class A, class B>
+std::pair<double, double> timed_medians(int reps, A&& a, B&& b) {
+  std::vector<double> seconds(2 * static_cast<std::size_t>(reps));  // a's, then b's
+  const auto timed = [](auto& call) {
     MPI_Barrier(MPI_COMM_WORLD);
     const auto start = clock_type::now();
     call();
-    s = std::chrono::duration<double>(clock_type::now() - start).count();
+    return std::chrono::duration<double>(clock_type::now() - start).count();
+  };
+  for (int k = 0; k < reps; ++k) {
+    seconds[k] = timed(a);
+    seconds[reps + k] = timed(b);
   }
-  MPI_Allreduce(MPI_IN_PLACE, seconds.data(), reps, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return median(seconds);
+  MPI_Allreduce(MPI_IN_PLACE, seconds.data(), 2 * reps, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return {median(std::vector<double>(seconds.begin(), seconds.begin() + reps)),
+          median(std::vector<double>(seconds.begin() + reps, seconds.end()))};
 }
 
 // What the timed compressed calls reported (collective_stats), over every rank.
@@ -486,7 +493,6 @@ bool run_pieces(const exec_space& exec, const collective_config& cfg, const Link
                                              (std::size_t{512} << 20) / piece_bytes, 5, 50));
 
   raw.call(exec);  // warm-up: first touch, the link's connections and buffers
-  const double raw_seconds = timed_median(reps, [&] { raw.call(exec); });
   const bool raw_ok = verified(exec, o, "raw", raw.recv.values, field, count, cfg.root);
 
   Kokkos::deep_copy(exec, raw.recv.values, T{0});
@@ -500,7 +506,9 @@ bool run_pieces(const exec_space& exec, const collective_config& cfg, const Link
   const int warmups = cfg.opts.compression == ndzip::mpi::compression_choice::adaptive ? 6 : 1;
   for (int w = 0; w < warmups; ++w) execute();
   std::vector<ndzip::mpi::collective_stats> stats;
-  const double ndzip_seconds = timed_median(reps, [&] { stats.push_back(execute()); });
+  // The raw calls write the Views the plan wrote: its last call, verified below, comes last.
+  const auto [raw_seconds, ndzip_seconds] = timed_medians(
+      reps, [&] { raw.call(exec); }, [&] { stats.push_back(execute()); });
   const bool ndzip_ok = verified(exec, o, "ndzip", raw.recv.values, field, count, cfg.root);
 
   report(cfg, {link.name(), o, name, sizeof(T) == 4 ? "float" : "double", dims, piece_bytes,

@@ -6,9 +6,12 @@
 // the bytes with its own collectives (docs/FORMAT.md "Collectives"). Not part of the API.
 //
 // A call, on every rank of the communicator:
-//   1. agreement: a MAX all-reduce of each rank's argument errors, its root (and minus it:
-//      every rank must give the same), the rounds its pieces need and the time its last call
-//      took (so that adaptive ranks choose alike);
+//   1. agreement: an all-reduce of each rank's argument errors, its root (and minus it: every
+//      rank must give the same), the rounds its pieces need, the time its last call took (so
+//      that adaptive ranks choose alike), whether it can take the plain way, and its share of
+//      the call's balance (collective_balance.hpp). Where every rank sends raw and can move its
+//      pieces whole from and into its Views, and the balance says every receiver expects what
+//      its sender sends, the call is one collective of the values (the plain way), else:
 //   2. per round r: wait for this rank's segments r (compressed on the instance while the
 //      previous round was on the wire), then the heads of the round by the operation's
 //      fixed-size collective (96 bytes a piece in round 0: the transfer head and segment 0's
@@ -22,7 +25,9 @@
 // A link offers: rank(), size(), require_ready(call), refused() (an option it cannot take),
 // its memory (assembly, inbox, stages_outgoing, staging, stage_outgoing, decodes_inbox,
 // codec_buffer, copy_to_codec: as detail/mpi/transport.hpp's; reads_views: whether it moves the
-// Views' own memory), allreduce_max(values, count) of host integers,
+// Views' own memory), delivers_own_piece (whether allgather's bytes reach their own rank too,
+// as MPI_Allgatherv's do), agree(values) (the agreement: agreement_values host integers, all
+// but the last by MAX, the last summed), allreduce_max(values, count) of host integers,
 // exchange_heads(kind, root, out, in, head_bytes) of host bytes, fits(counts) (why it cannot
 // move a round so laid out, if it cannot) and move_bytes(kind, root, counts, send, recv).
 
@@ -45,6 +50,7 @@
 #include "ndzip/mpi/collective_plan.hpp"
 #include "ndzip/mpi/collective_stats.hpp"
 #include "ndzip/mpi/detail/core/batch_cache.hpp"
+#include "ndzip/mpi/detail/core/collective_balance.hpp"
 #include "ndzip/mpi/detail/core/collective_arguments.hpp"
 #include "ndzip/mpi/detail/core/buffer_pool.hpp"
 #include "ndzip/mpi/detail/core/collective_layout.hpp"
@@ -156,14 +162,19 @@ class collective_engine {
     m_link.require_ready(name());
     const auto started = clock::now();
     collective_stats stats;
-    agree_on_call(stats);
+    // Chosen before the agreement, which brings the last call's time: the adaptive choice sees
+    // each call's time one call late.
     const send_mode mode = choose_send_mode(m_opts, [&] {
       return m_history.choose(-2, static_cast<int>(m_args.kind), m_values_bytes, false);
     });
+    const bool plain_way = agree_on_call(mode, stats);
     stats.sent.plain = mode == send_mode::plain;
     std::exception_ptr failure;
     try {
-      run_rounds(mode == send_mode::compressed, stats, failure);
+      if (plain_way)
+        run_plain_way(stats, failure);
+      else
+        run_rounds(mode == send_mode::compressed, stats, failure);
     } catch (...) {
       m_exec.fence();  // no queued work may outlive the buffers of the call
       reset_rounds();
@@ -215,6 +226,12 @@ class collective_engine {
     // A rank that sends nothing queues no round at all (not even a publication).
     const std::uint64_t encoded_rounds = out.empty() ? 0 : rounds;
     m_encoder.emplace(m_exec, m_batches, std::move(out), encoded_rounds);
+    plan_view_rounds();
+    if (m_args.kind == collective_kind::allgather && Link::delivers_own_piece &&
+        m_args.own_send && m_args.own_recv &&
+        is_c_contiguous(*m_args.own_recv) &&
+        extents_of(*m_args.own_recv) == extents_of(*m_args.own_send))
+      m_own_recv = m_args.own_recv->data();
     for (std::size_t s = 0; s < m_args.recvs.size(); ++s) {
       if (!m_args.recvs[s]) continue;
       const RecvView& v = *m_args.recvs[s];
@@ -226,6 +243,7 @@ class collective_engine {
       m_values_bytes += v.size() * sizeof(value_type);
     }
     reserve_rounds();
+    plan_plain_way();
   }
 
   // The kept buffers for the rounds the Views expect: what this rank's segments take, and what
@@ -235,7 +253,8 @@ class collective_engine {
     std::size_t sent = 0, received = 0;
     for (std::uint64_t r = 0; r < encoder.rounds(); ++r) {
       sent += encoder.region_bytes(r);
-      if (m_args.kind == collective_kind::allgather) received += encoder.region_bytes(r);
+      if (m_args.kind == collective_kind::allgather && Link::delivers_own_piece)
+        received += encoder.region_bytes(r);
     }
     for (const auto& in : m_incoming)
       for (std::uint64_t r = 0; r < in.expected.segments(); ++r) {
@@ -270,13 +289,23 @@ class collective_engine {
   }
 
   // Step 1: every rank learns of every rank's argument errors, that all gave one root, the
-  // rounds of the call and the time of its last call.
-  void agree_on_call(collective_stats& stats) {
+  // rounds of the call, the time of its last call, and whether all take the plain way: each
+  // sends raw (`mode`) and can move its pieces whole from and into its Views (plan_plain_way),
+  // and every receiver expects what its sender sends (the call's balance is 0). Returns whether
+  // they do.
+  bool agree_on_call(send_mode mode, collective_stats& stats) {
     const auto t = clock::now();
-    std::int64_t all[5] = {m_args.error.empty() ? 0 : m_rank + 1, m_args.root, -m_args.root,
-                           static_cast<std::int64_t>(m_send_rounds),
-                           static_cast<std::int64_t>(m_last_seconds * 1e9)};
-    m_link.allreduce_max(all, 5);  // in place: this rank's values in, every rank's largest out
+    const bool plain_here = mode == send_mode::plain && m_plain && m_args.error.empty();
+    std::int64_t all[agreement_values] = {
+        m_args.error.empty() ? 0 : m_rank + 1,
+        m_args.root,
+        -m_args.root,
+        static_cast<std::int64_t>(m_send_rounds),
+        static_cast<std::int64_t>(m_last_seconds * 1e9),
+        plain_here ? 0 : m_rank + 1,
+        static_cast<std::int64_t>(m_balance_share)};
+    static_assert(agreement_values == 7, "the agreement's values as docs/FORMAT.md lists them");
+    m_link.agree(all);  // in place: this rank's values in, every rank's reduced out
     stats.agree_seconds += std::chrono::duration<double>(clock::now() - t).count();
     if (!m_args.error.empty())
       throw std::invalid_argument(std::string(name()) + ": " + m_args.error);
@@ -293,6 +322,106 @@ class collective_engine {
     if (m_last_mode && all[4] > 0)
       m_history.record(-2, static_cast<int>(m_args.kind), m_values_bytes, *m_last_mode,
                        static_cast<double>(all[4]) * 1e-9);
+    return all[5] == 0 && all[6] == 0;
+  }
+
+  // Which pieces a raw call can move whole, from and into the Views themselves, in one
+  // collective of the link (the plain way: no heads, no verdicts, as an application's own
+  // collective of the values): where the link reads the Views, none is strided, every piece is
+  // whole units (the link then moves no byte past one), each side's Views (with, for
+  // allgather, this rank's own received View) are addressed together within the link's counts.
+  // Also this rank's share of the call's balance (collective_balance.hpp).
+  void plan_plain_way() {
+    const auto& pieces = m_encoder->pieces();
+    const auto bytes_of = [](const transfer_head& h) { return h.extents[0] * h.row_bytes(); };
+    const auto destinations = [&](std::size_t slot, auto&& to) {
+      if (!one_send_slot()) return to(static_cast<int>(slot));
+      if (m_args.kind == collective_kind::gather) return to(m_args.root);
+      for (int d = 0; d < m_size; ++d)
+        if (d != m_rank) to(d);
+    };
+    m_balance_share = 0;
+    for (std::size_t p = 0; p < pieces.size(); ++p)
+      destinations(m_send_slots[p], [&](int d) {
+        m_balance_share += piece_fingerprint(m_rank, d, pieces[p].head);
+      });
+    for (std::size_t q = 0; q < m_incoming.size(); ++q)
+      m_balance_share -= piece_fingerprint(source_of(m_recv_slots[q]), m_rank,
+                                           m_incoming[q].expected);
+
+    m_plain.reset();
+    if (!m_link.reads_views() || !m_repack.empty() || !m_unpack.empty()) return;
+    const bool own_delivered = m_args.kind == collective_kind::allgather &&
+                               Link::delivers_own_piece;
+    if (own_delivered && !m_own_recv) return;
+    plain_layout plain;
+    round_counts& c = plain.counts;
+    c.send_units.assign(one_send_slot() ? 1 : static_cast<std::size_t>(m_size), 0);
+    c.send_offsets.assign(c.send_units.size(), 0);
+    c.recv_units.assign(one_recv_slot() ? 1 : static_cast<std::size_t>(m_size), 0);
+    c.recv_offsets.assign(c.recv_units.size(), 0);
+    std::vector<std::byte*> from(c.send_units.size(), nullptr), into(c.recv_units.size(), nullptr);
+    for (std::size_t p = 0; p < pieces.size(); ++p) {
+      const std::uint64_t b = bytes_of(pieces[p].head);
+      if (b % collective_unit != 0) return;
+      c.send_units[one_send_slot() ? 0 : m_send_slots[p]] = b / collective_unit;
+      if (b > 0)
+        from[one_send_slot() ? 0 : m_send_slots[p]] =
+            reinterpret_cast<std::byte*>(const_cast<value_type*>(pieces[p].values));
+    }
+    for (std::size_t q = 0; q < m_incoming.size(); ++q) {
+      const std::uint64_t b = bytes_of(m_incoming[q].expected);
+      if (b % collective_unit != 0) return;
+      const std::size_t slot = one_recv_slot() ? 0 : m_recv_slots[q];
+      c.recv_units[slot] = b / collective_unit;
+      if (b > 0) into[slot] = reinterpret_cast<std::byte*>(m_incoming[q].values);
+    }
+    if (own_delivered) {
+      c.recv_units[m_rank] = c.send_units[0];
+      if (c.send_units[0] > 0) into[m_rank] = reinterpret_cast<std::byte*>(m_own_recv);
+    }
+    const auto sent = address_together(from);
+    const auto received = address_together(into);
+    if (!sent || !received) return;
+    for (std::size_t s = 0; s < c.send_units.size(); ++s) c.send_offsets[s] = sent->offsets[s];
+    for (std::size_t s = 0; s < c.recv_units.size(); ++s) {
+      c.recv_offsets[s] = received->offsets[s];
+      c.recv_total = std::max(c.recv_total, c.recv_offsets[s] + c.recv_units[s]);
+    }
+    if (m_link.fits(c)) return;
+    plain.send = sent->base;
+    plain.recv = received->base;
+    m_plain = std::move(plain);
+  }
+
+  // A call the plain way: every piece moved whole by one collective of the link.
+  void run_plain_way(collective_stats& stats, std::exception_ptr& failure) {
+    for (auto& in : m_incoming) in.decode = false;
+    m_settled = false;
+    settle_for_link();
+    const auto t = clock::now();
+    m_link.move_bytes(m_args.kind, m_args.root, m_plain->counts, m_plain->send, m_plain->recv);
+    stats.link_seconds += std::chrono::duration<double>(clock::now() - t).count();
+    for (const auto& piece : m_encoder->pieces()) {
+      const std::uint64_t b = piece.head.extents[0] * piece.head.row_bytes();
+      stats.sent.segments += b > 0;
+      stats.sent.raw_segments += b > 0;
+      stats.sent.raw_bytes += b;
+      stats.sent.wire_bytes += b;
+    }
+    for (const auto& in : m_incoming) {
+      const std::uint64_t b = in.expected.extents[0] * in.expected.row_bytes();
+      stats.received.segments += b > 0;
+      stats.received.raw_segments += b > 0;
+      stats.received.raw_bytes += b;
+      stats.received.wire_bytes += b;
+    }
+    if (m_own_recv) m_own_rounds_delivered = m_encoder->pieces()[0].head.segments();
+    std::vector<std::exception_ptr> errors;
+    copy_own_piece(errors);
+    m_exec.fence();
+    stats.rounds = 0;
+    if (!errors.empty()) failure = errors.front();
   }
 
   void run_rounds(bool compress, collective_stats& stats, std::exception_ptr& failure) {
@@ -302,12 +431,13 @@ class collective_engine {
     auto& encoder = *m_encoder;
     encoder.reset();
     m_decoder.reset(m_incoming.size(), m_rounds);
+    m_own_rounds_delivered = 0;
     for (auto& in : m_incoming) in.decode = false;
     m_oversized.reset();
     reset_rounds();
     std::vector<std::byte*> assemblies(m_rounds, nullptr);
     const auto assemble = [&](std::uint64_t r) {
-      if (r >= encoder.rounds() || sends_from_view(compress, r)) return;
+      if (r >= encoder.rounds() || sends_from_views(compress, r)) return;
 #ifdef NDZIP_MPI_FAULT_INJECTION
       if (collective_fault_at().load() == static_cast<long long>(r)) {
         collective_fault_at() = -1;
@@ -342,19 +472,18 @@ class collective_engine {
       const auto waiting = clock::now();
       const std::uint64_t* sizes = nullptr;
       const std::byte* outgoing = nullptr;
-      const bool direct = sends_from_view(compress, r);
-      std::uint64_t direct_size = 0;
+      const bool direct = sends_from_views(compress, r);
+      const view_round* views = direct ? &m_view_rounds[r] : nullptr;
       if (!failed_here) try {
           if (direct) {
             settle_for_link();
-            direct_size = encoder.pieces()[0].head.slab_bytes(r);
-            sizes = &direct_size;
+            sizes = view_sizes(r);
           } else {
             sizes = r < encoder.rounds() ? encoder.wait(r) : nullptr;
           }
-          outgoing = sent_region(r, sizes, direct ? view_slab(r) : assemblies[r],
+          outgoing = sent_region(r, sizes, direct ? views->from.base : assemblies[r],
                                  [&](std::size_t p) {
-                                   return direct ? view_slab(r)
+                                   return direct ? views->slabs[p]
                                                  : assemblies[r] + encoder.payload_offset(r, p);
                                  });
           assemble(r + 1);
@@ -368,15 +497,20 @@ class collective_engine {
       exchange_heads(r, sizes, stats);
       std::vector<segment_head> heads(m_incoming.size());
       std::optional<std::string> refusal = check_heads(r, heads, errors);
-      const bool straight_in = receives_into_view(r, heads);
-      const round_counts counts =
-          lay_out(r, sizes, heads, direct && !m_link.stages_outgoing());
+      round_counts counts =
+          lay_out_sends(r, sizes, views && !m_link.stages_outgoing() ? &views->from : nullptr);
+      std::optional<unit_addressing> into_views = views_receiving(r, heads, sizes);
+      lay_out_receives(r, heads, into_views ? &*into_views : nullptr, counts);
+      if (into_views && m_link.fits(counts)) {  // the Views lie too far apart: an inbox
+        into_views.reset();
+        lay_out_receives(r, heads, nullptr, counts);
+      }
+      const bool straight_in = into_views.has_value();
+      if (straight_in && m_own_recv && sizes && sizes[0] > 0) ++m_own_rounds_delivered;
       if (!refusal) refusal = m_link.fits(counts);
       std::byte* inbox = nullptr;
       if (!refusal && !failed_here) try {
-          inbox = straight_in ? reinterpret_cast<std::byte*>(
-                                    m_incoming[0].values + m_incoming[0].arrived.slab_offset(r))
-                              : take_inbox(counts);
+          inbox = straight_in ? into_views->base : take_inbox(counts);
         } catch (const std::exception& e) {
           fail_here(e);
         }
@@ -405,15 +539,45 @@ class collective_engine {
     if (!errors.empty()) failure = errors.front();
   }
 
-  // Whether round r of a raw call (not `compress`) sends its one piece from its View (or a
-  // staging copy of it) rather than a copy in the round's assembly: where the operation sends
-  // one piece (bcast at the root, gather, allgather), the link reads the View's memory or stages
-  // it, and the slab is whole units (MPI then reads no byte past it).
-  bool sends_from_view(bool compress, std::uint64_t r) const {
-    if (compress || !one_send_slot() || m_encoder->pieces().size() != 1) return false;
-    const transfer_head& head = m_encoder->pieces()[0].head;
-    return r < head.segments() && head.slab_bytes(r) % collective_unit == 0 &&
-           (m_link.reads_views() || m_link.stages_outgoing());
+  // Which rounds a raw call sends from the Views themselves (or staging copies of them) rather
+  // than from copies in the round's assembly: where every slab of the round is whole units (the
+  // link then reads no byte past one) and the link stages the Views, or reads their memory, all
+  // of the round's slabs addressed together within its counts.
+  void plan_view_rounds() {
+    const auto& pieces = m_encoder->pieces();
+    m_view_rounds.assign(m_encoder->rounds(), {});
+    m_view_sizes.assign(pieces.size(), 0);
+    if (!m_link.reads_views() && !m_link.stages_outgoing()) return;
+    for (std::uint64_t r = 0; r < m_encoder->rounds(); ++r) {
+      view_round round;
+      round.slabs.assign(pieces.size(), nullptr);
+      bool whole = true;
+      for (std::size_t p = 0; p < pieces.size(); ++p) {
+        const transfer_head& head = pieces[p].head;
+        if (r >= head.segments()) continue;
+        whole = whole && head.slab_bytes(r) % collective_unit == 0;
+        round.slabs[p] = reinterpret_cast<std::byte*>(const_cast<value_type*>(pieces[p].values) +
+                                                      head.slab_offset(r));
+      }
+      if (!whole) continue;
+      if (m_link.reads_views()) {
+        auto together = address_together(round.slabs);
+        if (!together || m_link.fits(lay_out_sends(r, view_sizes(r), &*together))) continue;
+        round.from = std::move(*together);
+      }
+      round.usable = true;
+      m_view_rounds[r] = std::move(round);
+    }
+  }
+  bool sends_from_views(bool compress, std::uint64_t r) const {
+    return !compress && r < m_view_rounds.size() && m_view_rounds[r].usable;
+  }
+  // The payload sizes of round r sent from the Views: every slab whole.
+  const std::uint64_t* view_sizes(std::uint64_t r) {
+    const auto& pieces = m_encoder->pieces();
+    for (std::size_t p = 0; p < pieces.size(); ++p)
+      m_view_sizes[p] = r < pieces[p].head.segments() ? pieces[p].head.slab_bytes(r) : 0;
+    return m_view_sizes.data();
   }
   // Before the link first reads or writes a View itself in a call: on a device, the work queued
   // on the instance before the call (which may still write or read the View) is done. Once a
@@ -425,20 +589,34 @@ class collective_engine {
     }
     m_settled = true;
   }
-  std::byte* view_slab(std::uint64_t r) const {
-    const auto& piece = m_encoder->pieces()[0];
-    return reinterpret_cast<std::byte*>(const_cast<value_type*>(piece.values) +
-                                        piece.head.slab_offset(r));
-  }
 
-  // Whether round r's one received piece (bcast, scatter) arrives straight in its View: a raw
-  // segment of whole units into a View that passed its checks, where the link writes the View's
-  // memory (MPI then writes no byte past the slab).
-  bool receives_into_view(std::uint64_t r, const std::vector<segment_head>& heads) const {
-    if (!one_recv_slot() || m_incoming.size() != 1 || !m_link.reads_views()) return false;
-    const auto& in = m_incoming[0];
-    return in.decode && r < in.arrived.segments() && heads[0].kind == segment_kind::raw &&
-           heads[0].payload_bytes % collective_unit == 0;
+  // Where round r's received pieces arrive straight in their Views: each a raw segment of whole
+  // units (the link then writes no byte past its slab) into a View that passed its checks,
+  // where the link writes the Views' memory; for allgather, this rank's own raw piece too,
+  // into its View (MPI_Allgatherv delivers it), where that View is contiguous and of the sent
+  // extents. Nullopt: through an inbox.
+  std::optional<unit_addressing> views_receiving(std::uint64_t r,
+                                                 const std::vector<segment_head>& heads,
+                                                 const std::uint64_t* sizes) const {
+    if (m_incoming.empty() || !m_link.reads_views()) return std::nullopt;
+    std::vector<std::byte*> at(one_recv_slot() ? 1 : static_cast<std::size_t>(m_size), nullptr);
+    for (std::size_t q = 0; q < m_incoming.size(); ++q) {
+      const auto& in = m_incoming[q];
+      if (r >= in.arrived.segments()) continue;
+      if (!in.decode || heads[q].kind != segment_kind::raw ||
+          heads[q].payload_bytes % collective_unit != 0)
+        return std::nullopt;
+      at[one_recv_slot() ? 0 : m_recv_slots[q]] =
+          reinterpret_cast<std::byte*>(in.values + in.arrived.slab_offset(r));
+    }
+    if (m_args.kind == collective_kind::allgather && Link::delivers_own_piece && sizes &&
+        sizes[0] > 0) {
+      const transfer_head& own = m_encoder->pieces()[0].head;
+      if (!m_own_recv || sizes[0] != own.slab_bytes(r) || sizes[0] % collective_unit != 0)
+        return std::nullopt;
+      at[m_rank] = reinterpret_cast<std::byte*>(m_own_recv + own.slab_offset(r));
+    }
+    return address_together(at);
   }
 
   // Where the link sends round r's payloads from: `region` (the round's assembly, or the View of
@@ -453,8 +631,9 @@ class collective_engine {
     std::byte* staged = m_staged.take(encoder.region_bytes(r),
                                       [&](std::size_t b) { return m_link.staging(b); });
     for (std::size_t p = 0; p < encoder.pieces().size(); ++p)
-      m_link.stage_outgoing(staged + encoder.payload_offset(r, p), payload(p),
-                            round_up_to_unit(sizes[p]));
+      if (sizes[p] > 0)
+        m_link.stage_outgoing(staged + encoder.payload_offset(r, p), payload(p),
+                              round_up_to_unit(sizes[p]));
     encoder.queue_staged_mark(r);
     return staged;
   }
@@ -574,36 +753,42 @@ class collective_engine {
                 " (its error says why); the call stopped on every rank");
   }
 
-  // Round r's layout in units of collective_unit: this rank's sends per head slot (where each
-  // payload lies in the round's region; at 0 for a piece sent from its View, `from_view`) and
-  // its receives packed by the announced sizes.
-  round_counts lay_out(std::uint64_t r, const std::uint64_t* sizes,
-                       const std::vector<segment_head>& heads, bool from_view) const {
-    const std::size_t n = static_cast<std::size_t>(m_size);
+  // Round r's sends in units of collective_unit, per head slot: where each payload lies in the
+  // round's region, or in the Views addressed together (`from_views`).
+  round_counts lay_out_sends(std::uint64_t r, const std::uint64_t* sizes,
+                             const unit_addressing* from_views) const {
     round_counts c;
-    c.send_units.assign(one_send_slot() ? 1 : n, 0);
+    c.send_units.assign(one_send_slot() ? 1 : static_cast<std::size_t>(m_size), 0);
     c.send_offsets.assign(c.send_units.size(), 0);
     const auto& pieces = m_encoder->pieces();
     for (std::size_t p = 0; p < pieces.size() && sizes; ++p) {
       const std::size_t slot = one_send_slot() ? 0 : m_send_slots[p];
       c.send_units[slot] = round_up_to_unit(sizes[p]) / collective_unit;
-      c.send_offsets[slot] = from_view ? 0 : m_encoder->payload_offset(r, p) / collective_unit;
+      c.send_offsets[slot] =
+          from_views ? from_views->offsets[p] : m_encoder->payload_offset(r, p) / collective_unit;
     }
-    c.recv_units.assign(one_recv_slot() ? 1 : n, 0);
+    return c;
+  }
+
+  // Round r's receives in units, per slot, as the heads announce them: packed in an inbox, or
+  // in the Views addressed together (`into_views`, views_receiving).
+  void lay_out_receives(std::uint64_t r, const std::vector<segment_head>& heads,
+                        const unit_addressing* into_views, round_counts& c) const {
+    c.recv_units.assign(one_recv_slot() ? 1 : static_cast<std::size_t>(m_size), 0);
     c.recv_offsets.assign(c.recv_units.size(), 0);
     for (std::size_t q = 0; q < m_incoming.size(); ++q)
       if (r < m_incoming[q].arrived.segments())
         c.recv_units[one_recv_slot() ? 0 : m_recv_slots[q]] =
             round_up_to_unit(heads[q].payload_bytes) / collective_unit;
-    // MPI_Allgatherv also delivers a rank's own piece to itself.
-    if (m_args.kind == collective_kind::allgather) c.recv_units[m_rank] = c.send_units[0];
+    if (m_args.kind == collective_kind::allgather && Link::delivers_own_piece)
+      c.recv_units[m_rank] = c.send_units[0];
     std::uint64_t total = 0;
     for (std::size_t s = 0; s < c.recv_units.size(); ++s) {
-      c.recv_offsets[s] = total;
-      total += c.recv_units[s];
+      c.recv_offsets[s] = into_views ? into_views->offsets[s] : total;
+      total = into_views ? std::max(total, c.recv_offsets[s] + c.recv_units[s])
+                         : total + c.recv_units[s];
     }
     c.recv_total = total;
-    return c;
   }
 
   // Where round r's payloads arrive: room for the announced ones, kept until the call is over.
@@ -628,31 +813,55 @@ class collective_engine {
     }
   }
 
-  // Round r's decoding, from the inbox or its copy in the execution space's memory; nothing to
-  // decode without an inbox (the one piece arrived in its View).
+  // Round r's decoding, from the inbox or its copy in the execution space's memory (raw pieces
+  // of a staged inbox: copied from there, unpacks_raw_round); nothing to decode without an
+  // inbox (the pieces arrived in their Views).
   void queue_decoding(std::uint64_t r, const round_counts& counts, const std::byte* inbox,
                       std::size_t inbox_bytes, const std::vector<segment_head>& heads,
                       collective_stats& stats) {
-    const std::byte* at = inbox;
-    if (inbox && !m_link.decodes_inbox()) {
-      std::byte* copy = m_codec_copies.take(inbox_bytes,
-                                            [&](std::size_t b) { return m_link.codec_buffer(b); });
-      m_link.copy_to_codec(copy, inbox, inbox_bytes);
-      at = copy;
-    }
-    std::vector<const std::byte*> payloads(m_incoming.size(), nullptr);
-    for (std::size_t q = 0; q < m_incoming.size(); ++q) {
-      const std::size_t slot = one_recv_slot() ? 0 : m_recv_slots[q];
-      payloads[q] =
-          at ? at + static_cast<std::size_t>(counts.recv_offsets[slot]) * collective_unit : nullptr;
+    for (std::size_t q = 0; q < m_incoming.size(); ++q)
       if (r < m_incoming[q].arrived.segments() && m_incoming[q].decode) {
         ++stats.received.segments;
         if (heads[q].kind == segment_kind::raw) ++stats.received.raw_segments;
         stats.received.wire_bytes += heads[q].payload_bytes + round_head_bytes(r);
         stats.received.raw_bytes += m_incoming[q].arrived.slab_bytes(r);
       }
+    if (!inbox) return;
+    const std::byte* at = inbox;
+    if (!m_link.decodes_inbox()) {
+      if (unpacks_raw_round(r, counts, inbox, heads)) return;
+      std::byte* copy = m_codec_copies.take(inbox_bytes,
+                                            [&](std::size_t b) { return m_link.codec_buffer(b); });
+      m_link.copy_to_codec(copy, inbox, inbox_bytes);
+      at = copy;
     }
-    if (at) m_decoder.queue(r, m_incoming, heads, payloads);
+    std::vector<const std::byte*> payloads(m_incoming.size(), nullptr);
+    for (std::size_t q = 0; q < m_incoming.size(); ++q)
+      payloads[q] = at + static_cast<std::size_t>(
+                             counts.recv_offsets[one_recv_slot() ? 0 : m_recv_slots[q]]) *
+                             collective_unit;
+    m_decoder.queue(r, m_incoming, heads, payloads);
+  }
+
+  // Where every piece of round r that is decoded arrived raw in an inbox the codec cannot read
+  // (host staging): each copied from there into its View, with nothing to decode. Returns
+  // whether it was (false: the round has a stream, and is decoded from a copy of its inbox).
+  bool unpacks_raw_round(std::uint64_t r, const round_counts& counts, const std::byte* inbox,
+                         const std::vector<segment_head>& heads) {
+    for (std::size_t q = 0; q < m_incoming.size(); ++q)
+      if (r < m_incoming[q].arrived.segments() && m_incoming[q].decode &&
+          heads[q].kind != segment_kind::raw)
+        return false;
+    for (std::size_t q = 0; q < m_incoming.size(); ++q) {
+      const auto& in = m_incoming[q];
+      if (r >= in.arrived.segments() || !in.decode) continue;
+      const std::size_t slot = one_recv_slot() ? 0 : m_recv_slots[q];
+      m_link.copy_to_codec(reinterpret_cast<std::byte*>(in.values + in.arrived.slab_offset(r)),
+                           inbox + static_cast<std::size_t>(counts.recv_offsets[slot]) *
+                                       collective_unit,
+                           heads[q].payload_bytes);
+    }
+    return true;
   }
 
   void count_sent(std::uint64_t r, const std::uint64_t* sizes, collective_stats& stats) const {
@@ -672,6 +881,7 @@ class collective_engine {
   // alltoall): copied, or a mismatch_error.
   void copy_own_piece(std::vector<std::exception_ptr>& errors) {
     if (!m_args.own_send || !m_args.own_recv) return;
+    if (m_own_recv && m_own_rounds_delivered == m_encoder->pieces()[0].head.segments()) return;
     const auto& from = *m_args.own_send;
     const auto& to = *m_args.own_recv;
     if (extents_of(from) != extents_of(to)) {
@@ -705,6 +915,28 @@ class collective_engine {
   // Host heads of a round; the rounds' assemblies, staging copies, inboxes and the codec's copies
   // of them (kept between calls, every round of a call until its last is decoded).
   std::vector<std::byte> m_out_heads, m_in_heads;
+  // Per round, where a raw call sends each piece from its View (plan_view_rounds): its slab
+  // (null: no segment r) and, where the link reads the Views, their addressing.
+  struct view_round {
+    bool usable = false;
+    std::vector<std::byte*> slabs;
+    unit_addressing from;
+  };
+  std::vector<view_round> m_view_rounds;
+  std::vector<std::uint64_t> m_view_sizes;  // per piece, of the round sent from the Views
+  // The plain way's collective (plan_plain_way): its counts, over the sent Views addressed
+  // from `send` and the received ones from `recv`.
+  struct plain_layout {
+    round_counts counts;
+    std::byte* send = nullptr;
+    std::byte* recv = nullptr;
+  };
+  std::optional<plain_layout> m_plain;
+  std::uint64_t m_balance_share = 0;
+  // Allgather: this rank's own received View, where MPI may deliver its own piece into it (C
+  // order, the sent extents; else null), and the rounds of a call in which it did.
+  value_type* m_own_recv = nullptr;
+  std::uint64_t m_own_rounds_delivered = 0;
   round_arena m_assemblies, m_staged, m_inboxes, m_codec_copies;
   std::optional<mismatch_error> m_oversized;
   std::exception_ptr m_failure;  // this rank's own failure in the call, rethrown here

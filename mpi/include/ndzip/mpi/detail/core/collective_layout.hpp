@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "ndzip/mpi/detail/core/wire_format.hpp"
@@ -39,6 +40,10 @@ constexpr std::size_t round_head_bytes(std::uint64_t r) {
   return r == 0 ? transfer_head_bytes + segment_head_bytes : segment_head_bytes;
 }
 
+// The agreement that opens every call: this many int64 per rank, all but the last reduced by
+// MAX, the last summed modulo 2^64 (docs/FORMAT.md "Collectives").
+inline constexpr int agreement_values = 7;
+
 // Collectives count their bytes in units of this many: each payload starts at a multiple of it
 // in a round's buffer, so that MPI's int counts and displacements reach 128 GiB.
 inline constexpr std::size_t collective_unit = 64;
@@ -53,7 +58,32 @@ constexpr std::uint64_t round_up_to_unit(std::uint64_t bytes) {
 struct round_counts {
   std::vector<std::uint64_t> send_units, send_offsets;
   std::vector<std::uint64_t> recv_units, recv_offsets;
-  std::uint64_t recv_total = 0;
+  std::uint64_t recv_total = 0;  // the units from the inbox's start to its last byte
 };
+
+// Memory of separate Views addressed as one buffer, as MPI's collectives address theirs: from
+// the lowest of the pointers, each at a whole number of units from it.
+struct unit_addressing {
+  std::byte* base = nullptr;
+  std::vector<std::uint64_t> offsets;  // in units, one per pointer (0 for a null one)
+};
+
+// The addressing of `at` (null pointers: nothing there), or nullopt where two lie a part of a
+// unit apart.
+inline std::optional<unit_addressing> address_together(const std::vector<std::byte*>& at) {
+  unit_addressing a;
+  for (std::byte* p : at)
+    if (p && (!a.base || p < a.base)) a.base = p;
+  a.offsets.assign(at.size(), 0);
+  for (std::size_t i = 0; i < at.size(); ++i) {
+    if (!at[i]) continue;
+    // As integers: the pointers lie in different allocations.
+    const std::uintptr_t distance = reinterpret_cast<std::uintptr_t>(at[i]) -
+                                    reinterpret_cast<std::uintptr_t>(a.base);
+    if (distance % collective_unit != 0) return std::nullopt;
+    a.offsets[i] = distance / collective_unit;
+  }
+  return a;
+}
 
 }  // namespace ndzip::mpi::detail

@@ -47,6 +47,42 @@ class unit_datatype {
   MPI_Datatype m_type = MPI_DATATYPE_NULL;
 };
 
+// MPI's reduction of an agreement (agreement_values int64 as one element of a datatype of its
+// own, so that MPI never splits one): the largest of each value but the last, which is summed
+// modulo 2^64. Made once per link and freed unless MPI is finalised by then.
+class agreement_reduction {
+ public:
+  agreement_reduction() {
+    check(MPI_Type_contiguous(agreement_values, MPI_INT64_T, &m_type), "MPI_Type_contiguous");
+    check(MPI_Type_commit(&m_type), "MPI_Type_commit");
+    check(MPI_Op_create(&reduce, 1, &m_op), "MPI_Op_create");
+  }
+  ~agreement_reduction() {
+    if (mpi_finalized()) return;
+    MPI_Op_free(&m_op);
+    MPI_Type_free(&m_type);
+  }
+  agreement_reduction(const agreement_reduction&) = delete;
+  agreement_reduction& operator=(const agreement_reduction&) = delete;
+  MPI_Datatype type() const { return m_type; }
+  MPI_Op op() const { return m_op; }
+
+ private:
+  static void reduce(void* in, void* inout, int* len, MPI_Datatype*) {
+    const auto* a = static_cast<const std::int64_t*>(in);
+    auto* b = static_cast<std::int64_t*>(inout);
+    for (int e = 0; e < *len; ++e, a += agreement_values, b += agreement_values) {
+      for (int i = 0; i + 1 < agreement_values; ++i) b[i] = std::max(a[i], b[i]);
+      constexpr int last = agreement_values - 1;
+      b[last] = static_cast<std::int64_t>(static_cast<std::uint64_t>(a[last]) +
+                                          static_cast<std::uint64_t>(b[last]));
+    }
+  }
+
+  MPI_Datatype m_type = MPI_DATATYPE_NULL;
+  MPI_Op m_op = MPI_OP_NULL;
+};
+
 template <class ExecSpace>
 class mpi_collective_link {
  public:
@@ -58,6 +94,7 @@ class mpi_collective_link {
     check(MPI_Comm_rank(comm, &m_rank), "MPI_Comm_rank");
     check(MPI_Comm_size(comm, &m_size), "MPI_Comm_size");
     m_unit = std::make_unique<unit_datatype>();
+    m_agreement = std::make_unique<agreement_reduction>();
     try {
       m_transport = make_transport(m_memory, chosen_transport<ExecSpace>(opts, true));
     } catch (const std::invalid_argument& e) {
@@ -87,6 +124,15 @@ class mpi_collective_link {
   buffer codec_buffer(std::size_t bytes) { return buffer(m_memory->device_buffer(bytes)); }
   void copy_to_codec(std::byte* to, const std::byte* from, std::size_t bytes) {
     m_transport->unpack(to, from, bytes);
+  }
+
+  // MPI_Allgatherv delivers a rank's own piece to itself.
+  static constexpr bool delivers_own_piece = true;
+
+  // The agreement, in place: this rank's values in, every rank's reduced out.
+  void agree(std::int64_t* values) {
+    check(MPI_Allreduce(MPI_IN_PLACE, values, 1, m_agreement->type(), m_agreement->op(), m_comm),
+          "MPI_Allreduce");
   }
 
   void allreduce_max(std::int64_t* values, int count) {
@@ -133,7 +179,8 @@ class mpi_collective_link {
   }
 
   // The payloads of a round: `send` is this rank's send region (null where it sends nothing),
-  // `recv` its inbox, both as transport memory.
+  // `recv` its inbox, both as transport memory (a region or inbox may be Views addressed
+  // together: unit_addressing).
   void move_bytes(collective_kind kind, int root, const round_counts& c, const std::byte* send,
                   std::byte* recv) {
     const MPI_Datatype unit = m_unit->get();
@@ -182,6 +229,7 @@ class mpi_collective_link {
   std::shared_ptr<buffer_pool<ExecSpace>> m_memory;
   std::unique_ptr<transport<ExecSpace>> m_transport;
   std::unique_ptr<unit_datatype> m_unit;
+  std::unique_ptr<agreement_reduction> m_agreement;
   std::string m_refused;
 };
 

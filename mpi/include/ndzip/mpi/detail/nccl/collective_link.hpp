@@ -51,19 +51,12 @@ class nccl_collective_link {
   buffer codec_buffer(std::size_t bytes) { return buffer(m_memory->device_buffer(bytes)); }
   void copy_to_codec(std::byte*, const std::byte*, std::size_t) {}
 
-  void allreduce_max(std::int64_t* values, int count) {
-    const std::size_t bytes = sizeof(std::int64_t) * static_cast<std::size_t>(count);
-    nccl_operations ops(m_comm, *m_kept);
-    reserve(bytes, bytes);
-    std::memcpy(m_host.data(), values, bytes);
-    ops.copy(m_device.data(), m_host.data(), bytes);
-    check_nccl(ncclAllReduce(m_device.data(), m_device.data(), static_cast<std::size_t>(count),
-                             ncclInt64, ncclMax, m_comm, ops.stream()),
-               "ncclAllReduce", m_comm);
-    ops.copy(m_host.data(), m_device.data(), bytes);
-    ops.wait(ops.mark(ops.stream()));
-    std::memcpy(values, m_host.data(), bytes);
-  }
+  // Allgather's grouped sends skip the own rank.
+  static constexpr bool delivers_own_piece = false;
+
+  void allreduce_max(std::int64_t* values, int count) { reduce(values, count, false); }
+  // The agreement: the largest of each value but the last, which is summed (modulo 2^64).
+  void agree(std::int64_t* values) { reduce(values, agreement_values, true); }
 
   // As the MPI link's: `out` one slot (or one per destination for scatter and alltoall), `in`
   // one per source (or the root's one for bcast and scatter), host memory.
@@ -161,6 +154,29 @@ class nccl_collective_link {
       default:
         return true;
     }
+  }
+
+  // An all-reduce of `count` host integers in place: MAX, or (`last_summed`) MAX of all but the
+  // last and a sum of that one, both in one group.
+  void reduce(std::int64_t* values, int count, bool last_summed) {
+    const std::size_t bytes = sizeof(std::int64_t) * static_cast<std::size_t>(count);
+    const std::size_t maxima = static_cast<std::size_t>(count) - (last_summed ? 1 : 0);
+    nccl_operations ops(m_comm, *m_kept);
+    reserve(bytes, bytes);
+    std::memcpy(m_host.data(), values, bytes);
+    ops.copy(m_device.data(), m_host.data(), bytes);
+    auto* device = reinterpret_cast<std::int64_t*>(m_device.data());
+    ops.open_group();
+    check_nccl(ncclAllReduce(device, device, maxima, ncclInt64, ncclMax, m_comm, ops.stream()),
+               "ncclAllReduce", m_comm);
+    if (last_summed)
+      check_nccl(ncclAllReduce(device + maxima, device + maxima, 1, ncclUint64, ncclSum, m_comm,
+                               ops.stream()),
+                 "ncclAllReduce", m_comm);
+    ops.close_group();
+    ops.copy(m_host.data(), m_device.data(), bytes);
+    ops.wait(ops.mark(ops.stream()));
+    std::memcpy(values, m_host.data(), bytes);
   }
 
   // Device and host-pinned scratch for heads and verdicts, grown where a call needs more.
