@@ -20,30 +20,51 @@
 #include <xxhash.h>
 
 #include "ndzip/array_shape.hpp"
+#include "ndzip/detail/frame_bytes.hpp"
 #include "ndzip/folding.hpp"
 #include "ndzip/stream_size.hpp"
 
 namespace ndzip {
 
+namespace detail {
+
+std::uint64_t xxh3_of(std::initializer_list<byte_span> parts) {
+  XXH3_state_t state;
+  XXH3_INITSTATE(&state);
+  XXH3_64bits_reset(&state);
+  for (const byte_span& part : parts) XXH3_64bits_update(&state, part.data, part.size);
+  return XXH3_64bits_digest(&state);
+}
+
+std::string describe_elements(element_type type, int dimensions,
+                              const std::array<std::uint64_t, 3>& extents) {
+  std::string s = type == element_type::float32 ? "float " : "double ";
+  for (int a = 0; a < dimensions; ++a) {
+    if (a) s += 'x';
+    s += std::to_string(extents[a]);
+  }
+  return s;
+}
+
+std::string checksum_text(std::uint64_t checksum) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%016" PRIx64, checksum);
+  return text;
+}
+
+}  // namespace detail
+
 namespace {
+
+using detail::get_u64;
+using detail::get_u8;
+using detail::put_u64;
 
 constexpr std::size_t stream_length_offset = 32;
 // Version 3's byte 7: the codec mode's code below, the coded rank above.
 constexpr unsigned mode_bits_v3 = 0x0f;
 constexpr unsigned coded_rank_shift_v3 = 4;
 constexpr std::size_t checksum_offset = 40;
-
-void put_u64(std::byte* out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<std::byte>(v >> (8 * i));
-}
-
-std::uint64_t get_u64(const std::byte* in) {
-  std::uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= std::uint64_t{std::to_integer<std::uint8_t>(in[i])} << (8 * i);
-  return v;
-}
-
-std::uint8_t get_u8(const std::byte* in) { return std::to_integer<std::uint8_t>(*in); }
 
 [[noreturn]] void not_a_frame(const std::string& what) {
   throw frame_error("ndzip: not a valid ndzip frame: " + what);
@@ -56,39 +77,21 @@ std::string without_prefix(const char* message) {
   return text.compare(0, prefix.size(), prefix) == 0 ? text.substr(prefix.size()) : text;
 }
 
-// "float 100x200" (extents slowest first). Appended piece by piece: see ndzip::to_string.
-std::string describe(element_type type, int dimensions,
-                     const std::array<std::uint64_t, 3>& extents) {
-  std::string s = type == element_type::float32 ? "float " : "double ";
-  for (int a = 0; a < dimensions; ++a) {
-    if (a) s += 'x';
-    s += std::to_string(extents[a]);
-  }
-  return s;
-}
+using detail::describe_elements;
 // "float 5x90x180 array", and "... (coded as 81000)" for a folded one.
 std::string describe_array(const frame_info& info) {
-  std::string s = describe(info.type, info.dimensions, info.extents) + " array";
+  std::string s = describe_elements(info.type, info.dimensions, info.extents) + " array";
   if (info.coded_dimensions != info.dimensions)
     s += " (coded as " + coded_shape_of(info).extents_string() + ")";
   return s;
 }
 
-std::string checksum_string(std::uint64_t checksum) {
-  char text[24];
-  std::snprintf(text, sizeof text, "0x%016" PRIx64, checksum);
-  return text;
-}
+using detail::checksum_text;
 
 // XXH3-64 (seed 0) of a header's first 40 bytes followed by a stream.
 std::uint64_t checksum_of(const std::byte* header, const std::byte* stream,
                           std::size_t stream_bytes) {
-  XXH3_state_t state;
-  XXH3_INITSTATE(&state);
-  XXH3_64bits_reset(&state);
-  XXH3_64bits_update(&state, header, checksum_offset);
-  XXH3_64bits_update(&state, stream, stream_bytes);
-  return XXH3_64bits_digest(&state);
+  return detail::xxh3_of({{header, checksum_offset}, {stream, stream_bytes}});
 }
 
 // That the ndzip format can hold the grid the frame codes and that its stream length is one the
@@ -98,7 +101,7 @@ void check_array(const frame_info& info) {
   try {
     shape.byte_size();  // the folded extent, and the values, addressable
   } catch (const std::overflow_error&) {
-    not_a_frame("a " + describe(info.type, info.dimensions, info.extents) +
+    not_a_frame("a " + describe_elements(info.type, info.dimensions, info.extents) +
                 " array is too large to address");
   }
   visit_shape(coded_shape_of(info), [&](auto tag, const auto& grid) {
@@ -208,8 +211,8 @@ void verify_frame_checksum(const std::byte* data, std::size_t size) {
   const std::uint64_t actual = frame_checksum(data, size);
   if (actual != info.checksum)
     throw frame_error("ndzip: checksum mismatch: the header records XXH3-64 " +
-                      checksum_string(info.checksum) + " but the frame hashes to " +
-                      checksum_string(actual) + " (the header or the stream is damaged)");
+                      checksum_text(info.checksum) + " but the frame hashes to " +
+                      checksum_text(actual) + " (the header or the stream is damaged)");
 }
 
 std::array<std::byte, frame_header_bytes> encode_frame_header(
@@ -253,13 +256,15 @@ std::array<std::byte, frame_header_bytes> encode_frame_header(
 
 namespace detail {
 
+void check_coded_stream(const frame_info& info) { check_array(info); }
+
 void check_frame_holds(const frame_info& info, element_type type, int dimensions,
                        const std::array<std::uint64_t, 3>& extents, const std::string& view) {
   if (info.type != type || info.dimensions != dimensions || info.extents != extents)
     throw frame_error("ndzip: the frame holds a " +
-                      describe(info.type, info.dimensions, info.extents) +
+                      describe_elements(info.type, info.dimensions, info.extents) +
                       " array (extents slowest first), but " + view + " is a " +
-                      describe(type, dimensions, extents) + " array");
+                      describe_elements(type, dimensions, extents) + " array");
 }
 
 void check_frame_output(std::size_t elements, const std::string& values, std::size_t capacity) {

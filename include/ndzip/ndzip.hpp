@@ -5,6 +5,7 @@
 #include "ndzip/array_shape.hpp"
 #include "ndzip/backends.hpp"
 #include "ndzip/batch_compressor.hpp"
+#include "ndzip/chunked_frame.hpp"
 #include "ndzip/codec_mode.hpp"
 #include "ndzip/compressor.hpp"
 #include "ndzip/dynamic.hpp"
