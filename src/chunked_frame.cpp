@@ -298,6 +298,29 @@ std::vector<std::uint64_t> read_chunked_index(const chunked_frame_info& frame,
   return offsets;
 }
 
+chunked_frame_layout inspect_chunked_frame(const std::byte* data, std::size_t size) {
+  chunked_frame_layout layout;
+  layout.frame = read_chunked_header(data, size);
+  // No more slabs than `size` holds heads for: the vectors stay bounded by the input.
+  layout.offsets = read_chunked_index(layout.frame, data, size);
+  const std::uint64_t index_offset =
+      size - chunked_trailer_bytes - 8 * layout.frame.slab_count;
+  layout.slabs.reserve(layout.offsets.size());
+  for (std::uint64_t s = 0; s < layout.frame.slab_count; ++s) {
+    const std::uint64_t at = layout.offsets[s];
+    const std::uint64_t next =
+        s + 1 < layout.frame.slab_count ? layout.offsets[s + 1] : index_offset;
+    const slab_info slab =
+        read_slab_head(layout.frame, s, data + at, static_cast<std::size_t>(next - at));
+    if (slab.record_bytes() != next - at)
+      throw frame_error("ndzip: chunked frame, " + slab_name(s) + ": its head and stream take " +
+                        std::to_string(slab.record_bytes()) + " bytes, but the index gives it " +
+                        std::to_string(next - at));
+    layout.slabs.push_back(slab);
+  }
+  return layout;
+}
+
 std::uint64_t default_slab_rows(element_type type, int dimensions,
                                 const std::array<std::uint64_t, 3>& extents, codec_mode mode) {
   const array_shape shape(type, dimensions, extents.data());

@@ -205,6 +205,33 @@ TEST_CASE("chunked frame: damaged frames are refused before decoding, naming the
       bad[offsets[0] + 16 + i] = static_cast<std::byte>((length * 1000) >> (8 * i));
     CHECK(refused(bad).find("slab 0: inconsistent frame") != std::string::npos);
   }
+  // What inspect_chunked_frame reports, and headers announcing more than the bytes can hold:
+  // refused without allocating for them.
+  {
+    const auto layout = ndzip::inspect_chunked_frame(good.data(), good.size());
+    CHECK(layout.frame.extents == std::array<std::uint64_t, 3>{130, 67, 0});
+    CHECK(layout.slabs.size() == 3);
+    CHECK(layout.slabs[2].stream_bytes + ndzip::slab_head_bytes <= layout.slabs[2].record_bytes());
+    const auto f32 = ndzip::element_type::float32;
+    const auto many = ndzip::encode_chunked_header(f32, 1, {std::uint64_t{1} << 32, 0, 0}, 1);
+    frame_bytes forged(many.begin(), many.end());
+    forged.resize(4096);
+    CHECK(frame_error_of([&] { ndzip::inspect_chunked_frame(forged.data(), forged.size()); })
+              .find("truncated: 4294967296 slabs take") != std::string::npos);
+    // One slab of 2^40 floats in a few hundred bytes: its head's stream length cannot be.
+    const auto huge =
+        ndzip::encode_chunked_header(f32, 1, {std::uint64_t{1} << 40, 0, 0}, std::uint64_t{1} << 40);
+    frame_bytes one(huge.begin(), huge.end());
+    const std::size_t slab_at = one.size();
+    one.resize(slab_at + ndzip::slab_head_bytes + 64);
+    const char nzsl[] = "NZSL";
+    for (int i = 0; i < 4; ++i) one[slab_at + i] = static_cast<std::byte>(nzsl[i]);
+    one[slab_at + 16] = std::byte{64};  // a stream of 64 bytes
+    const auto end = ndzip::encode_chunked_end({slab_at}, one.size());
+    one.insert(one.end(), end.begin(), end.end());
+    CHECK(frame_error_of([&] { ndzip::inspect_chunked_frame(one.data(), one.size()); })
+              .find("slab 0:") != std::string::npos);
+  }
   // Readers of versions 1 to 3 refuse version 4 by name.
   CHECK(frame_error_of([&] { ndzip::inspect_frame(good.data(), good.size()); })
             .find("unsupported frame version 4") != std::string::npos);

@@ -181,8 +181,8 @@ std::size_t compress_chunked_frame(const ExecSpace& exec, const ValuesView& valu
 
 // Decompresses the chunked frame `frame` (a contiguous rank-1 View of bytes in host-accessible
 // memory, holding exactly one chunked frame) into `values` on `exec`, slab by slab. Throws
-// ndzip::frame_error, naming the slab, if the frame is damaged (read_chunked_header,
-// read_chunked_index, read_slab_head, verify_slab: each slab is checked before it is decoded) or
+// ndzip::frame_error, naming the slab, if the frame is damaged (inspect_chunked_frame before
+// anything is decoded, then verify_slab before each slab is) or
 // if `values` differs from the array it holds in element type, rank or extents (slowest first),
 // and std::invalid_argument if `values` overlaps the frame. A stream inconsistent with its slab
 // throws ndzip::stream_error; the contents of `values` are then unspecified.
@@ -195,8 +195,8 @@ void decompress_chunked_frame(const ExecSpace& exec, const FrameView& frame,
                 "ndzip::decompress_chunked_frame needs a writable values View");
   detail::check_frame_view(frame);
   const std::byte* const data = reinterpret_cast<const std::byte*>(frame.data());
-  const chunked_frame_info info = read_chunked_header(data, frame.size());
-  const std::vector<std::uint64_t> offsets = read_chunked_index(info, data, frame.size());
+  const chunked_frame_layout layout = inspect_chunked_frame(data, frame.size());
+  const chunked_frame_info& info = layout.frame;
   const extent<Dims> grid = grid_of(values);
   frame_info array;
   array.type = info.type;
@@ -205,19 +205,13 @@ void decompress_chunked_frame(const ExecSpace& exec, const FrameView& frame,
   detail::check_frame_holds(array, element_type_of<T>(), Dims, detail::frame_extents(grid),
                             detail::view_label(values));
   detail::check_frame_disjoint<T>(values, grid, frame);
-  const std::uint64_t index_offset = frame.size() - chunked_trailer_bytes - 8 * info.slab_count;
 
   detail::slab_codecs<T, ExecSpace> codecs(exec);
   detail::for_each_slab(values, grid, info, [&](std::uint64_t s, const auto& slab,
                                                 const extent<Dims>& slab_grid) {
-    const std::uint64_t at = offsets[s];
-    const std::uint64_t next = s + 1 < info.slab_count ? offsets[s + 1] : index_offset;
-    const slab_info head = read_slab_head(info, s, data + at, static_cast<std::size_t>(next - at));
-    if (head.record_bytes() != next - at)
-      throw frame_error("ndzip: chunked frame, slab " + std::to_string(s) + ": its head and " +
-                        "stream take " + std::to_string(head.record_bytes()) +
-                        " bytes, but the index gives it " + std::to_string(next - at));
-    verify_slab(head, data + at, static_cast<std::size_t>(next - at));
+    const std::uint64_t at = layout.offsets[s];
+    const slab_info& head = layout.slabs[s];
+    verify_slab(head, data + at, static_cast<std::size_t>(head.record_bytes()));
     const std::size_t consumed = detail::with_coded_view(
         slab, slab_grid, head.coded_dimensions,
         [&](const auto& coded_values, const auto& coded_grid) {

@@ -108,6 +108,20 @@ NDZIP_EXPORT std::vector<std::uint64_t> read_chunked_index(const chunked_frame_i
                                                            const std::byte* data,
                                                            std::size_t size);
 
+// A whole chunked frame read without decoding: its header, and each slab's offset and head.
+struct chunked_frame_layout {
+  chunked_frame_info frame;
+  std::vector<std::uint64_t> offsets;  // of each slab's head from the frame's first byte
+  std::vector<slab_info> slabs;
+};
+
+// Checks the whole frame of `size` bytes at `data` but its slabs' checksums: the header, the
+// index and trailer, and every slab's head, each slab filling exactly the room the index gives
+// it. A reader may size its output from the header then: every slab's stream is at least as
+// long as the smallest stream of its grid, and all lie within `size` bytes. verify_slab checks
+// a slab's checksum, before it is decoded.
+NDZIP_EXPORT chunked_frame_layout inspect_chunked_frame(const std::byte* data, std::size_t size);
+
 // The rows per slab a writer takes by default for this array in `mode`: about 64 MiB of values a
 // slab (slabs that size lose under 0.5 % of the stream's size to their heads and borders), fewer
 // where a slab's stream could exceed what the format holds, at least 1.
