@@ -4,14 +4,20 @@
 // targets, plus a smooth array of every type and dimensionality with several hypercubes and a
 // border, each as a shaped stream (decode_stream), shaped values (roundtrip), a frame (frame)
 // and an HDF5 chunk, checksummed and bare (hdf5_chunk), and as a high-ratio stream
-// (decode_high_ratio).
+// (decode_high_ratio); and a few small chunked frames (chunked_frame).
 
+#include <Kokkos_Core.hpp>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
+
+#include <ndzip/chunked_frame.hpp>
 
 #include "chunk_checksum.hpp"
 #include "chunk_parameters.hpp"
@@ -41,16 +47,26 @@ void write_file(const std::filesystem::path& path, const std::vector<byte_buffer
   if (!out) throw std::runtime_error("cannot write " + path.string());
 }
 
-void write_seeds(const std::filesystem::path& dir, const ndzip_test::vector_spec& spec) {
+array_desc array_of(const ndzip_test::vector_spec& spec) {
   array_desc array;
   std::uint64_t extents[3] = {};
   for (int a = 0; a < spec.dims; ++a) extents[a] = spec.extents[a];
   array.shape = ndzip::array_shape(
       spec.is_double ? ndzip_cli::element_type::float64 : ndzip_cli::element_type::float32,
       spec.dims, extents);
+  return array;
+}
+
+byte_buffer values_of(const ndzip_test::vector_spec& spec) {
   const auto raw = ndzip_test::generate_bytes(spec);
   byte_buffer values(raw.size());
   for (std::size_t i = 0; i < raw.size(); ++i) values[i] = std::byte{raw[i]};
+  return values;
+}
+
+void write_seeds(const std::filesystem::path& dir, const ndzip_test::vector_spec& spec) {
+  const array_desc array = array_of(spec);
+  const byte_buffer values = values_of(spec);
   const byte_buffer stream = model_stream(array, values);
   const byte_buffer prefix = shaped_input_prefix(array);
   const auto head = ndzip_cli::encode_frame_header(array, stream);
@@ -87,6 +103,33 @@ void write_seeds(const std::filesystem::path& dir, const ndzip_test::vector_spec
              {hdf5_chunk_input_prefix(plugin::to_cd_values(chunk)), stream});
 }
 
+// The chunked frame that ndzip::compress_chunked_frame writes of the vector `name` in slabs of
+// `slab_rows` rows in `mode`, as DIR/chunked_frame/NAME-rowsR (and -high_ratio).
+void write_chunked_seed(const std::filesystem::path& dir, const std::string& name,
+                        std::uint64_t slab_rows, ndzip::codec_mode mode) {
+  const ndzip_test::vector_spec spec = ndzip_test::parse_vector_name(name);
+  const array_desc array = array_of(spec);
+  byte_buffer values = values_of(spec);
+  byte_buffer frame;
+  ndzip::visit_shape(array.shape, [&](auto tag, const auto& grid) {
+    using T = typename decltype(tag)::type;
+    constexpr int dims = std::decay_t<decltype(grid)>::dimensions;
+    using data_type = std::conditional_t<dims == 1, T*, std::conditional_t<dims == 2, T**, T***>>;
+    const Kokkos::View<data_type, Kokkos::LayoutRight, Kokkos::HostSpace,
+                       Kokkos::MemoryTraits<Kokkos::Unmanaged>>
+        view(reinterpret_cast<T*>(values.data()), grid[0],
+             dims > 1 ? grid[1] : KOKKOS_INVALID_INDEX, dims > 2 ? grid[2] : KOKKOS_INVALID_INDEX);
+    Kokkos::View<std::byte*, Kokkos::HostSpace> out(
+        "chunked frame", ndzip::chunked_frame_size_bound(view, slab_rows, mode));
+    const std::size_t size = ndzip::compress_chunked_frame(Kokkos::DefaultHostExecutionSpace{},
+                                                           view, out, slab_rows, mode);
+    frame.assign(out.data(), out.data() + size);
+  });
+  const std::string suffix = mode == ndzip::codec_mode::ndzip ? "" : "-high_ratio";
+  write_file(dir / "chunked_frame" / (name + "-rows" + std::to_string(slab_rows) + suffix),
+             {frame});
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -98,7 +141,8 @@ int main(int argc, char** argv) {
     const std::filesystem::path dir = argv[1];
     const ndzip_cli::backend_session session(1, true);
     for (const char* target :
-         {"decode_stream", "roundtrip", "frame", "hdf5_chunk", "decode_high_ratio"})
+         {"decode_stream", "roundtrip", "frame", "hdf5_chunk", "decode_high_ratio",
+          "chunked_frame"})
       std::filesystem::create_directories(dir / target);
 
     std::vector<ndzip_test::vector_spec> specs;
@@ -111,7 +155,30 @@ int main(int argc, char** argv) {
                               "f32_3d_50x17x17", "f64_3d_50x17x17"})
       specs.push_back(ndzip_test::parse_vector_name(std::string("smooth-b8_") + shape));
     for (const auto& spec : specs) write_seeds(dir, spec);
-    std::printf("ndzip-fuzz-seeds: %zu seeds per target in %s\n", specs.size(), argv[1]);
+    // Small chunked frames, most under the fuzzer's 16 KiB: slabs of one row, of a layer of
+    // hypercubes (4096 elements in 1-D, 64 rows in 2-D, 16 in 3-D) with a shorter last slab, and
+    // of the whole array; one in the high-ratio mode.
+    struct chunked_seed {
+      const char* name;
+      std::uint64_t slab_rows;
+      ndzip::codec_mode mode;
+    };
+    constexpr auto ndzip_mode = ndzip::codec_mode::ndzip;
+    const chunked_seed chunked_seeds[] = {
+        {"smooth-b8_f64_1d_30", 1, ndzip_mode},
+        {"smooth-b0_f32_1d_8200", 4096, ndzip_mode},
+        {"smooth-b8_f64_2d_20x65", 1, ndzip_mode},
+        {"smooth-b8_f32_2d_70x65", 64, ndzip_mode},
+        {"smooth-b40_f64_2d_10x10", 10, ndzip_mode},
+        {"smooth-b8_f32_3d_5x6x7", 1, ndzip_mode},
+        {"smooth-b8_f32_3d_5x6x7", 5, ndzip_mode},
+        {"smooth-b8_f64_3d_18x9x9", 16, ndzip_mode},
+        {"smooth-b8_f32_2d_70x65", 70, ndzip::codec_mode::high_ratio},
+    };
+    for (const chunked_seed& seed : chunked_seeds)
+      write_chunked_seed(dir, seed.name, seed.slab_rows, seed.mode);
+    std::printf("ndzip-fuzz-seeds: %zu seeds per target (%zu chunked frames) in %s\n",
+                specs.size(), std::size(chunked_seeds), argv[1]);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "ndzip-fuzz-seeds: %s\n", e.what());
