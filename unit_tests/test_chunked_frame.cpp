@@ -44,16 +44,6 @@ std::uint64_t get_u64(const frame_bytes& frame, std::size_t offset) {
   return v;
 }
 
-template <class F>
-std::string frame_error_of(F&& f) {
-  try {
-    f();
-  } catch (const ndzip::frame_error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 // The rows a slab of one layer of hypercubes holds, for D dimensions.
 template <int D>
 std::uint64_t hypercube_rows() {

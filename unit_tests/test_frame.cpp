@@ -62,17 +62,6 @@ void reseal(frame_bytes& frame) {
   put_u64(frame, 40, ndzip::frame_checksum(frame.data(), frame.size()));
 }
 
-// The message of the ndzip::frame_error that f() throws, or "" if it throws none.
-template <class F>
-std::string frame_error_of(F&& f) {
-  try {
-    f();
-  } catch (const ndzip::frame_error& e) {
-    return e.what();
-  }
-  return "";
-}
-
 // A smooth 2-D float array of 70x90 (one hypercube and a border) and its frame.
 struct sample {
   ndzip::extent<2> grid{70, 90};
