@@ -327,7 +327,14 @@ std::uint64_t default_slab_rows(element_type type, int dimensions,
   std::uint64_t row_bytes = shape.element_bytes();
   for (int a = 1; a < dimensions; ++a) row_bytes *= std::max<std::uint64_t>(extents[a], 1);
   const std::uint64_t n0 = std::max<std::uint64_t>(extents[0], 1);
-  std::uint64_t rows = std::clamp<std::uint64_t>((std::uint64_t{64} << 20) / row_bytes, 1, n0);
+  // Slabs of whole layers of hypercubes, where they hold one: a slab of other rows would store
+  // a border of its own raw, and a slabbed frame would be larger than the array's one stream.
+  const std::uint64_t side = hypercube_side(dimensions);
+  const auto in_layers = [&](std::uint64_t r) {
+    return r < n0 && r >= side ? r / side * side : r;
+  };
+  std::uint64_t rows =
+      in_layers(std::clamp<std::uint64_t>((std::uint64_t{64} << 20) / row_bytes, 1, n0));
   rows = std::max(rows, n0 / max_slab_count + (n0 % max_slab_count != 0));
   for (;;) {
     std::array<std::uint64_t, 3> slab = extents;
@@ -337,7 +344,7 @@ std::uint64_t default_slab_rows(element_type type, int dimensions,
       return rows;
     } catch (const std::exception&) {
       if (rows == 1) throw;  // a single row the format cannot hold: refused by name
-      rows /= 2;
+      rows = in_layers(rows / 2);
     }
   }
 }

@@ -123,8 +123,9 @@ struct chunked_frame_layout {
 NDZIP_EXPORT chunked_frame_layout inspect_chunked_frame(const std::byte* data, std::size_t size);
 
 // The rows per slab a writer takes by default for this array in `mode`: about 64 MiB of values a
-// slab (slabs that size lose under 0.5 % of the stream's size to their heads and borders), fewer
-// where a slab's stream could exceed what the format holds, at least 1.
+// slab, in whole layers of hypercubes where a slab holds one (so that no slab stores a border of
+// its own: a slab costs its head and stream header), fewer where a slab's stream could exceed
+// what the format holds, at least 1.
 NDZIP_EXPORT std::uint64_t default_slab_rows(element_type type, int dimensions,
                                              const std::array<std::uint64_t, 3>& extents,
                                              codec_mode mode = codec_mode::ndzip);
