@@ -21,9 +21,6 @@ using namespace ndzip_test;
 
 namespace {
 
-using frame_view_at =
-    Kokkos::View<std::byte*, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-
 template <class Exec, class View>
 frame_bytes chunked_frame_of(const Exec& exec, const View& values, std::uint64_t rows,
                              ndzip::codec_mode mode = ndzip::codec_mode::ndzip) {
