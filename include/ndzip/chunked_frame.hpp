@@ -15,6 +15,7 @@
 // before it returns.
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
