@@ -20,6 +20,7 @@ namespace {
 using detail::get_u64;
 using detail::get_u8;
 using detail::put_u64;
+using detail::without_prefix;
 
 constexpr std::array<std::byte, 4> slab_magic = {std::byte{'N'}, std::byte{'Z'}, std::byte{'S'},
                                                  std::byte{'L'}};
@@ -34,12 +35,6 @@ constexpr unsigned coded_rank_shift = 4;
 
 [[noreturn]] void not_chunked(const std::string& what) {
   throw frame_error("ndzip: not a valid chunked ndzip frame: " + what);
-}
-
-std::string without_prefix(const char* message) {
-  const std::string text = message;
-  const std::string prefix = "ndzip: ";
-  return text.compare(0, prefix.size(), prefix) == 0 ? text.substr(prefix.size()) : text;
 }
 
 std::string slab_name(std::uint64_t s) { return "slab " + std::to_string(s); }

@@ -70,12 +70,7 @@ constexpr std::size_t checksum_offset = 40;
   throw frame_error("ndzip: not a valid ndzip frame: " + what);
 }
 
-// A message of this library without the "ndzip: " it starts with, to be quoted in another.
-std::string without_prefix(const char* message) {
-  const std::string text = message;
-  const std::string prefix = "ndzip: ";
-  return text.compare(0, prefix.size(), prefix) == 0 ? text.substr(prefix.size()) : text;
-}
+using detail::without_prefix;
 
 using detail::describe_elements;
 // "float 5x90x180 array", and "... (coded as 81000)" for a folded one.

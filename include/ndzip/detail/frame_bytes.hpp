@@ -25,6 +25,13 @@ inline std::uint64_t get_u64(const std::byte* in) {
 }
 inline std::uint8_t get_u8(const std::byte* in) { return std::to_integer<std::uint8_t>(*in); }
 
+// A message of this library without the "ndzip: " it starts with, to be quoted in another.
+inline std::string without_prefix(const char* message) {
+  const std::string text = message;
+  const std::string prefix = "ndzip: ";
+  return text.compare(0, prefix.size(), prefix) == 0 ? text.substr(prefix.size()) : text;
+}
+
 struct byte_span {
   const std::byte* data;
   std::size_t size;

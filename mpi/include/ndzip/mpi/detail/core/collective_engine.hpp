@@ -333,7 +333,6 @@ class collective_engine {
   // Also this rank's share of the call's balance (collective_balance.hpp).
   void plan_plain_way() {
     const auto& pieces = m_encoder->pieces();
-    const auto bytes_of = [](const transfer_head& h) { return h.extents[0] * h.row_bytes(); };
     const auto destinations = [&](std::size_t slot, auto&& to) {
       if (!one_send_slot()) return to(static_cast<int>(slot));
       if (m_args.kind == collective_kind::gather) return to(m_args.root);
@@ -362,7 +361,7 @@ class collective_engine {
     c.recv_offsets.assign(c.recv_units.size(), 0);
     std::vector<std::byte*> from(c.send_units.size(), nullptr), into(c.recv_units.size(), nullptr);
     for (std::size_t p = 0; p < pieces.size(); ++p) {
-      const std::uint64_t b = bytes_of(pieces[p].head);
+      const std::uint64_t b = pieces[p].head.values_bytes();
       if (b % collective_unit != 0) return;
       c.send_units[one_send_slot() ? 0 : m_send_slots[p]] = b / collective_unit;
       if (b > 0)
@@ -370,7 +369,7 @@ class collective_engine {
             reinterpret_cast<std::byte*>(const_cast<value_type*>(pieces[p].values));
     }
     for (std::size_t q = 0; q < m_incoming.size(); ++q) {
-      const std::uint64_t b = bytes_of(m_incoming[q].expected);
+      const std::uint64_t b = m_incoming[q].expected.values_bytes();
       if (b % collective_unit != 0) return;
       const std::size_t slot = one_recv_slot() ? 0 : m_recv_slots[q];
       c.recv_units[slot] = b / collective_unit;
@@ -402,20 +401,16 @@ class collective_engine {
     const auto t = clock::now();
     m_link.move_bytes(m_args.kind, m_args.root, m_plain->counts, m_plain->send, m_plain->recv);
     stats.link_seconds += std::chrono::duration<double>(clock::now() - t).count();
-    for (const auto& piece : m_encoder->pieces()) {
-      const std::uint64_t b = piece.head.extents[0] * piece.head.row_bytes();
-      stats.sent.segments += b > 0;
-      stats.sent.raw_segments += b > 0;
-      stats.sent.raw_bytes += b;
-      stats.sent.wire_bytes += b;
-    }
-    for (const auto& in : m_incoming) {
-      const std::uint64_t b = in.expected.extents[0] * in.expected.row_bytes();
-      stats.received.segments += b > 0;
-      stats.received.raw_segments += b > 0;
-      stats.received.raw_bytes += b;
-      stats.received.wire_bytes += b;
-    }
+    // Each piece one raw segment of its whole values, without heads.
+    const auto count_whole = [](transfer_stats& side, std::uint64_t bytes) {
+      side.segments += bytes > 0;
+      side.raw_segments += bytes > 0;
+      side.raw_bytes += bytes;
+      side.wire_bytes += bytes;
+    };
+    for (const auto& piece : m_encoder->pieces())
+      count_whole(stats.sent, piece.head.values_bytes());
+    for (const auto& in : m_incoming) count_whole(stats.received, in.expected.values_bytes());
     if (m_own_recv) m_own_rounds_delivered = m_encoder->pieces()[0].head.segments();
     std::vector<std::exception_ptr> errors;
     copy_own_piece(errors);
@@ -619,9 +614,9 @@ class collective_engine {
     return address_together(at);
   }
 
-  // Where the link sends round r's payloads from: `region` (the round's assembly, or the View of
-  // a piece sent from it), or a staging copy of each payload, from where `payload(p)` lies
-  // (queued; the caller waits for it).
+  // Where the link sends round r's payloads from: `region` (the round's assembly, or the base of
+  // the Views its pieces are sent from, view_round), or a staging copy of each payload, from
+  // where `payload(p)` lies (queued; the caller waits for it).
   template <class Payload>
   const std::byte* sent_region(std::uint64_t r, const std::uint64_t* sizes, std::byte* region,
                                Payload&& payload) {
@@ -697,11 +692,7 @@ class collective_engine {
           if (auto mismatch = mismatch_of(in.arrived, in.expected, "rank " + std::to_string(source),
                                           "View", "piece")) {
             in.decode = false;
-            const std::uint64_t arrived_bytes =
-                in.arrived.extents[0] * in.arrived.row_bytes();
-            const std::uint64_t expected_bytes =
-                in.expected.extents[0] * in.expected.row_bytes();
-            if (arrived_bytes > expected_bytes + mismatch_slack_bytes) {
+            if (in.arrived.values_bytes() > in.expected.values_bytes() + mismatch_slack_bytes) {
               m_oversized = *mismatch;
               throw mismatch_error(std::string(mismatch->what()) +
                                    "; it is too large to be received and dropped, so the call "

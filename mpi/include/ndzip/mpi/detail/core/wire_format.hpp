@@ -65,6 +65,8 @@ struct transfer_head {
   std::size_t element_bytes() const { return type == element_code::float64 ? 8 : 4; }
   // Bytes of one row of the slowest dimension.
   std::uint64_t row_bytes() const { return element_bytes() * extents[1] * extents[2]; }
+  // Bytes of all the View's values.
+  std::uint64_t values_bytes() const { return extents[0] * row_bytes(); }
   // Number of segments: 0 for a View without elements (segment_rows must be 1 or more).
   std::uint64_t segments() const;
   // The fewest rows a segment may hold (smallest_segment_bytes, at most all rows).

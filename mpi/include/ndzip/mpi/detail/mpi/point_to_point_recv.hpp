@@ -280,7 +280,7 @@ class recv_transfer final : public transfer, private message_sink {
             "the message was consumed and the View was not written")));
         return further;
       }
-      m_stats.raw_bytes = head.extents[0] * head.row_bytes();
+      m_stats.raw_bytes = head.values_bytes();
       if (m_history && m_stats.raw_bytes > 0)
         m_history->observe(m_source, m_stats.raw_bytes,
                            head.plain ? send_mode::plain : send_mode::compressed);

@@ -74,7 +74,7 @@ class send_transfer final : public transfer {
         opts.checksum, plain);
     const std::uint64_t segments = head.segments();
     m_messages_owed = segments + (head.plain ? 1 : 0);
-    m_stats.raw_bytes = head.extents[0] * head.row_bytes();
+    m_stats.raw_bytes = head.values_bytes();
     m_stats.segments = segments;
     m_stats.plain = head.plain;
     if (head.plain) m_stats.raw_segments = segments;

@@ -290,7 +290,7 @@ class nccl_incoming final : public nccl_side {
                         std::to_string(m_peer) + ": " + e.what());
     }
     m_head = head;
-    m_stats.raw_bytes = head.extents[0] * head.row_bytes();
+    m_stats.raw_bytes = head.values_bytes();
     m_stats.segments = head.segments();
     m_stats.plain = head.plain;
     if (auto mismatch = mismatch_of(head, m_expected,
