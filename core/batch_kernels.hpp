@@ -164,7 +164,8 @@ struct decode_batch {
       });
       return;
     }
-    decode_team<T, Dims, ExecSpace, LaneOps>(member, grid_reader{*this, a}, index, gatherer);
+    decode_team<T, Dims, ExecSpace, LaneOps>(member, grid_reader{*this, a}, whole_grid_teams{},
+                                             index, gatherer);
   }
 };
 

@@ -64,4 +64,14 @@ void compressor<T, Dims, ExecSpace>::decompress_raw_async(const std::byte* strea
   m_engine->decompress_async(stream, stream_size, values, outcome);
 }
 
+template <class T, int Dims, class ExecSpace>
+std::size_t compressor<T, Dims, ExecSpace>::decompress_region_raw(
+    const std::byte* stream, std::size_t stream_size, const std::array<std::size_t, Dims>& start,
+    const extent<Dims>& count, T* values) {
+  core::region_box<Dims> box;
+  for (int a = 0; a < Dims; ++a) box.start[a] = start[a];
+  box.count = count;
+  return m_engine->decompress_region(stream, stream_size, box, values);
+}
+
 }  // namespace ndzip

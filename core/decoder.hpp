@@ -27,17 +27,35 @@
 
 namespace ndzip::core {
 
-// Team `index` of the decoder for one grid's stream: decodes hypercube `index`, or border slice
-// `index - hypercube_count`, and reports to `gatherer` (an outcome_gatherer, or what finds one
-// when the team is done). `grid` gives the grid's layout(), stream(), stream_size() and
+// Which hypercube a decoder's team decodes, and where its values go. The whole grid's decoder
+// (whole_grid_teams): team t decodes hypercube t, or copies border slice t - n, into the grid
+// itself. A region's decoder (core/region_decoder.hpp) maps its teams to the hypercubes a box
+// touches and places them in a buffer of those hypercubes alone; its border is copied apart.
+struct whole_grid_teams {
+  static constexpr bool copies_border = true;
+  KOKKOS_INLINE_FUNCTION std::size_t hypercube_of(std::size_t team) const { return team; }
+  template <class T, int Dims>
+  NDZIP_HOST_FORCEINLINE grid_placement<profile<T, Dims>> placement(
+      const stream_layout<T, Dims>& layout, std::size_t index) const {
+    std::size_t origin[Dims];
+    layout.hypercube_origin(index, origin);
+    return grid_placement<profile<T, Dims>>(layout.grid, origin);
+  }
+};
+
+// Team `team` of the decoder for one grid's stream: decodes hypercube teams.hypercube_of(team)
+// into grid.values() where teams.placement() puts it, or (with Teams::copies_border) border
+// slice `team - hypercube_count`, and reports to `gatherer` (an outcome_gatherer, or what finds
+// one when the team is done). `grid` gives the grid's layout(), stream(), stream_size() and
 // values() where they are used: a single grid's kernel holds them in its parameters, a batch's
 // team reads them from its grid's descriptor and item, so that no register holds them through
 // the decoding. The decoder launches one team at least, so that the outcome is written for a
 // grid without hypercubes or border too.
-template <class T, int Dims, class ExecSpace, class LaneOps, class Grid, class Gatherer>
+template <class T, int Dims, class ExecSpace, class LaneOps, class Grid, class Teams,
+          class Gatherer>
 KOKKOS_INLINE_FUNCTION void decode_team(
     const typename kernel_types<T, Dims, ExecSpace, LaneOps>::member_type& member,
-    const Grid& grid, std::size_t index, const Gatherer& gatherer) {
+    const Grid& grid, const Teams& teams, std::size_t team, const Gatherer& gatherer) {
   using base = kernel_types<T, Dims, ExecSpace, LaneOps>;
   using bits_type = typename base::bits_type;
   using lane_ops = typename base::lane_ops;
@@ -46,6 +64,7 @@ KOKKOS_INLINE_FUNCTION void decode_team(
   lane_ops::run_team([&]() NDZIP_INLINE_LAMBDA {
     const stream_layout<T, Dims>& layout = grid.layout();
     const std::size_t n = layout.hypercube_count;
+    const std::size_t index = teams.hypercube_of(team);
 
     // The entries this team uses, the last one and (hypercube teams) its block's two, read once
     // by one thread into team scratch and used from there by the whole team, so that no register
@@ -62,20 +81,21 @@ KOKKOS_INLINE_FUNCTION void decode_team(
     member.team_barrier();
     const auto finish = [&](std::uint64_t key) NDZIP_INLINE_LAMBDA {
       Kokkos::single(Kokkos::PerTeam(member), [&]() NDZIP_INLINE_LAMBDA {
-        gatherer.finish_team(index, key, layout.stream_bytes(scratch.entries[0]),
+        gatherer.finish_team(team, key, layout.stream_bytes(scratch.entries[0]),
                              grid.stream_size());
       });
     };
     const std::uint64_t area = scratch.entries[0];
     const std::uint64_t needed = layout.stream_bytes(area);
     if (needed > grid.stream_size())
-      return finish(index == 0 ? failure_key(0, stream_failure::stream_truncated)
+      return finish(team == 0 ? failure_key(0, stream_failure::stream_truncated)
                                : no_stream_failure);
     const auto* block_area =
         reinterpret_cast<const bits_type*>(grid.stream() + layout.header_bytes());
     if (index >= n) {
-      copy_border_slice<border_direction::stream_to_grid, lane_ops>(
-          member, layout, grid.values(), const_cast<bits_type*>(block_area + area), index - n);
+      if constexpr (Teams::copies_border)
+        copy_border_slice<border_direction::stream_to_grid, lane_ops>(
+            member, layout, grid.values(), const_cast<bits_type*>(block_area + area), index - n);
       return finish(no_stream_failure);
     }
     const std::uint64_t begin = scratch.entries[1], end = scratch.entries[2];
@@ -90,9 +110,7 @@ KOKKOS_INLINE_FUNCTION void decode_team(
       return finish(failure_key(index, stream_failure::heads_do_not_match_block));
     if constexpr (lane_ops::group_lanes > 1 || Dims == 3)
       inverse_lorenzo<profile_type, lane_ops>(member, scratch.cube);
-    std::size_t origin[Dims];
-    layout.hypercube_origin(index, origin);
-    const grid_placement<profile_type> placement(layout.grid, origin);
+    const grid_placement<profile_type> placement = teams.placement(layout, index);
     if constexpr (lane_ops::group_lanes == 1)
       store_hypercube_sums<profile_type, lane_ops>(scratch.cube, placement, grid.values());
     else if constexpr (profile_type::dimensions == 1)
@@ -124,7 +142,8 @@ struct decode_hypercubes {
   KOKKOS_INLINE_FUNCTION bits_type* values() const { return grid_values; }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
-    decode_team<T, Dims, ExecSpace, LaneOps>(member, *this, member.league_rank(), gatherer);
+    decode_team<T, Dims, ExecSpace, LaneOps>(member, *this, whole_grid_teams{},
+                                             member.league_rank(), gatherer);
   }
 };
 

@@ -14,6 +14,7 @@
 #include <Kokkos_Core.hpp>
 
 #include "backends/host_inline.hpp"
+#include "backends/kernel_role.hpp"
 #include "core/block_placement.hpp"
 #include "core/border.hpp"
 #include "core/chunk_packing.hpp"

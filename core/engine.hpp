@@ -26,6 +26,8 @@
 #include <vector>
 
 #include "core/batch_checks.hpp"
+#include "core/call_guard.hpp"
+#include "core/region_copy.hpp"
 #include "core/stream_status.hpp"
 #include "ndzip/batch_compressor.hpp"
 #include "ndzip/codec_mode.hpp"
@@ -86,6 +88,18 @@ class engine {
     run_decompress_async(stream, stream_size, values, outcome);
   }
 
+  // Decodes the box `box` of the grid from `stream` into `values` (the box's elements in C
+  // order), as ndzip::compressor::decompress_region. Synchronous.
+  std::size_t decompress_region(const std::byte* stream, std::size_t stream_size,
+                                const region_box<Dims>& box, T* values) {
+    check_stream_pointer(stream);
+    check_region(box);
+    detail::check_disjoint(values, box.count.size() * sizeof(T), stream, stream_size);
+    check_stream_size(stream_size);
+    const std::lock_guard<std::mutex> lock(m_calls);
+    return run_decompress_region(stream, stream_size, box, values);
+  }
+
   // Throws ndzip::stream_error unless a stream of grid `g` can be `stream_size` bytes long.
   void check_stream_size(std::size_t stream_size, std::size_t g = 0) const {
     core::check_stream_size<T>(m_grids[g], stream_size, m_mode);
@@ -143,12 +157,69 @@ class engine {
   virtual void run_decompress_async(const std::byte* stream, std::size_t stream_size, T* values,
                                     decompress_outcome* outcome) = 0;
   virtual void run_compress_batch(item_type* items, std::uint64_t* sizes) = 0;
+  // A mode whose stream cannot be decoded in part: the whole grid into the engine's region
+  // buffer (allocated by the first call, kept for the next), and the box copied out of it.
+  virtual std::size_t run_decompress_region(const std::byte* stream, std::size_t stream_size,
+                                            const region_box<Dims>& box, T* values) {
+    using bits_type = typename profile<T, Dims>::bits_type;
+    const extent<Dims>& grid = m_grids[0];
+    bits_type* decoded = region_buffer(grid.size());
+    const std::size_t consumed = run_decompress(stream, stream_size,
+                                                reinterpret_cast<T*>(decoded));
+    copy_region<T, Dims, ExecSpace> copy{stream_layout<T, Dims>(grid), box, {}, {}, grid,
+                                         decoded, nullptr, reinterpret_cast<bits_type*>(values)};
+    for (int a = 0; a < Dims; ++a) copy.covered[a] = grid[a];
+    launch_region_copy(copy);
+    return consumed;
+  }
   virtual void run_decompress_batch(const item_type* items, decompress_outcome* outcomes) = 0;
+
+  // The region decoder's buffer of at least `elements` words, grown where a call needs more.
+  typename profile<T, Dims>::bits_type* region_buffer(std::size_t elements) {
+    if (m_region_buffer.extent(0) < elements) {
+      const call_guard<ExecSpace> guard(nullptr);
+      m_region_buffer = {};  // released before the larger one is allocated
+      m_region_buffer = decltype(m_region_buffer)(
+          Kokkos::view_alloc(m_exec, Kokkos::WithoutInitializing, "ndzip::region_buffer"),
+          elements);
+    }
+    return m_region_buffer.data();
+  }
+
+  // Runs a region's copy (core/region_decoder.hpp) and waits for it: the call is synchronous.
+  void launch_region_copy(const copy_region<T, Dims, ExecSpace>& copy) {
+    const call_guard<ExecSpace> guard(nullptr);
+    Kokkos::parallel_for("ndzip::copy_region",
+                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::size_t>>(
+                             m_exec, 0, copy.rows()),
+                         copy);
+    m_exec.fence();
+  }
 
   const ExecSpace m_exec;
   const std::vector<extent<Dims>> m_grids;
 
  private:
+  // Throws std::invalid_argument unless `box` is a non-empty box inside grid 0.
+  void check_region(const region_box<Dims>& box) const {
+    const extent<Dims>& grid = m_grids[0];
+    std::string text;
+    bool inside = true, empty = false;
+    for (int a = 0; a < Dims; ++a) {
+      text += (a ? ", " : "[") + std::to_string(box.start[a]) + ":" +
+              std::to_string(box.start[a] + box.count[a]);
+      empty = empty || box.count[a] == 0;
+      inside = inside && box.start[a] <= grid[a] && box.count[a] <= grid[a] - box.start[a];
+    }
+    text += "]";
+    if (empty)
+      throw std::invalid_argument("ndzip: the region " + text + " is empty; a region holds " +
+                                  "one element at least");
+    if (!inside)
+      throw std::invalid_argument("ndzip: the region " + text + " does not lie inside the " +
+                                  to_string(grid) + " grid (slowest first)");
+  }
+
   void check_stream_pointer(const std::byte* stream) const {
     if (reinterpret_cast<std::uintptr_t>(stream) % stream_alignment() != 0)
       throw std::invalid_argument("ndzip: the stream buffer must be aligned to " +
@@ -172,6 +243,8 @@ class engine {
   // The ranges of a batch's items (checks_items_on_host), reserved when the engine is made, so
   // that the check allocates nothing.
   std::vector<batch_range> m_ranges;
+  Kokkos::View<typename profile<T, Dims>::bits_type*, typename ExecSpace::memory_space>
+      m_region_buffer;
 };
 
 }  // namespace ndzip::core

@@ -28,6 +28,7 @@
 #include "core/decoder.hpp"
 #include "core/encoder.hpp"
 #include "core/engine.hpp"
+#include "core/region_decoder.hpp"
 #include "core/stream_status.hpp"
 #include "core/streamed_kernels.hpp"
 #include "ndzip/detail/result_space.hpp"
@@ -140,6 +141,41 @@ class ndzip_engine final : public engine<T, Dims, ExecSpace> {
                             decompress_outcome* outcome) override {
     const call_guard<ExecSpace> guard(nullptr);
     enqueue_decompress(stream, stream_size, values, outcome);
+  }
+
+  // Only the hypercubes the box touches are decoded, into the region buffer; the box is then
+  // copied out of it and the stream's border (core/region_decoder.hpp).
+  std::size_t run_decompress_region(const std::byte* stream, std::size_t stream_size,
+                                    const region_box<Dims>& box, T* values) override {
+    const stream_layout<T, Dims> layout(m_grids[0]);
+    const region_cubes<T, Dims> cubes(layout, box);
+    const region_teams<T, Dims> teams(layout, cubes);
+    bits_type* buffer = this->region_buffer(cubes.total * profile<T, Dims>::hypercube_size);
+    {
+      const call_guard<ExecSpace> guard(nullptr);
+      const std::size_t team_count = cubes.total > 0 ? cubes.total : 1;
+      std::uint64_t* status = m_decode_status.data();
+      const decode_region_cubes<T, Dims, ExecSpace, LaneOps> decode{
+          layout, stream, stream_size, buffer, teams,
+          outcome_gatherer{status, status + 1, status + 2, m_outcome.data(), team_count}};
+      kernels::template launch<backend::kernel_role::decode>("ndzip::decode_region", m_exec,
+                                                             team_count, decode);
+      if (m_outcome_host.data() != m_outcome.data())
+        Kokkos::deep_copy(m_exec, m_outcome_host, m_outcome);
+      m_exec.fence();
+    }
+    // The blocks it decoded and the stream's length are checked; the border is read only now.
+    const std::size_t consumed = this->check_outcome(m_outcome_host(), 0);
+    copy_region<T, Dims, ExecSpace> copy{layout, box, {}, {}, cubes.buffer_grid(), buffer,
+                                         nullptr, reinterpret_cast<bits_type*>(values)};
+    for (int a = 0; a < Dims; ++a) {
+      copy.covered[a] = layout.hypercubes_per_axis[a] * profile<T, Dims>::side_length;
+      copy.decoded_origin[a] = cubes.first[a] * profile<T, Dims>::side_length;
+    }
+    copy.border = reinterpret_cast<const bits_type*>(stream + layout.header_bytes()) +
+                  (consumed - layout.header_bytes()) / sizeof(bits_type) - layout.border_size;
+    this->launch_region_copy(copy);
+    return consumed;
   }
 
   // Tickets are taken in start order across the batch, so within each grid too, and each grid's

@@ -32,6 +32,7 @@
 // calls are these plus one read of the result.
 
 #include <Kokkos_Core.hpp>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -111,6 +112,26 @@ class NDZIP_EXPORT compressor {
                           values.data());
   }
 
+  // Decompresses only a box of the grid: the one whose first element is at `start` (slowest
+  // first, as grid_of gives extents) and whose extents are those of `values`, which receives it
+  // in C order (a View of the box's shape: box.count = grid_of(values)). In the default mode
+  // only the hypercubes the box touches are decoded, and the stream's border only where the box
+  // lies in it; the high-ratio stream decodes in full, into a buffer of the grid's size that the
+  // compressor keeps for its next region. Throws std::invalid_argument if the box is empty or
+  // does not lie inside the grid, ndzip::stream_error for a stream inconsistent with the grid
+  // where it is read (blocks outside the box are not read, so not checked: a frame's checksum
+  // covers them). Returns the stream bytes the stream takes; completes before returning.
+  template <class StreamView, class ValuesView>
+  std::size_t decompress_region(const StreamView& stream, const std::array<std::size_t, Dims>& start,
+                                const ValuesView& values) {
+    check_stream_view<memory_space>(stream);
+    static_assert(!std::is_const_v<typename ValuesView::value_type>,
+                  "ndzip::decompress_region needs a writable values View");
+    check_values_view<T, Dims, memory_space>(values, grid_of(values));
+    return decompress_region_raw(reinterpret_cast<const std::byte*>(stream.data()),
+                                 stream.size(), start, grid_of(values), values.data());
+  }
+
   // Queues the compression of `values` into `stream` and returns at once; `stream_size` (a
   // rank-0 View of std::uint64_t that the instance can write: device memory, or host-pinned
   // memory to read without a copy) receives the stream size in bytes. The stream View must hold
@@ -158,6 +179,10 @@ class NDZIP_EXPORT compressor {
                           std::uint64_t* stream_size);
   void decompress_raw_async(const std::byte* stream, std::size_t stream_size, T* values,
                             decompress_outcome* outcome);
+  // `values` holds count.size() elements: the box at `start` of extents `count`, in C order.
+  std::size_t decompress_region_raw(const std::byte* stream, std::size_t stream_size,
+                                    const std::array<std::size_t, Dims>& start,
+                                    const extent<Dims>& count, T* values);
 
  private:
   ExecSpace m_exec;

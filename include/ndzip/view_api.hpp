@@ -6,6 +6,7 @@
 // it in a checksummed, self-describing frame for storage and transfer.
 
 #include <Kokkos_Core.hpp>
+#include <array>
 #include <cstddef>
 #include <type_traits>
 
@@ -44,6 +45,20 @@ std::size_t decompress(const ExecSpace& exec, const StreamView& stream, const Va
   using T = std::remove_const_t<typename ValuesView::value_type>;
   compressor<T, static_cast<int>(ValuesView::rank), ExecSpace> codec(exec, grid_of(values), mode);
   return codec.decompress(stream, values);
+}
+
+// Decompresses the box of the `grid` grid (slowest first) whose first element is at `start` and
+// whose extents are those of `values`, from `stream` written in `mode`, into `values` on `exec`
+// (ndzip::compressor::decompress_region: in the default mode only the hypercubes the box
+// touches are decoded). Returns the stream's bytes.
+template <class ExecSpace, class StreamView, class ValuesView>
+std::size_t decompress_region(const ExecSpace& exec, const StreamView& stream,
+                              const extent<static_cast<int>(ValuesView::rank)>& grid,
+                              const std::array<std::size_t, ValuesView::rank>& start,
+                              const ValuesView& values, codec_mode mode = codec_mode::ndzip) {
+  using T = std::remove_const_t<typename ValuesView::value_type>;
+  compressor<T, static_cast<int>(ValuesView::rank), ExecSpace> codec(exec, grid, mode);
+  return codec.decompress_region(stream, start, values);
 }
 
 }  // namespace ndzip
