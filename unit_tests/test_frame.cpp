@@ -244,11 +244,16 @@ TEST_CASE("frame: damaged frames are refused, before decoding, saying what is wr
         frame_error_of([&] { ndzip::verify_frame_checksum(d.frame.data(), d.frame.size()); });
     CHECK(message.find(d.message) != std::string::npos);
     CHECK(message.rfind("ndzip: ", 0) == 0);
-    // decompress_frame checks the same, before it looks at the View.
+    // decompress_frame checks the same, before it looks at the View; a frame claiming version 4
+    // is read as the chunked frame it claims to be, whose reader refuses it.
     auto out = make_view<grid_view<float, 2>>("out", base.grid);
-    CHECK(frame_error_of([&] {
-            ndzip::decompress_frame(Kokkos::DefaultHostExecutionSpace{}, view_of(d.frame), out);
-          }) == message);
+    const std::string read = frame_error_of([&] {
+      ndzip::decompress_frame(Kokkos::DefaultHostExecutionSpace{}, view_of(d.frame), out);
+    });
+    if (d.frame.at(4) == std::byte{ndzip::frame_version_chunked})
+      CHECK(read.rfind("ndzip: not a valid chunked ndzip frame: ", 0) == 0);
+    else
+      CHECK(read == message);
   }
 
   SUBCASE("a header cut short") {
@@ -608,4 +613,26 @@ TEST_CASE("frame: the library writes the frames the tool wrote (format version 1
     else
       with_dims(std::uint32_t{});
   }
+}
+
+TEST_CASE("frame: a grid no stream holds is planned as a chunked frame, which decompress_frame "
+          "reads") {
+  using Exec = Kokkos::DefaultHostExecutionSpace;
+  // 2^33 floats: its stream's offset table would need more than 32 bits. Only extents are read,
+  // so the View points at nothing.
+  const Kokkos::View<float***, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>> huge(
+      nullptr, 2048, 2048, 2048);
+  CHECK_THROWS_AS(ndzip::compressed_size_bound(huge), std::invalid_argument);
+  CHECK(ndzip::frame_size_bound(huge) == ndzip::chunked_frame_size_bound(huge));
+  CHECK(ndzip::frame_size_bound(huge) > huge.size() * sizeof(float));
+
+  // A chunked frame of a small array reads back through decompress_frame.
+  const ndzip::extent<2> grid(130, 67);
+  const auto input = generate_for<f32_2d>("smooth", 8, grid);
+  const auto values = host_view_of<float, 2>(input, grid);
+  host_frame_view frame("frame", ndzip::chunked_frame_size_bound(values, 64));
+  const std::size_t size = ndzip::compress_chunked_frame(Exec{}, values, frame, 64);
+  Kokkos::View<float**, Kokkos::HostSpace> out("out", 130, 67);
+  ndzip::decompress_frame(Exec{}, const_frame_view(frame.data(), size), out);
+  CHECK(mismatch(bits_of<std::uint32_t>(out), input) == "");
 }

@@ -30,6 +30,7 @@
 #include <utility>
 
 #include "ndzip/array_shape.hpp"
+#include "ndzip/chunked_frame.hpp"
 #include "ndzip/compressor.hpp"
 #include "ndzip/detail/frame_views.hpp"
 #include "ndzip/error.hpp"
@@ -43,12 +44,34 @@
 
 namespace ndzip {
 
+namespace detail {
+
+// Whether one stream holds `grid` coded in `coded_rank` dimensions; where none does (its offset
+// table would need more than 32 bits), compress_frame writes a chunked frame.
+template <class T, int Dims>
+bool one_stream_holds(const extent<Dims>& grid, int coded_rank) {
+  try {
+    with_coded_grid<T>(grid, coded_rank, [](const auto& coded) {
+      check_grid_representable<T>(coded);
+      return 0;
+    });
+    return true;
+  } catch (const std::invalid_argument&) {
+    return false;
+  }
+}
+
+}  // namespace detail
+
 // The most bytes compress_frame writes for `values` in `mode`, folded or not: the header and
-// the larger compressed_size_bound of the grid as it is and of the grid the rule folds it into.
+// the larger compressed_size_bound of the grid as it is and of the grid the rule folds it into
+// (or, for a grid that no stream holds, chunked_frame_size_bound).
 template <class ValuesView>
 std::size_t frame_size_bound(const ValuesView& values, codec_mode mode = codec_mode::ndzip) {
   using T = std::remove_const_t<typename ValuesView::value_type>;
   const auto grid = grid_of(values);
+  if (!detail::one_stream_holds<T>(grid, static_cast<int>(ValuesView::rank)))
+    return chunked_frame_size_bound(values, 0, mode);
   const std::size_t folded_bound = detail::with_coded_grid<T>(
       grid, detail::coded_rank<T>(grid, folding::automatic),
       [&](const auto& coded) { return compressed_size_bound<T>(coded, mode); });
@@ -64,7 +87,9 @@ std::size_t frame_size_bound(const ValuesView& values, codec_mode mode = codec_m
 // original ndzip stream (a version 1 frame) or the high-ratio stream (version 2). `fold`: with
 // folding::automatic (the default) an array with few elements in whole hypercubes is coded as
 // the grid of lower rank its slowest dimensions merge into (a version 3 frame; ndzip/folding.hpp),
-// with folding::none always as it is.
+// with folding::none always as it is. A grid that no single stream holds (the format's offset
+// table is 32-bit: about 2^32 words of stream) is written as a chunked frame of default slabs
+// (ndzip/chunked_frame.hpp, version 4), which decompress_frame reads as well.
 template <class ExecSpace, class ValuesView, class FrameView>
 std::size_t compress_frame(const ExecSpace& exec, const ValuesView& values, const FrameView& frame,
                            codec_mode mode = codec_mode::ndzip,
@@ -77,6 +102,8 @@ std::size_t compress_frame(const ExecSpace& exec, const ValuesView& values, cons
   const extent<Dims> grid = grid_of(values);
   detail::check_frame_output(grid.size(), detail::view_label(values), frame.size());
   detail::check_frame_disjoint<T>(values, grid, frame);
+  if (!detail::one_stream_holds<T>(grid, Dims))
+    return compress_chunked_frame(exec, values, frame, 0, mode);
 
   std::byte* const out = reinterpret_cast<std::byte*>(frame.data());
   std::byte* const stream = out + frame_header_bytes;
@@ -97,7 +124,8 @@ std::size_t compress_frame(const ExecSpace& exec, const ValuesView& values, cons
 }
 
 // Decompresses the frame `frame` (a contiguous rank-1 View of bytes in host-accessible memory,
-// holding exactly one frame) into `values` on `exec`. Before decoding, throws ndzip::frame_error
+// holding exactly one frame, of version 1 to 3, or a chunked frame: decompress_chunked_frame)
+// into `values` on `exec`. Before decoding, throws ndzip::frame_error
 // if the frame is damaged (inspect_frame, verify_frame_checksum) or if `values` differs from the
 // array it holds in element type, rank or extents (slowest first, as grid_of gives them; a
 // LayoutLeft View's are reversed; a frame of a folded array decodes into a View of the array),
@@ -112,6 +140,8 @@ void decompress_frame(const ExecSpace& exec, const FrameView& frame, const Value
                 "ndzip::decompress_frame needs a writable values View");
   detail::check_frame_view(frame);
   const std::byte* const data = reinterpret_cast<const std::byte*>(frame.data());
+  if (frame.size() > 4 && std::to_integer<std::uint8_t>(data[4]) == frame_version_chunked)
+    return decompress_chunked_frame(exec, frame, values);
   verify_frame_checksum(data, frame.size());
   const frame_info info = inspect_frame(data, frame.size());
   const extent<Dims> grid = grid_of(values);
