@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 // The run-time layer (ndzip/dynamic.hpp): dynamic_compressor over the library's own
-// instantiations of ndzip::compressor, and the bounds and checks of a run-time shape.
+// instantiations of ndzip::compressor, the region decode of a frame behind a run-time shape,
+// and the bounds and checks of a run-time shape.
 
 #include "ndzip/dynamic.hpp"
 
@@ -22,6 +23,7 @@
 #include "ndzip/error.hpp"
 #include "ndzip/format.hpp"
 #include "ndzip/frame.hpp"
+#include "ndzip/frame_region.hpp"
 #include "ndzip/stream_size.hpp"
 
 namespace ndzip {
@@ -367,6 +369,125 @@ void dynamic_compressor::decompress_frame(const void* frame, std::size_t frame_b
                                                static_cast<std::size_t>(info.stream_bytes),
                                                buffer_location::host, values, where, {});
   detail::check_frame_stream_consumed(info, consumed);
+}
+
+namespace {
+
+template <class T, int Dims>
+using c_order_data =
+    std::conditional_t<Dims == 1, T*, std::conditional_t<Dims == 2, T**, T***>>;
+
+template <class T, int Dims, class Space, class... Traits>
+Kokkos::View<c_order_data<T, Dims>, Kokkos::LayoutRight, Space, Traits...> box_view(
+    T* data, const extent<Dims>& count) {
+  using view = Kokkos::View<c_order_data<T, Dims>, Kokkos::LayoutRight, Space, Traits...>;
+  return view(data, count[0], Dims > 1 ? count[1] : KOKKOS_INVALID_INDEX,
+              Dims > 2 ? count[2] : KOKKOS_INVALID_INDEX);
+}
+
+// The box of `count` at `start` of the frame into `values` (at `where`) on `exec`: in place
+// where the instance can write them and they are aligned, else through staging (as
+// typed_compressor::decompress).
+template <class T, int Dims, class ExecSpace>
+void decode_region_on(const ExecSpace& exec, const std::byte* frame, std::size_t frame_bytes,
+                      const std::array<std::size_t, Dims>& start, const extent<Dims>& count,
+                      void* values, buffer_location where) {
+  using memory_space = typename ExecSpace::memory_space;
+  constexpr bool host_readable =
+      Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
+  const Kokkos::View<const std::byte*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> frame_view(
+      frame, frame_bytes);
+  const bool aligned = reinterpret_cast<std::uintptr_t>(values) % alignof(T) == 0;
+  if (!aligned && where == buffer_location::backend && !host_readable)
+    throw std::invalid_argument("ndzip: a buffer in the backend's memory at an address not "
+                                "aligned to " + std::to_string(alignof(T)) + " bytes");
+  if (aligned && (where == buffer_location::backend || host_readable)) {
+    decompress_frame_region(exec, frame_view, start,
+                            box_view<T, Dims, memory_space, Kokkos::MemoryUnmanaged>(
+                                static_cast<T*>(values), count));
+    return;
+  }
+  const Kokkos::View<c_order_data<T, Dims>, Kokkos::LayoutRight, memory_space> staging(
+      Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "ndzip::dynamic_staging"), count[0],
+      Dims > 1 ? count[1] : KOKKOS_INVALID_INDEX, Dims > 2 ? count[2] : KOKKOS_INVALID_INDEX);
+  decompress_frame_region(exec, frame_view, start, staging);
+  const std::size_t bytes = count.size() * sizeof(T);
+  const Kokkos::View<const std::byte*, memory_space, Kokkos::MemoryUnmanaged> source(
+      reinterpret_cast<const std::byte*>(staging.data()), bytes);
+  auto* const to = static_cast<std::byte*>(values);
+  if (where == buffer_location::host)
+    Kokkos::deep_copy(exec, Kokkos::View<std::byte*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>(
+                                to, bytes), source);
+  else
+    Kokkos::deep_copy(exec, Kokkos::View<std::byte*, memory_space, Kokkos::MemoryUnmanaged>(
+                                to, bytes), source);
+  exec.fence();
+}
+
+// decompress_frame_region on the instance that with_instance(f) hands to f.
+template <class WithInstance>
+void decode_region(const WithInstance& with_instance, const void* frame, std::size_t frame_bytes,
+                   const array_shape& box, const std::array<std::uint64_t, 3>& start,
+                   void* values, buffer_location where) {
+  const auto* const data = static_cast<const std::byte*>(frame);
+  // The element type and rank named before the frame is read further.
+  const bool chunked =
+      frame_bytes > 4 && std::to_integer<std::uint8_t>(data[4]) == frame_version_chunked;
+  element_type type = element_type::float32;
+  int dimensions = 0;
+  if (chunked) {
+    const chunked_frame_info info = read_chunked_header(data, frame_bytes);
+    type = info.type;
+    dimensions = info.dimensions;
+  } else {
+    const frame_info info = read_frame_header(data, frame_bytes);
+    type = info.type;
+    dimensions = info.dimensions;
+  }
+  if (type != box.type() || dimensions != box.rank())
+    throw frame_error("ndzip: the frame holds a " + std::to_string(dimensions) + "-D " +
+                      element_type_name(type) + " array, but the region asked for is a " +
+                      std::to_string(box.rank()) + "-D " + element_type_name(box.type()) +
+                      " box");
+  visit_shape(box, [&](auto tag, const auto& count) {
+    using T = typename decltype(tag)::type;
+    constexpr int Dims = std::decay_t<decltype(count)>::dimensions;
+    std::array<std::size_t, Dims> first{};
+    for (int a = 0; a < Dims; ++a) {
+      if (start[a] > std::numeric_limits<std::size_t>::max())
+        throw std::invalid_argument("ndzip: a region starting past the address space");
+      first[a] = static_cast<std::size_t>(start[a]);
+    }
+    with_instance([&](const auto& exec) {
+      using exec_type = std::decay_t<decltype(exec)>;
+      if (where == buffer_location::host ||
+          Kokkos::SpaceAccessibility<exec_type, Kokkos::HostSpace>::accessible)
+        detail::check_disjoint(values, box.byte_size(), frame, frame_bytes,
+                               "frame buffer");
+      decode_region_on<T, Dims>(exec, data, frame_bytes, first, count, values, where);
+    });
+  });
+}
+
+}  // namespace
+
+void decompress_frame_region(std::string_view backend, const void* frame, std::size_t frame_bytes,
+                             const array_shape& box, const std::array<std::uint64_t, 3>& start,
+                             void* values, buffer_location where) {
+  const auto on_backend = [&](const auto& f) {
+    with_backend(backend, [&](const auto& exec) {
+      f(instance_of_own<std::decay_t<decltype(exec)>>());
+    });
+  };
+  decode_region(on_backend, frame, frame_bytes, box, start, values, where);
+}
+
+void decompress_frame_region(std::string_view backend, native_stream stream, const void* frame,
+                             std::size_t frame_bytes, const array_shape& box,
+                             const std::array<std::uint64_t, 3>& start, void* values,
+                             buffer_location where) {
+  const auto on_stream = [&](const auto& f) { with_stream_instance(backend, stream, f); };
+  decode_region(on_stream, frame, frame_bytes, box, start, values, where);
 }
 
 }  // namespace ndzip

@@ -11,6 +11,8 @@
 //   ndzip::dynamic_compressor  ndzip::compressor behind a run-time shape and backend name, over
 //                              buffers in host memory or in the backend's own memory; compiled
 //                              into libndzip, so a caller compiles no kernels of its own
+//   ndzip::decompress_frame_region(backend, frame, bytes, box, start, values)
+//                              a box of a frame of any version, decoding only what it touches
 //
 //   const ndzip::array_shape shape(ndzip::element_type::float32, {512, 512, 512});
 //   ndzip::dynamic_compressor codec("cuda", shape);
@@ -143,5 +145,32 @@ class NDZIP_EXPORT dynamic_compressor {
   array_shape m_frame_shape;
   std::unique_ptr<codecs> m_codecs;
 };
+
+// Decompresses part of the array a frame holds: the box whose first element is at `start` and
+// whose element type, rank and extents are `box`'s (slowest first; entries past its rank
+// ignored), from a frame of any version (1 to 3, ndzip/frame_format.hpp; 4, the chunked frame)
+// of `frame_bytes` bytes in host memory, on the backend named `backend`, into box.byte_size()
+// bytes at `values` (the box in C order) in host memory or in the backend's own memory
+// (`where`), as dynamic_compressor::decompress_frame writes values: through staging memory of
+// the backend where it cannot write them or they are misaligned. Only what the box touches is
+// decoded and checked (ndzip::decompress_frame_region, ndzip/frame_region.hpp). Throws
+// ndzip::frame_error if the frame is damaged where it is read or holds another element type or
+// rank than `box`; std::invalid_argument for an empty box or one outside the array, a backend
+// this build lacks, or `values` overlapping the frame; ndzip::stream_error for a stream
+// inconsistent with its grid where it is decoded. Each call makes the codecs it needs and
+// completes before it returns.
+NDZIP_EXPORT void decompress_frame_region(std::string_view backend, const void* frame,
+                                          std::size_t frame_bytes, const array_shape& box,
+                                          const std::array<std::uint64_t, 3>& start,
+                                          void* values,
+                                          buffer_location where = buffer_location::host);
+// The same on the caller's stream of a GPU backend (native_stream); std::invalid_argument for
+// a backend without streams.
+NDZIP_EXPORT void decompress_frame_region(std::string_view backend, native_stream stream,
+                                          const void* frame, std::size_t frame_bytes,
+                                          const array_shape& box,
+                                          const std::array<std::uint64_t, 3>& start,
+                                          void* values,
+                                          buffer_location where = buffer_location::host);
 
 }  // namespace ndzip

@@ -21,6 +21,10 @@ frame or stream raises StreamError (a ValueError); an array of another dtype rai
 of another rank ValueError. Arrays that are not C-contiguous are copied into C order first (the
 values are those of the array as indexed).
 
+Part of an array: decompress(frame, region=index) and open(path or bytes)[index] decode only
+the box a NumPy basic index lies in (in a chunked frame the slabs it touches, in a stream the
+hypercubes it touches); open() maps a file read-only and checks its header at once.
+
 GPU arrays (CuPy, PyTorch, JAX, Numba: __dlpack__ or __cuda_array_interface__) are compressed
 on their device by a build with a GPU backend, never copied to the host: compress_raw and
 decompress_raw return arrays of the input's library there, compress returns a frame in host
@@ -53,7 +57,6 @@ from ._ndzip import (
     coded_shape,
     compress,
     compress_raw,
-    decompress,
     decompress_raw,
     default_backend,
     frame_info,
@@ -61,6 +64,8 @@ from ._ndzip import (
     size_bound,
     suggest_chunks,
 )
+
+from ._region import FrameArray, decompress, open  # noqa: A004 (ndzip.open, as gzip.open)
 
 # Kokkos, if this module brought it up, is finalised at interpreter exit.
 _atexit.register(_ndzip._finalize)
@@ -73,6 +78,7 @@ _h5._register_on_h5py_import()
 __all__ = [
     "BorderWarning",
     "Compressor",
+    "FrameArray",
     "StreamError",
     "__version__",
     "backends",
@@ -84,6 +90,7 @@ __all__ = [
     "default_backend",
     "frame_info",
     "modes",
+    "open",
     "size_bound",
     "suggest_chunks",
 ]

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #include "compressor.hpp"
 
+#include <ndzip/chunked_frame_format.hpp>
+
 #include "border_warning.hpp"
 #include "device_runtime.hpp"
 
@@ -91,12 +93,61 @@ device_array borrow_stream_out(const py::object& out, const device_location& whe
   return bytes;
 }
 
+// ValueError unless `backend` runs on `where` (py_compressor::check_device).
+void check_backend_device(const std::string& backend, const device_location& where) {
+  if (backend != where.backend())
+    throw py::value_error("ndzip: a " + where.to_string() + " array for a compressor on the '" +
+                          backend + "' backend: device arrays run on the '" + where.backend() +
+                          "' backend (backend='" + where.backend() + "' or None)");
+  if (runs_on_any_device()) return;
+  const int device = backend_device();
+  if (where.device != device)
+    throw py::value_error("ndzip: the array lies on " + where.to_string() +
+                          ", but this Kokkos (before 4.4 for CUDA, 4.6 for HIP) runs on one "
+                          "device per process, device " +
+                          std::to_string(device) +
+                          " here (choose it before importing ndzip: CUDA_VISIBLE_DEVICES, or "
+                          "KOKKOS_DEVICE_ID)");
+}
+
 [[noreturn]] void refuse_device_frame(const char* what) {
   throw py::value_error(std::string("ndzip: ") + what +
                         " lies in device memory, but frames are "
                         "files' and messages' bytes, checksummed on the host: pass them in host "
                         "memory, or use compress_raw/decompress_raw for streams kept on the "
                         "device");
+}
+
+bool is_chunked(const input_buffer& input) {
+  return input.size() > 4 &&
+         std::to_integer<std::uint8_t>(input.data()[4]) == ndzip::frame_version_chunked;
+}
+
+// The array a frame of any version holds, from its header alone (a damaged one refused).
+ndzip::array_shape array_of_frame(const input_buffer& input) {
+  if (!is_chunked(input))
+    return ndzip::array_shape::of(ndzip::read_frame_header(input.data(), input.size()));
+  const ndzip::chunked_frame_info info = ndzip::read_chunked_header(input.data(), input.size());
+  return ndzip::array_shape(info.type, info.dimensions, info.extents.data());
+}
+
+bool same_extents(const ndzip::array_shape& box, const std::vector<py::ssize_t>& shape) {
+  if (shape.size() != static_cast<std::size_t>(box.rank())) return false;
+  for (int a = 0; a < box.rank(); ++a)
+    if (static_cast<std::uint64_t>(shape[a]) != box.extent(a)) return false;
+  return true;
+}
+
+// `out` of a region decode in host memory: of the box's shape, or of `indexed` (the same
+// memory: the box with axes of extent 1 dropped or added), checked as output_for checks it.
+py::array region_out(const ndzip::array_shape& box,
+                     const std::optional<std::vector<py::ssize_t>>& indexed,
+                     const py::array& out) {
+  const std::vector<py::ssize_t> shape(out.shape(), out.shape() + out.ndim());
+  if (!indexed || same_extents(box, shape) || shape != *indexed) return output_for(box, out);
+  if (!(out.flags() & py::array::c_style))
+    throw py::value_error("ndzip: out is not C-contiguous");
+  return output_for(box, out.attr("reshape")(py::tuple(py::cast(py_shape(box)))));
 }
 
 }  // namespace
@@ -149,19 +200,7 @@ decltype(auto) py_compressor::with_stream_codec(std::uintptr_t stream, int devic
 }
 
 void py_compressor::check_device(const device_location& where) const {
-  if (m_backend != where.backend())
-    throw py::value_error("ndzip: a " + where.to_string() + " array for a compressor on the '" +
-                          m_backend + "' backend: device arrays run on the '" + where.backend() +
-                          "' backend (backend='" + where.backend() + "' or None)");
-  if (runs_on_any_device()) return;
-  const int device = backend_device();
-  if (where.device != device)
-    throw py::value_error("ndzip: the array lies on " + where.to_string() +
-                          ", but this Kokkos (before 4.4 for CUDA, 4.6 for HIP) runs on one "
-                          "device per process, device " +
-                          std::to_string(device) +
-                          " here (choose it before importing ndzip: CUDA_VISIBLE_DEVICES, or "
-                          "KOKKOS_DEVICE_ID)");
+  check_backend_device(m_backend, where);
 }
 
 py::object py_compressor::compress(const py::object& object, const std::optional<py::object>& out,
@@ -364,6 +403,14 @@ py::object decompress(const py::object& buffer, const std::optional<py::object>&
   {
     // The header alone first: it says what to allocate (a damaged one is refused here).
     const input_buffer input(buffer);
+    if (is_chunked(input)) {
+      // A chunked frame: the region of the whole array, slab by slab.
+      const ndzip::array_shape held = array_of_frame(input);
+      return decompress_region(buffer, std::vector<std::uint64_t>(held.rank(), 0),
+                               std::vector<std::uint64_t>(held.extents().begin(),
+                                                          held.extents().begin() + held.rank()),
+                               std::nullopt, out, backend, stream, like);
+    }
     info = ndzip::read_frame_header(input.data(), input.size());
   }
   const auto result_on = out              ? device_location_of(*out)
@@ -388,15 +435,97 @@ py::object decompress_raw(const py::object& buffer, const py::object& dtype,
 py::dict frame_info(const py::object& buffer) {
   if (device_location_of(buffer)) refuse_device_frame("the frame");
   const input_buffer input(buffer);
+  py::dict d;
+  if (is_chunked(input)) {
+    // Header, index, trailer and every slab's head checked; not the slabs' checksums.
+    const ndzip::chunked_frame_layout layout =
+        ndzip::inspect_chunked_frame(input.data(), input.size());
+    const ndzip::chunked_frame_info& info = layout.frame;
+    const ndzip::array_shape shape(info.type, info.dimensions, info.extents.data());
+    std::string mode = ndzip::codec_mode_name(layout.slabs.front().mode);
+    for (const ndzip::slab_info& slab : layout.slabs)
+      if (slab.mode != layout.slabs.front().mode) mode = "mixed";
+    d["dtype"] = dtype_of(shape.type());
+    d["shape"] = py::tuple(py::cast(py_shape(shape)));
+    d["mode"] = mode;
+    d["version"] = ndzip::frame_version_chunked;
+    d["slab_rows"] = info.slab_rows;
+    d["slab_count"] = info.slab_count;
+    return d;
+  }
   const ndzip::frame_info info = ndzip::inspect_frame(input.data(), input.size());
   const ndzip::array_shape shape = ndzip::array_shape::of(info);
-  py::dict d;
   d["dtype"] = dtype_of(shape.type());
   d["shape"] = py::tuple(py::cast(py_shape(shape)));
   d["mode"] = ndzip::codec_mode_name(info.mode);
+  d["version"] = std::to_integer<unsigned>(input.data()[4]);
   d["coded_shape"] = py::tuple(py::cast(py_shape(ndzip::coded_shape_of(info))));
   d["stream_bytes"] = info.stream_bytes;
   return d;
+}
+
+py::object decompress_region(const py::object& buffer, const std::vector<std::uint64_t>& start,
+                             const std::vector<std::uint64_t>& count,
+                             const std::optional<std::vector<py::ssize_t>>& indexed,
+                             const std::optional<py::object>& out,
+                             const std::optional<std::string>& backend, const py::object& stream,
+                             const py::object& like) {
+  if (device_location_of(buffer)) refuse_device_frame("the frame");
+  require_kokkos();
+  ndzip::array_shape held;
+  {
+    const input_buffer input(buffer);
+    held = array_of_frame(input);
+  }
+  const auto rank = static_cast<std::size_t>(held.rank());
+  if (start.size() != rank || count.size() != rank)
+    throw py::value_error("ndzip: the frame holds a " + held.to_string() + " array: a region of " +
+                          std::to_string(rank) + " starts and extents, not " +
+                          std::to_string(start.size()) + " and " + std::to_string(count.size()));
+  const ndzip::array_shape box(held.type(), held.rank(), count.data());
+  std::array<std::uint64_t, 3> first{};
+  std::copy(start.begin(), start.end(), first.begin());
+  const auto result_on = out              ? device_location_of(*out)
+                         : like.is_none() ? std::nullopt
+                                          : device_location_of(like);
+  const std::string name = backend_for_call(backend_for(backend, result_on));
+  if (!result_on) {
+    py::array result = out ? region_out(box, indexed, host_out_array(*out))
+                           : py::array(dtype_of(box.type()), py_shape(box));
+    void* values = result.mutable_data();
+    const input_buffer input(buffer);
+    {
+      py::gil_scoped_release release;
+      ndzip::decompress_frame_region(name, input.data(), input.size(), box, first, values);
+    }
+    return std::move(result);
+  }
+  const py::object& anchor = out ? *out : like;
+  const call_stream handle = stream_for_call(stream, anchor, *result_on);
+  if (!out) check_backend_device(name, *result_on);  // before anything is allocated there
+  const py::object target =
+      out ? *out : new_device_array(anchor, *result_on, dtype_of(box.type()), py_shape(box));
+  const device_array values = borrow_device_array(target, *result_on, handle);
+  const std::vector<py::ssize_t> shape(values.shape.begin(), values.shape.end());
+  if (!values.type || *values.type != box.type())
+    throw py::type_error(
+        "ndzip: out holds " +
+        (values.type ? std::string(ndzip::element_type_name(*values.type)) : values.type_name) +
+        " values, the region " + box.to_string());
+  if (!same_extents(box, shape) && (!indexed || shape != *indexed))
+    throw py::value_error("ndzip: out is a " + values.shape_text() + " array, the region " +
+                          box.to_string());
+  require_writable(values, "out");
+  check_backend_device(name, values.where);
+  const input_buffer input(buffer);
+  {
+    py::gil_scoped_release release;
+    const current_device on(values.where.device);
+    ndzip::decompress_frame_region(name, ndzip::native_stream{handle.handle}, input.data(),
+                                   input.size(), box, first, values.data,
+                                   ndzip::buffer_location::backend);
+  }
+  return target;
 }
 
 }  // namespace ndzip_python

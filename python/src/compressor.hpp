@@ -120,7 +120,18 @@ py::object decompress_raw(const py::object& buffer, const py::object& dtype,
                           const std::optional<py::object>& out,
                           const std::optional<std::string>& backend, const py::object& mode,
                           const py::object& stream, const py::object& like);
-// What a frame's header says, without decoding it.
+// What a frame's header says, without decoding it (a chunked frame: its header, index and slab
+// heads).
 py::dict frame_info(const py::object& buffer);
+// The box at `start` of extents `count` (slowest first) of the array a frame of any version
+// holds, decoding only what it touches (ndzip::decompress_frame_region): a new array of the box's
+// shape, or into `out` (of the box's shape, or of `indexed` where given: the same memory), or a
+// new array of the library and device of `like`, as decompress() places its result.
+py::object decompress_region(const py::object& buffer, const std::vector<std::uint64_t>& start,
+                             const std::vector<std::uint64_t>& count,
+                             const std::optional<std::vector<py::ssize_t>>& indexed,
+                             const std::optional<py::object>& out,
+                             const std::optional<std::string>& backend, const py::object& stream,
+                             const py::object& like);
 
 }  // namespace ndzip_python

@@ -132,6 +132,15 @@ PYBIND11_MODULE(_ndzip, m) {
         "device of `like`. ndzip.StreamError (a ValueError) for a damaged or inconsistent frame.",
         py::arg("buffer"), py::kw_only(), py::arg("out") = none,
         py::arg("backend") = none, py::arg("stream") = none, py::arg("like") = none);
+  // ndzip.decompress(region=) and ndzip.FrameArray (python/ndzip/_region.py) turn NumPy's
+  // indexing into the box; this decodes it.
+  m.def("_decompress_region", &decompress_region,
+        "The box at `start` of extents `count` (slowest first) of a frame of any version, only "
+        "what it touches decoded: a new array of the box's shape, or into `out` (of the box's "
+        "shape or of `indexed`), or onto the device of `like`.",
+        py::arg("buffer"), py::arg("start"), py::arg("count"), py::kw_only(),
+        py::arg("indexed") = none, py::arg("out") = none, py::arg("backend") = none,
+        py::arg("stream") = none, py::arg("like") = none);
   m.def("decompress_raw", &decompress_raw,
         "The array of a bare stream of `dtype` and `shape` in `mode` (exactly one stream, no "
         "bytes after it; host memory, or device memory for values on that device), as "
@@ -255,9 +264,10 @@ PYBIND11_MODULE(_ndzip, m) {
       });
   m.def("frame_info", &frame_info,
         "What a frame holds, from its header and length, without decoding it: a dict of dtype, "
-        "shape, mode, coded_shape (the grid its stream codes: shape, or shape folded) and "
-        "stream_bytes. ndzip.StreamError where the header or length is not a "
-        "frame's.",
+        "shape, mode, version (1 to 4), and coded_shape (the grid its stream codes: shape, or "
+        "shape folded) and stream_bytes; for a chunked frame (version 4; its index and slab "
+        "heads checked too) slab_rows and slab_count instead, and mode 'mixed' where its slabs "
+        "differ. ndzip.StreamError where the header or length is not a frame's.",
         py::arg("buffer"));
   m.def("_finalize", &finalize_owned_kokkos);
   // ndzip.bench's measurement of the C++ calls, out of the package's namespace.

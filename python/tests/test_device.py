@@ -73,6 +73,29 @@ def test_device_streams_and_frames(to_device, dtype, shape):
 
 
 @pytest.mark.parametrize("to_device", LIBRARIES)
+def test_regions_onto_the_device(to_device):
+    # ndzip.decompress(region=) and FrameArray.read: the box decoded on the device (like=,
+    # out=), steps taken there by the array's library.
+    a = field(np.float32, (40, 70, 33))
+    frame = ndzip.compress(a)
+    d = to_device(np.zeros(1, np.float32))
+    index = (slice(3, 20), 5)
+    got = ndzip.decompress(frame, region=index, like=d)
+    assert type(got) is type(d) and same_bits(host(got), a[index])
+    out = to_device(np.zeros(a[index].shape, np.float32))
+    assert ndzip.decompress(frame, region=index, out=out) is out
+    assert same_bits(host(out), a[index])
+    stepped = (slice(None, None, 3), slice(1, None, 2))  # PyTorch takes no negative steps
+    out = to_device(np.zeros(a[stepped].shape, np.float32))
+    assert ndzip.open(frame).read(stepped, out=out) is out
+    assert same_bits(host(out), a[stepped])
+    got = ndzip.open(frame).read(stepped, like=d)
+    assert type(got) is type(d) and same_bits(np.ascontiguousarray(host(got)), a[stepped])
+    with pytest.raises(ValueError):
+        ndzip.decompress(frame, region=index, out=to_device(np.zeros((17, 2), np.float32)))
+
+
+@pytest.mark.parametrize("to_device", LIBRARIES)
 def test_kept_compressor_writes_in_place(to_device):
     a = field(np.float32, (64, 64, 64))
     d = to_device(a)

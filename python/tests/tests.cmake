@@ -4,8 +4,9 @@
 # __cuda_array_interface__ objects (test_protocols.py), hostile array descriptions
 # (test_hostile_intake.py: DLPack capsules built with ctypes, forged __cuda_array_interface__
 # dicts), the package's metadata (test_entry_points.py), the CLI interchange, the numcodecs/Zarr
-# codec (test_zarr.py) and h5py with the plugin (test_h5.py). GPU arrays (test_device.py) are
-# tested on a GPU machine by scripts/test-python-gpu.sh.
+# codec (test_zarr.py), h5py with the plugin (test_h5.py), folding (test_folding.py) and reading
+# part of an array (test_region.py: every frame version, hostile input). GPU arrays
+# (test_device.py) are tested on a GPU machine by scripts/test-python-gpu.sh.
 
 # A sanitized extension cannot be loaded into the uninstrumented interpreter: compiled, not run.
 if(CMAKE_CXX_FLAGS MATCHES "-fsanitize=")
@@ -30,7 +31,7 @@ if(TARGET ndzip-cli)
   list(APPEND python_test_environment "NDZIP_CLI=$<TARGET_FILE:ndzip-cli>")
 endif()
 foreach(test_file IN ITEMS test_module test_protocols test_hostile_intake test_entry_points test_zarr
-                        test_h5 test_folding)
+                        test_h5 test_folding test_region)
   add_test(NAME python-${test_file}
            COMMAND "${NDZIP_PYTHON}" -m pytest -q -p no:cacheprovider
                    ${CMAKE_CURRENT_SOURCE_DIR}/tests/${test_file}.py)
