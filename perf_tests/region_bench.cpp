@@ -121,7 +121,10 @@ void run_field(const Exec& exec, const options& opts, const ndzip::extent<Dims>&
   std::printf("%s: stream %zu bytes, frame %zu, chunked frame %zu; full decode %.4f s\n",
               field.c_str(), stream_bytes, frame.size(), chunked.size(), full_s);
 
-  for (const auto& [kind, count] : region_kinds(grid)) {
+  for (const auto& kind_and_count : region_kinds(grid)) {
+    // Named, not structured bindings: nvcc's lambdas cannot capture those.
+    const std::string& kind = kind_and_count.first;
+    const ndzip::extent<Dims>& count = kind_and_count.second;
     const grid_view out = make("region", count);
     const auto host_out = Kokkos::create_mirror_view(out);
     const auto starts = placements(grid, count, opts.positions);
@@ -210,7 +213,7 @@ int main(int argc, char** argv) {
                 r.region.c_str(), r.box.c_str(), r.seconds, 100 * r.seconds / r.full_seconds);
   if (!opts.csv.empty()) {
     std::ofstream csv(opts.csv);
-    csv << "backend,field,source,region,box,seconds,full_decode_seconds,fraction_of_full\n";
+    csv << "backend,field,read_from,region,box,seconds,full_decode_seconds,fraction_of_full\n";
     for (const row& r : rows)
       csv << opts.backend << ',' << r.field << ',' << r.source << ',' << r.region << ',' << r.box
           << ',' << r.seconds << ',' << r.full_seconds << ',' << r.seconds / r.full_seconds

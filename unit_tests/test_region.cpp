@@ -295,7 +295,9 @@ TEST_CASE_TEMPLATE("region: every box of a frame of any version equals the same 
         // A version 1-3 frame; chunked ones of one row a slab, of a few rows, of all of them.
         const std::vector<std::pair<bool, std::uint64_t>> kinds = {
             {false, 0}, {true, D == 1 ? 1000 : 1}, {true, 5}, {true, 0}};
-        for (const auto& [chunked, rows] : kinds) {
+        for (const auto& kind : kinds) {
+          const bool chunked = kind.first;
+          const std::uint64_t rows = kind.second;
           CAPTURE(chunked);
           CAPTURE(rows);
           const frame_bytes frame = frame_of(exec, values, chunked, rows, mode);
