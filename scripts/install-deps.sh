@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs what ndzip-kokkos needs on a Debian machine, idempotently:
 #  - Debian packages: compiler, cmake, ninja, doctest, xxHash (library; xxhsum for the CLI
-#    tests), CLI11 (option parsing of the CLI and the benchmark), OpenSSL (test-only SHA-256), strace (the CLI test sees the directory fsync),
+#    tests), CLI11 (option parsing of the CLI and the benchmark), OpenSSL (test-only SHA-256), strace (the CLI test sees the directory fsync), time (/usr/bin/time -v: peak RSS in scripts/bench-streaming.sh),
 #    the benchmark's peer codecs (zstd, LZ4, Blosc, fpzip, zfp), and HDF5 with its tools, h5py,
 #    hdf5plugin and the LZ4, Blosc and zfp HDF5 filters (which Debian's hdf5plugin only
 #    recommends) for the HDF5 filter plugin's tests and benchmark (plugins/hdf5), and Open MPI
@@ -64,7 +64,7 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 source "$root/scripts/debian-apt.sh"
 
-packages=(build-essential cmake ninja-build doctest-dev libxxhash-dev xxhash libssl-dev dpkg-dev python3 strace
+packages=(build-essential cmake ninja-build doctest-dev libxxhash-dev xxhash libssl-dev dpkg-dev python3 strace time
   libcli11-dev
   libzstd-dev liblz4-dev libblosc-dev libfpzip-dev libzfp-dev
   libhdf5-dev hdf5-tools python3-h5py python3-hdf5plugin python3-numpy

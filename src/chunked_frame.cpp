@@ -255,15 +255,30 @@ std::vector<std::uint64_t> read_chunked_index(const chunked_frame_info& frame,
     not_chunked("truncated: " + std::to_string(s_count) + " slabs take " +
                 std::to_string(least) + " bytes at least with the header, index and trailer, " +
                 "but the frame has " + std::to_string(size));
-  const std::byte* trailer = data + size - chunked_trailer_bytes;
+  const std::uint64_t index_offset = size - chunked_trailer_bytes - 8 * s_count;
+  return read_chunked_end(frame, data + index_offset, static_cast<std::size_t>(size - index_offset),
+                          index_offset);
+}
+
+std::vector<std::uint64_t> read_chunked_end(const chunked_frame_info& frame, const std::byte* end,
+                                            std::size_t size, std::uint64_t index_offset) {
+  const std::uint64_t s_count = frame.slab_count;
+  const std::uint64_t expected = 8 * s_count + chunked_trailer_bytes;
+  if (size != expected)
+    not_chunked("truncated: the index and trailer of " + std::to_string(s_count) +
+                " slabs take " + std::to_string(expected) + " bytes, " + std::to_string(size) +
+                " are there");
+  if (index_offset < chunked_header_bytes + slab_head_bytes * s_count)
+    not_chunked("the index lies at " + std::to_string(index_offset) + ", before the end of " +
+                std::to_string(s_count) + " slabs");
+  const std::byte* trailer = end + 8 * s_count;
   if (!starts_with(trailer, chunked_trailer_bytes, trailer_magic))
     not_chunked("its last 32 bytes are not a trailer (\"NZIX\"): the frame is cut short, or "
                 "bytes follow it");
   if (get_u8(trailer + 4) != 0 || get_u8(trailer + 5) != 0 || get_u8(trailer + 6) != 0 ||
       get_u8(trailer + 7) != 0)
     not_chunked("the trailer's reserved bytes are not 0");
-  const std::uint64_t index_offset = size - chunked_trailer_bytes - 8 * s_count;
-  const std::byte* index = data + index_offset;
+  const std::byte* index = end;
   const std::uint64_t recorded = get_u64(trailer + trailer_checksum_offset);
   const std::uint64_t actual = detail::xxh3_of(
       {{index, static_cast<std::size_t>(8 * s_count + trailer_checksum_offset)}});

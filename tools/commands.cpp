@@ -13,6 +13,11 @@
 #include <string_view>
 #include <vector>
 
+#include <ndzip/chunked_frame_format.hpp>
+#include <ndzip/error.hpp>
+#include <ndzip/frame_format.hpp>
+
+#include "chunked_codec.hpp"
 #include "codec.hpp"
 #include "decode.hpp"
 #include "file_io.hpp"
@@ -125,6 +130,150 @@ void note_border(run_context& ctx, const std::string& in, const array_desc& arra
                array.shape.to_string().c_str(), advice.c_str());
 }
 
+// Runs f(), naming the input in the message of a library error about it:
+// "'x.ndz': chunked frame, slab 3: checksum mismatch ...".
+template <class F>
+decltype(auto) naming(const std::string& name, F&& f) {
+  try {
+    return f();
+  } catch (const ndzip::error& e) {
+    throw std::runtime_error(name + ": " + codec_message(e));
+  }
+}
+
+// Called in a handler of a failure while `sink` was written: where bytes of it went out already
+// (standard output, a device or FIFO), the message says that they are incomplete; a file
+// output is removed, so the failure is rethrown as it is.
+[[noreturn]] void rethrow_with_output(const output_stream& sink, const std::string& in) {
+  if (!sink.passes_on() || sink.written() == 0) throw;
+  const std::string lost = "; the " + std::to_string(sink.written()) + " bytes written to " +
+                           sink.name() + " before are incomplete";
+  try {
+    throw;
+  } catch (const std::bad_alloc&) {
+    throw std::runtime_error(input_name(in) + ": out of memory" + lost);
+  } catch (const std::exception& e) {
+    throw std::runtime_error(codec_message(e) + lost);
+  }
+}
+
+// The header of the chunked frame whose first bytes are `head` (its version byte says 4). Where
+// it is not one, the message also says what a reader of versions 1 to 3 makes of it, since a
+// damaged frame of those versions may well have a 4 there.
+ndzip::chunked_frame_info chunked_header_of(const std::string& name, byte_span head) {
+  try {
+    return ndzip::read_chunked_header(head.data, head.size);
+  } catch (const ndzip::frame_error& e) {
+    std::string older = "?";
+    try {
+      ndzip::read_frame_header(head.data, head.size);
+    } catch (const ndzip::frame_error& f) {
+      older = codec_message(f);
+    }
+    const std::string prefix = "not a valid ndzip frame: ";
+    if (older.rfind(prefix, 0) == 0) older = older.substr(prefix.size());
+    const std::string chunked_prefix = "not a valid chunked ndzip frame: ";
+    std::string reason = codec_message(e);
+    if (reason.rfind(chunked_prefix, 0) == 0) reason = reason.substr(chunked_prefix.size());
+    throw std::runtime_error(name + ": not a valid chunked ndzip frame (version 4): " + reason +
+                             "; as a frame of versions 1 to 3: " + older);
+  }
+}
+
+// Whether compress writes `array` as a chunked frame: --chunked always or --slab-rows, or (auto)
+// an array that the default slab size cuts into more than one slab. Never with --raw.
+bool writes_chunked(const options& opts, const array_desc& array) {
+  if (opts.raw || opts.chunked == chunking::never) return false;
+  if (opts.chunked == chunking::always || opts.slab_rows) return true;
+  try {
+    return ndzip::default_slab_rows(array.shape.type(), array.shape.rank(), array.shape.extents(),
+                                    array.mode) < array.shape.extent(0);
+  } catch (const std::exception&) {
+    return false;  // not even one row is a stream: the codec refuses it by name
+  }
+}
+
+// "64 slabs of 16 rows" / "1 slab of 10 rows" / "3 slabs of 64 rows (the last 2)".
+std::string slabs_text(const ndzip::chunked_frame_info& info) {
+  std::string text = std::to_string(info.slab_count) + (info.slab_count == 1 ? " slab" : " slabs") +
+                     " of " + std::to_string(info.slab_rows) +
+                     (info.slab_rows == 1 ? " row" : " rows");
+  const std::uint64_t last = info.slab_extents(info.slab_count - 1)[0];
+  if (last != info.slab_rows) text += " (the last " + std::to_string(last) + ")";
+  return text;
+}
+
+// Compresses the values of `array` from `values` into a chunked frame written to `out` as each
+// slab is compressed: one slab's values and one slab's record are held at a time (and, for the
+// shape check, the first values).
+void compress_chunked(run_context& ctx, const std::string& in, const std::string& out,
+                      value_source& values, bool npy, progress_bar& bar,
+                      std::chrono::steady_clock::time_point start) {
+  const options& opts = ctx.opts();
+  const array_desc& array = values.array();
+  if (opts.slab_rows && *opts.slab_rows > array.shape.extent(0))
+    throw std::runtime_error("--slab-rows " + std::to_string(*opts.slab_rows) + ": " +
+                             input_name(in) + " holds a " + array.shape.to_string() +
+                             " array, whose slowest dimension has " +
+                             std::to_string(array.shape.extent(0)) + " rows");
+  ctx.start_backend();
+  slab_encoder encoder(opts.backend, array.shape, opts.slab_rows.value_or(0), array.mode,
+                       opts.folding);
+  const ndzip::chunked_frame_info& info = encoder.info();
+  if (!npy && (opts.strict || opts.verbosity >= 1)) {
+    const std::size_t sample = std::min(shape_check_bytes(), array.shape.byte_size());
+    if (const auto doubt = doubt_shape(opts.backend, array, values.first(sample))) {
+      const std::string what = input_name(in) + ": " + describe(*doubt) + "; are -t and -n right?";
+      if (opts.strict) throw std::runtime_error(what + " (--strict: not compressed)");
+      bar.erase();
+      std::fprintf(stderr, "ndzip: warning: %s (--strict makes this an error)\n", what.c_str());
+    }
+  }
+  // The slabs, not the array, are the grids coded.
+  const array_desc first_slab = coded_for_frame(
+      array_desc(array.shape.with_extent(0, info.slab_extents(0)[0]), array.mode), opts.folding);
+  note_border(ctx, in, first_slab, bar);
+
+  double codec_seconds = 0;
+  output_stream sink(out, opts.force);
+  try {
+    sink.write(encoder.header());
+    for (std::uint64_t s = 0; s < info.slab_count; ++s) {
+      const byte_span slab = values.next(encoder.slab_bytes(s));
+      const auto codec_start = std::chrono::steady_clock::now();
+      const byte_span record = encoder.encode(slab);
+      codec_seconds += seconds_since(codec_start);
+      sink.write(record);
+    }
+    values.check_end();
+    const std::vector<std::byte> end = encoder.finish();
+    sink.write(byte_span(end.data(), end.size()));
+  } catch (...) {
+    rethrow_with_output(sink, in);
+  }
+  const std::uint64_t out_bytes = sink.written();
+  const output_kept kept = sink.commit();
+  if (opts.remove_input) remove_input(in, out, kept);
+  bar.erase();
+
+  const std::size_t in_bytes = array.shape.byte_size();
+  ctx.in_total += in_bytes;
+  ctx.out_total += out_bytes;
+  ++ctx.done;
+  if (ctx.summarize())
+    std::fprintf(stderr, "%s : %.2f%% (%s => %s, %s)\n", display_name(in, false).c_str(),
+                 100.0 * static_cast<double>(out_bytes) / static_cast<double>(in_bytes),
+                 human_bytes(in_bytes).c_str(), human_bytes(out_bytes).c_str(),
+                 display_name(out, true).c_str());
+  if (opts.verbosity >= 2)
+    std::fprintf(stderr,
+                 "  %s on %s, a chunked frame of %s: compressed in %.3f s (%.2f GB/s), %.3f s "
+                 "in all\n",
+                 array.shape.to_string().c_str(), opts.backend.c_str(), slabs_text(info).c_str(),
+                 codec_seconds, static_cast<double>(in_bytes) / codec_seconds / 1e9,
+                 seconds_since(start));
+}
+
 void compress_one(run_context& ctx, const std::string& in) {
   const options& opts = ctx.opts();
   const std::string out = ctx.output_of(in);
@@ -136,7 +285,23 @@ void compress_one(run_context& ctx, const std::string& in) {
   const auto advance = [&bar](std::size_t n) { bar.advance(n); };
 
   bar.step("reading", regular_file_size(in));
-  array_file input = read_array_to_compress(in, opts.request(), advance);
+  array_source source = open_array_to_compress(in, opts.request(), advance);
+  if (source.array && writes_chunked(opts, *source.array)) {
+    // Read, compressed and written a slab at a time.
+    const std::size_t total = source.array->shape.byte_size();
+    const bool npy = source.npy;
+    const bool sample = !npy && (opts.strict || opts.verbosity >= 1);
+    bar.step("compressing " + human_bytes(total), total);
+    value_source values(std::move(source), sample ? shape_check_bytes() : 0, advance);
+    return compress_chunked(ctx, in, out, values, npy, bar, start);
+  }
+  array_file input = read_array_values(std::move(source), advance);
+  if (writes_chunked(opts, input.array)) {  // a pipe without -n, read whole: its length is N0
+    bar.step("compressing " + human_bytes(input.values.size()), std::nullopt);
+    const bool npy = input.npy;
+    value_source values(std::move(input));
+    return compress_chunked(ctx, in, out, values, npy, bar, start);
+  }
   const array_desc array = opts.raw ? input.array : coded_for_frame(input.array, opts.folding);
   byte_buffer values = std::move(input.values);
   ctx.start_backend();
@@ -185,6 +350,93 @@ void compress_one(run_context& ctx, const std::string& in) {
                  static_cast<double>(in_bytes) / codec_seconds / 1e9, seconds_since(start));
 }
 
+// Decompresses the chunked frame that `file` holds (`head`: its first bytes, read already) to
+// `out` a slab at a time: each slab's head, then its stream (as long as the head says, which
+// its checks bound), its checksum verified before it is decoded, its values written; then the
+// index and trailer checked against the slabs, and nothing may follow.
+void decompress_chunked(run_context& ctx, const std::string& in, const std::string& out,
+                        input_file& file, byte_buffer head, progress_bar& bar,
+                        std::chrono::steady_clock::time_point start) {
+  const options& opts = ctx.opts();
+  const std::string name = input_name(in);
+  file.read_up_to(head, ndzip::chunked_header_bytes);
+  const ndzip::chunked_frame_info info = chunked_header_of(name, head);
+  const array_desc array(ndzip::array_shape(info.type, info.dimensions, info.extents.data()),
+                         opts.mode.value_or(ndzip::codec_mode::ndzip));
+  check_request_matches({opts.type, opts.extents, std::nullopt}, name, array);
+  ctx.start_backend();
+  std::optional<slab_decoder> decoder;
+  naming(name, [&] { decoder.emplace(opts.backend, byte_span(head.data(), head.size())); });
+
+  const std::vector<std::byte> npy_header = opts.npy_output || ends_with(out, npy_suffix)
+                                                ? npy::encode_header(array.shape)
+                                                : std::vector<std::byte>();
+  const std::size_t array_bytes = array.shape.byte_size();
+  bar.step("decompressing " + human_bytes(array_bytes), array_bytes);
+  const auto advance = [&bar](std::size_t n) { bar.advance(n); };
+  file.advise_sequential();
+  double codec_seconds = 0;
+  std::uint64_t in_bytes = head.size();
+  output_stream sink(out, opts.force);
+  try {
+    sink.write(byte_span(npy_header.data(), npy_header.size()));
+    byte_buffer record;
+    byte_buffer values;  // one slab's, allocated once a slab's record is all there
+    for (std::uint64_t s = 0; s < info.slab_count; ++s) {
+      record.clear();
+      file.read_up_to(record, ndzip::slab_head_bytes);
+      const ndzip::slab_info slab = naming(name, [&] { return decoder->read_head(record); });
+      if (opts.mode && slab.mode != *opts.mode)
+        throw std::runtime_error(std::string("--mode ") + ndzip::codec_mode_name(*opts.mode) +
+                                 " does not match " + name + ", whose slab " + std::to_string(s) +
+                                 " is coded in the " + ndzip::codec_mode_name(slab.mode) +
+                                 " mode");
+      // No more than the head announces, a length its slab's stream can have.
+      file.read_up_to(record, static_cast<std::size_t>(slab.record_bytes()));
+      in_bytes += record.size();
+      // A record cut short is refused before the slab's values are allocated: a header that
+      // announces huge slabs costs no more than the bytes that are there (the stream, whose
+      // length is at least the shortest stream of its slab's grid).
+      if (record.size() < slab.record_bytes())
+        naming(name, [&] { ndzip::verify_slab(slab, record.data(), record.size()); });
+      if (values.size() < decoder->slab_bytes(s)) values.resize(decoder->slab_bytes(s));
+      const auto codec_start = std::chrono::steady_clock::now();
+      naming(name, [&] { decoder->decode(record, values.data()); });
+      codec_seconds += seconds_since(codec_start);
+      sink.write(byte_span(values.data(), decoder->slab_bytes(s)), advance);
+    }
+    byte_buffer end;
+    file.read_up_to(end, decoder->end_bytes());
+    in_bytes += end.size();
+    naming(name, [&] { decoder->finish(end); });
+    byte_buffer extra;
+    file.read_up_to(extra, 1);
+    if (!extra.empty())
+      throw std::runtime_error(name + ": not a valid chunked ndzip frame: trailing data after "
+                               "its trailer");
+  } catch (...) {
+    rethrow_with_output(sink, in);
+  }
+  const std::uint64_t out_bytes = sink.written();
+  const output_kept kept = sink.commit();
+  if (opts.remove_input) remove_input(in, out, kept);
+  bar.erase();
+
+  ctx.in_total += in_bytes;
+  ctx.out_total += out_bytes;
+  ++ctx.done;
+  if (ctx.summarize())
+    std::fprintf(stderr, "%s : %s => %s (%s, %s)\n", display_name(in, false).c_str(),
+                 human_bytes(in_bytes).c_str(), human_bytes(out_bytes).c_str(),
+                 array.shape.to_string().c_str(), display_name(out, true).c_str());
+  if (opts.verbosity >= 2)
+    std::fprintf(stderr,
+                 "  on %s, a chunked frame of %s: decompressed in %.3f s (%.2f GB/s), %.3f s in "
+                 "all\n",
+                 opts.backend.c_str(), slabs_text(info).c_str(), codec_seconds,
+                 static_cast<double>(array_bytes) / codec_seconds / 1e9, seconds_since(start));
+}
+
 void decompress_one(run_context& ctx, const std::string& in) {
   const options& opts = ctx.opts();
   const std::string out = ctx.output_of(in);
@@ -205,7 +457,12 @@ void decompress_one(run_context& ctx, const std::string& in) {
     input = read_raw_stream(in, array, advance);
     stream = input;
   } else {
-    input = read_frame(in, advance).bytes;
+    input_file file(in);
+    byte_buffer head;
+    file.read_up_to(head, ndzip::frame_header_bytes);
+    if (is_chunked_frame(head))
+      return decompress_chunked(ctx, in, out, file, std::move(head), bar, start);
+    input = read_frame(file, std::move(head), advance).bytes;
     array = frame_array(open_frame(name, input));
     stream = frame_stream(input);
     check_request_matches(opts.request(), name, array);
@@ -323,11 +580,195 @@ void describe_frame(const std::string& path, const frame_file& frame, const fram
 
 const char* const list_header = "%-7s %-20s %12s %12s %7s %-5s %s\n";
 
+// What -l and info read of a chunked frame: its header, index and slab heads, never its
+// streams.
+struct chunked_listing {
+  ndzip::chunked_frame_info info;
+  std::vector<ndzip::slab_info> slabs;  // those read, in order
+  std::vector<std::uint64_t> offsets;   // of their heads
+  std::uint64_t file_bytes = 0;         // the input's size (as far as it was read, for a pipe)
+  std::uint64_t index_checksum = 0;     // as the trailer records it, once read
+  std::string error;                    // what is wrong with the frame, if anything
+};
+
+// The index and trailer, then each slab's head where the index puts it (a regular file:
+// nothing else is read), or every part in order, the streams skipped (a pipe). Checks as
+// inspect_chunked_frame does; a failure is left in listing.error.
+void read_chunked_listing(input_file& file, const std::string& name, chunked_listing& listing) {
+  const ndzip::chunked_frame_info& info = listing.info;
+  const std::uint64_t count = info.slab_count;
+  const std::size_t end_bytes = static_cast<std::size_t>(8 * count + ndzip::chunked_trailer_bytes);
+  byte_buffer bytes;
+  const auto read_head = [&](std::uint64_t s) {
+    return naming(name, [&] { return ndzip::read_slab_head(info, s, bytes.data(), bytes.size()); });
+  };
+  const auto trailer_checksum = [&] {
+    std::uint64_t v = 0;
+    for (int i = 0; i < 8; ++i)
+      v |= std::uint64_t{std::to_integer<std::uint8_t>(bytes[end_bytes - 8 + i])} << (8 * i);
+    return v;
+  };
+  if (const auto size = file.regular_size()) {
+    listing.file_bytes = *size;
+    // No overflow: count <= 2^32.
+    const std::uint64_t least = ndzip::chunked_header_bytes +
+                                (ndzip::slab_head_bytes + 8) * count +
+                                ndzip::chunked_trailer_bytes;
+    if (*size < least)
+      throw std::runtime_error(name + ": not a valid chunked ndzip frame: truncated: " +
+                               std::to_string(count) + " slabs take " + std::to_string(least) +
+                               " bytes at least with the header, index and trailer, but the "
+                               "file has " + std::to_string(*size));
+    const std::uint64_t index_offset = *size - end_bytes;
+    file.read_at(index_offset, end_bytes, bytes);
+    listing.offsets = naming(name, [&] {
+      return ndzip::read_chunked_end(info, bytes.data(), bytes.size(), index_offset);
+    });
+    listing.index_checksum = trailer_checksum();
+    for (std::uint64_t s = 0; s < count; ++s) {
+      const std::uint64_t at = listing.offsets[s];
+      const std::uint64_t next = s + 1 < count ? listing.offsets[s + 1] : index_offset;
+      file.read_at(at, ndzip::slab_head_bytes, bytes);
+      const ndzip::slab_info slab = read_head(s);
+      if (slab.record_bytes() != next - at)
+        throw std::runtime_error(name + ": chunked frame, slab " + std::to_string(s) +
+                                 ": its head and stream take " +
+                                 std::to_string(slab.record_bytes()) +
+                                 " bytes, but the index gives it " + std::to_string(next - at));
+      listing.slabs.push_back(slab);
+    }
+    return;
+  }
+  // In order: each head, its stream skipped.
+  std::uint64_t at = ndzip::chunked_header_bytes;
+  listing.file_bytes = at;
+  for (std::uint64_t s = 0; s < count; ++s) {
+    bytes.clear();
+    file.read_up_to(bytes, ndzip::slab_head_bytes);
+    listing.file_bytes += bytes.size();
+    const ndzip::slab_info slab = read_head(s);
+    const std::uint64_t rest = slab.record_bytes() - ndzip::slab_head_bytes;
+    const std::uint64_t skipped = file.skip(rest);
+    listing.file_bytes += skipped;
+    if (skipped != rest)
+      throw std::runtime_error(name + ": chunked frame, slab " + std::to_string(s) +
+                               ": truncated: its head announces " +
+                               std::to_string(slab.record_bytes()) + " bytes with its stream, " +
+                               std::to_string(ndzip::slab_head_bytes + skipped) + " are there");
+    listing.offsets.push_back(at);
+    listing.slabs.push_back(slab);
+    at += slab.record_bytes();
+  }
+  bytes.clear();
+  file.read_up_to(bytes, end_bytes);
+  listing.file_bytes += bytes.size();
+  const auto offsets = naming(
+      name, [&] { return ndzip::read_chunked_end(info, bytes.data(), bytes.size(), at); });
+  listing.index_checksum = trailer_checksum();
+  for (std::uint64_t s = 0; s < count; ++s)
+    if (offsets[s] != listing.offsets[s])
+      throw std::runtime_error(name + ": chunked frame: the index puts slab " +
+                               std::to_string(s) + " at " + std::to_string(offsets[s]) +
+                               ", but it lies at " + std::to_string(listing.offsets[s]) +
+                               " (the index disagrees with the slabs)");
+  bytes.clear();
+  file.read_up_to(bytes, 1);
+  if (!bytes.empty())
+    throw std::runtime_error(name + ": not a valid chunked ndzip frame: trailing data after its "
+                             "trailer");
+}
+
+// The slabs' table of -l and info, each line after `indent`.
+void print_slabs(const chunked_listing& listing, const char* indent) {
+  const ndzip::chunked_frame_info& info = listing.info;
+  std::printf("%s%-6s %-15s %-10s %-26s %12s %7s\n", indent, "slab", "rows", "mode", "coded as",
+              "stream bytes", "ratio");
+  for (std::size_t s = 0; s < listing.slabs.size(); ++s) {
+    const ndzip::slab_info& slab = listing.slabs[s];
+    const auto extents = info.slab_extents(s);
+    const ndzip::array_shape shape(info.type, info.dimensions, extents.data());
+    const ndzip::array_shape coded =
+        slab.coded_dimensions == info.dimensions ? shape : ndzip::folded_shape(shape, slab.coded_dimensions);
+    const std::string rows = std::to_string(info.first_row(s)) + "-" +
+                             std::to_string(info.first_row(s) + extents[0] - 1);
+    const std::string coded_text =
+        coded.extents_string() + " (" + std::to_string(slab.coded_dimensions) + "-D" +
+        (slab.coded_dimensions == info.dimensions ? ")" : ", folded)");
+    std::printf("%s%-6zu %-15s %-10s %-26s %12llu %7.4f\n", indent, s, rows.c_str(),
+                ndzip::codec_mode_name(slab.mode), coded_text.c_str(),
+                static_cast<unsigned long long>(slab.stream_bytes),
+                ratio_of(static_cast<std::size_t>(slab.stream_bytes), shape.byte_size()));
+  }
+}
+
+// -l and info on a chunked frame (`head`: its first bytes, read already): the header, the index
+// and every slab head checked and listed, without reading or decoding the streams (-d verifies
+// and decodes them). A damaged frame is reported after what could be read of it.
+void list_chunked(run_context& ctx, const std::string& path, input_file& file, byte_buffer head) {
+  const options& opts = ctx.opts();
+  const std::string name = input_name(path);
+  file.read_up_to(head, ndzip::chunked_header_bytes);
+  chunked_listing listing;
+  listing.info = chunked_header_of(name, head);
+  try {
+    read_chunked_listing(file, name, listing);
+  } catch (const std::runtime_error& e) {
+    listing.error = e.what();
+  }
+  const ndzip::chunked_frame_info& info = listing.info;
+  const ndzip::array_shape shape(info.type, info.dimensions, info.extents.data());
+  const std::size_t array_bytes = shape.byte_size();
+  const bool sound = listing.error.empty();
+  if (opts.verbosity >= 2) {
+    if (ctx.done != 0) std::printf("\n");
+    std::printf("file:        %s\n", path == "-" ? "-" : path.c_str());
+    std::printf("format:      ndzip-kokkos chunked frame, version %d\n",
+                ndzip::frame_version_chunked);
+    std::printf("type:        %s\n", ndzip::element_type_name(shape.type()));
+    std::printf("dimensions:  %d\n", shape.rank());
+    std::printf("extents:     %s (slowest first)\n", shape.extents_string().c_str());
+    std::printf("elements:    %zu\n", shape.element_count());
+    std::printf("array:       %zu bytes\n", array_bytes);
+    std::printf("slabs:       %s\n", slabs_text(info).c_str());
+    std::printf("file size:   %llu bytes%s\n", static_cast<unsigned long long>(listing.file_bytes),
+                sound || file.regular_size() ? "" : " (as far as it was read)");
+    if (sound)
+      std::printf("index:       ok (XXH3-64 %s)\n", checksum_string(listing.index_checksum).c_str());
+    std::printf("checking:    %s\n",
+                sound ? "ok (the header, the index and trailer, every slab head; the slabs' "
+                        "streams and checksums are read by -d)"
+                      : "FAILED");
+    std::printf("file ratio:  %.4f (file bytes / array bytes, as -l)\n",
+                ratio_of(static_cast<std::size_t>(listing.file_bytes), array_bytes));
+    print_slabs(listing, "  ");
+  } else {
+    if (ctx.done == 0)
+      std::printf(list_header, "Type", "Extents", "Compressed", "Uncompressed", "Ratio", "Check",
+                  "Filename");
+    std::printf("%-7s %-20s %12s %12s %7.4f %-5s %s\n", ndzip::element_type_name(shape.type()),
+                shape.extents_string().c_str(), human_bytes(listing.file_bytes).c_str(),
+                human_bytes(array_bytes).c_str(),
+                ratio_of(static_cast<std::size_t>(listing.file_bytes), array_bytes),
+                sound ? "ok" : "BAD", display_name(path, false).c_str());
+    print_slabs(listing, "    ");
+  }
+  std::fflush(stdout);
+  ctx.in_total += array_bytes;
+  ctx.out_total += listing.file_bytes;
+  ++ctx.done;
+  if (!sound) throw std::runtime_error(listing.error);
+}
+
 // A line (or with -v, info's block) per frame; "ok" only once the frame has passed every check
-// of -d, its stream decoded included. A damaged frame is reported after its line.
+// of -d, its stream decoded included. A damaged frame is reported after its line. A chunked
+// frame: list_chunked.
 void list_one(run_context& ctx, const std::string& path) {
   const options& opts = ctx.opts();
-  const frame_file frame = read_frame(path);
+  input_file file(path);
+  byte_buffer head;
+  file.read_up_to(head, ndzip::frame_header_bytes);
+  if (is_chunked_frame(head)) return list_chunked(ctx, path, file, std::move(head));
+  const frame_file frame = read_frame(file, std::move(head));
   const array_desc array = frame_array(frame.header);
   const frame_verdict verdict = check_frame(ctx, path, frame);
   if (opts.verbosity >= 2) {

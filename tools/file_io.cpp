@@ -110,22 +110,6 @@ target_kind classify_target(const std::string& path) {
                            "; ndzip writes only to regular files, character devices and FIFOs");
 }
 
-// Writes `pieces` into the character device or FIFO `path`, as any program writes to /dev/null:
-// opened without O_CREAT or O_TRUNC, so that the node itself is never replaced. (Opening a FIFO
-// waits for a reader.)
-void write_to_device(const std::string& path, const std::vector<byte_span>& pieces,
-                     const progress_fn& progress) {
-  unique_fd fd(::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC));
-  if (fd.get() < 0) system_error("cannot open " + output_name(path), errno);
-  struct stat st;
-  if (::fstat(fd.get(), &st) != 0) system_error("cannot examine " + output_name(path), errno);
-  if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))  // replaced since it was classified
-    throw std::runtime_error(output_name(path) +
-                             " is no longer a device or FIFO; nothing was written to it");
-  for (const auto& piece : pieces) write_all(fd.get(), piece, output_name(path), progress);
-  if (fd.close_checked() != 0) system_error("cannot write " + output_name(path), errno);
-}
-
 // The signals whose default action ends the process and that a handler can catch: those sent
 // to it (kill, a terminal, a parent, timers, ulimit -t, abort()), the real-time ones included.
 // Not the faults of the process itself (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGSYS, SIGTRAP), which
@@ -266,8 +250,10 @@ input_file::input_file(const std::string& path) : m_name(input_name(path)) {
   }
   // Standard input may have been read from already: what is left starts at its offset.
   const off_t offset = S_ISREG(st.st_mode) ? ::lseek(m_fd, 0, SEEK_CUR) : -1;
-  if (offset >= 0 && offset <= st.st_size)
+  if (offset >= 0 && offset <= st.st_size) {
     m_regular_size = static_cast<std::uint64_t>(st.st_size - offset);
+    m_start = static_cast<std::uint64_t>(offset);
+  }
 }
 
 input_file::~input_file() {
@@ -288,6 +274,41 @@ void input_file::read_up_to(byte_buffer& data, std::size_t size, const progress_
     if (progress) progress(static_cast<std::size_t>(n));
   }
   data.resize(used);
+}
+
+std::uint64_t input_file::skip(std::uint64_t size, const progress_fn& progress) {
+  byte_buffer scratch;
+  std::uint64_t skipped = 0;
+  while (skipped < size) {
+    scratch.clear();
+    read_up_to(scratch, static_cast<std::size_t>(std::min<std::uint64_t>(size - skipped, read_chunk)),
+               progress);
+    if (scratch.empty()) break;
+    skipped += scratch.size();
+  }
+  return skipped;
+}
+
+void input_file::read_at(std::uint64_t offset, std::size_t size, byte_buffer& data) {
+  if (!m_regular_size)
+    throw std::logic_error("ndzip_cli: input_file::read_at on an input that is not a regular file");
+  data.resize(size);
+  std::size_t used = 0;
+  while (used < size) {
+    const ssize_t n = ::pread(m_fd, data.data() + used, std::min(size - used, io_call_max),
+                              static_cast<off_t>(m_start + offset + used));
+    if (n == 0) break;
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      system_error("cannot read " + m_name, errno);
+    }
+    used += static_cast<std::size_t>(n);
+  }
+  data.resize(used);
+}
+
+void input_file::advise_sequential() {
+  if (m_regular_size) ::posix_fadvise(m_fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 }
 
 // How far to grow a buffer that holds `used` bytes of at most `size`: to a regular file's size
@@ -330,20 +351,86 @@ void check_input_removable(const std::string& in, const std::string& out) {
     refuse_removal(in, out);
 }
 
+// The three kinds of output behind output_stream.
+struct output_stream::impl {
+  enum class kind { standard_output, device, file } where;
+  std::string path;
+  bool overwrite = false;
+  std::optional<unique_fd> device;    // kind::device
+  std::optional<output_file> file;    // kind::file
+
+  impl(const std::string& target, bool force) : path(target), overwrite(force) {
+    if (path == "-") {
+      where = kind::standard_output;
+    } else if (classify_target(path) == target_kind::device) {
+      where = kind::device;
+      open_device();
+    } else {
+      where = kind::file;
+      file.emplace(path);
+    }
+  }
+
+  // The character device or FIFO `path`, as any program writes to /dev/null: opened without
+  // O_CREAT or O_TRUNC, so that the node itself is never replaced. (Opening a FIFO waits for a
+  // reader.)
+  void open_device() {
+    device.emplace(::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC));
+    if (device->get() < 0) system_error("cannot open " + output_name(path), errno);
+    struct stat st;
+    if (::fstat(device->get(), &st) != 0)
+      system_error("cannot examine " + output_name(path), errno);
+    if (!S_ISCHR(st.st_mode) && !S_ISFIFO(st.st_mode))  // replaced since it was classified
+      throw std::runtime_error(output_name(path) +
+                               " is no longer a device or FIFO; nothing was written to it");
+  }
+
+  void write(byte_span bytes, const progress_fn& progress) {
+    switch (where) {
+      case kind::standard_output:
+        return write_all(STDOUT_FILENO, bytes, output_name(path), progress);
+      case kind::device:
+        return write_all(device->get(), bytes, output_name(path), progress);
+      case kind::file:
+        return file->write(bytes, progress);
+    }
+  }
+
+  output_kept commit() {
+    switch (where) {
+      case kind::standard_output:
+        return output_kept::passed_on;
+      case kind::device:
+        if (device->close_checked() != 0) system_error("cannot write " + output_name(path), errno);
+        return output_kept::passed_on;
+      case kind::file:
+        file->commit(overwrite);
+        return output_kept::synced_file;
+    }
+    return output_kept::passed_on;
+  }
+};
+
+output_stream::output_stream(const std::string& path, bool overwrite)
+    : m_impl(std::make_unique<impl>(path, overwrite)) {}
+output_stream::~output_stream() = default;
+
+void output_stream::write(byte_span bytes, const progress_fn& progress) {
+  m_impl->write(bytes, progress);
+  m_written += bytes.size;
+}
+
+output_kept output_stream::commit() { return m_impl->commit(); }
+
+bool output_stream::passes_on() const { return m_impl->where != impl::kind::file; }
+
+std::string output_stream::name() const { return output_name(m_impl->path); }
+
 output_kept write_output(const std::string& path, const std::vector<byte_span>& pieces,
                          bool overwrite, const progress_fn& progress) {
-  if (path == "-") {
-    for (const auto& piece : pieces) write_all(STDOUT_FILENO, piece, output_name(path), progress);
-    return output_kept::passed_on;
-  }
-  if (classify_target(path) == target_kind::device) {
-    write_to_device(path, pieces, progress);
-    return output_kept::passed_on;
-  }
-  output_file file(path);
-  for (const auto& piece : pieces) file.write(piece, progress);
-  file.commit(overwrite);
-  return output_kept::synced_file;
+  output_stream out(path, overwrite);
+  for (const auto& piece : pieces) out.write(piece, progress);
+  return out.commit();
 }
 
 void remove_input(const std::string& in, const std::string& out, output_kept kept) {

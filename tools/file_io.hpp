@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,6 +46,19 @@ class input_file {
   // Appends to `data` until it holds `size` bytes or the input ends; reads nothing beyond.
   void read_up_to(byte_buffer& data, std::size_t size, const progress_fn& progress = {});
 
+  // Reads and drops up to `size` bytes (a part of a pipe that is not needed); returns how many
+  // there were before the input ended.
+  std::uint64_t skip(std::uint64_t size, const progress_fn& progress = {});
+
+  // A regular file only (regular_size() known): `size` bytes from `offset` on (counted from
+  // where reading started when it was opened) into `data`, or fewer where the file ends; the
+  // position of read_up_to is not moved.
+  void read_at(std::uint64_t offset, std::size_t size, byte_buffer& data);
+
+  // Advises the system that the input is read once, from start to end (posix_fadvise): larger
+  // read-ahead; nothing for a pipe.
+  void advise_sequential();
+
  private:
   std::size_t next_capacity(std::size_t used, std::size_t size) const;
 
@@ -52,6 +66,7 @@ class input_file {
   int m_fd = -1;
   bool m_owned = false;  // false for standard input, which stays open
   std::optional<std::uint64_t> m_regular_size;
+  std::uint64_t m_start = 0;  // a regular file's offset when it was opened
 };
 
 // The size of the regular file `path` (following links), for a progress bar; nothing for "-", a
@@ -80,7 +95,40 @@ enum class output_kept {
   passed_on,    // to standard output, a device or a FIFO: nothing says it is kept
 };
 
-// Writes the concatenation of `pieces` to `path`:
+// An output written piece by piece, all or nothing where it can be (write_output says how):
+// standard output for "-", a character device or FIFO written in place, or a new temporary file
+// beside `path` that commit() syncs and renames onto it; destroyed before commit(), it removes
+// the temporary file (a device or standard output keeps what it was given: passed_on()).
+class output_stream {
+ public:
+  // Opens the output (check_output_target was called before): the temporary file is created
+  // here, so that a failure before the first byte leaves nothing behind but costs nothing.
+  output_stream(const std::string& path, bool overwrite);
+  ~output_stream();
+  output_stream(const output_stream&) = delete;
+  output_stream& operator=(const output_stream&) = delete;
+
+  void write(byte_span bytes, const progress_fn& progress = {});
+  // Ends the output (the file synced and renamed, the device closed); returns where the bytes
+  // were left.
+  output_kept commit();
+
+  // The bytes written so far.
+  std::uint64_t written() const { return m_written; }
+  // Whether those bytes left already (standard output, a device or FIFO): after a failure they
+  // stay, incomplete, where they went.
+  bool passes_on() const;
+  // output_name(path).
+  std::string name() const;
+
+  struct impl;
+
+ private:
+  std::unique_ptr<impl> m_impl;
+  std::uint64_t m_written = 0;
+};
+
+// Writes the concatenation of `pieces` to `path` (through an output_stream):
 // - "-": standard output (call this only once the whole result is known);
 // - an existing character device or FIFO (/dev/null, a named pipe): written to in place, never
 //   created, truncated or replaced; a write error is reported, but what was written stays;

@@ -129,7 +129,8 @@ std::string wrapped(const std::string& text, std::size_t width = 54) {
 // What the parser writes into before it is checked.
 // Values are optional: an empty one ("-o ''") is given, and refused where it means nothing.
 struct raw_options {
-  std::optional<std::string> type, extents, backend, output, threads, mode, folding;
+  std::optional<std::string> type, extents, backend, output, threads, mode, folding, chunked,
+      slab_rows;
   int quiet = 0, verbose = 0;
   bool keep = false, high_ratio = false;
 };
@@ -190,6 +191,23 @@ void add_options(CLI::App& app, option_set set, options& opts, raw_options& raw)
                 "older readers also read. A --raw stream always codes the array as -n gives "
                 "it.")
           ->type_name("automatic|none");
+    if (compress) {
+      add_value(app, "--chunked", raw.chunked,
+                "auto (the default), always or never. auto: an array larger than one slab of "
+                "the default size (about 64 MiB of values) is written as a chunked frame "
+                "(version 4: slabs of rows along the slowest dimension, each compressed, "
+                "checksummed and written as it is read, so that memory holds a few slabs "
+                "whatever the array's size, from a pipe too where -n gives the shape); any "
+                "other as the frame of versions 1 to 3. always: a chunked frame for any array. "
+                "never: one stream of the whole array, held in memory with the input (the "
+                "frame readers before version 4 read).")
+          ->type_name("WHEN");
+      add_value(app, "--slab-rows", raw.slab_rows,
+                "Write a chunked frame in slabs of N rows of the slowest dimension (1 to its "
+                "extent; default: about 64 MiB of values a slab, in whole layers of hypercubes, "
+                "for --chunked auto or always).")
+          ->type_name("N");
+    }
     add_value(app, "-o,--output", raw.output, "Write to OUT (one input only).")->type_name("OUT");
     app.add_flag("-c,--stdout", opts.to_stdout, "Write to standard output (one input only).");
     app.add_flag("-k,--keep", raw.keep, "Keep input files (the default).");
@@ -246,8 +264,11 @@ constexpr std::string_view footer_paragraphs =
     "stream length, XXH3-64 checksum of header and stream) followed by the ndzip stream. With "
     "--raw the bare stream is read or written, compatible with upstream ndzip, and nothing "
     "detects damage to it: keep the frame for files that are stored or sent.\n"
-    "Memory: the whole array and the whole stream are held at once (the stream's layout needs "
-    "the whole grid), about input + output bytes.\n"
+    "Memory: an array larger than about 64 MiB is compressed into a chunked frame a slab at a "
+    "time, and such a frame is decompressed a slab at a time (from a pipe too), so that a few "
+    "slabs are held whatever the array's size; a smaller array, --chunked never and --raw hold "
+    "the whole array and its whole stream at once. -l lists a chunked frame's slabs from its "
+    "index and slab heads without decoding them.\n"
     "Exit status: 0 success, 1 data or I/O error (of any input), 2 usage error.";
 
 std::string footer() {
@@ -321,6 +342,32 @@ void check_combination(options& opts, const raw_options& raw) {
     refuse_with(opts.remove_input, "--rm");
     refuse_with(opts.strict, "--strict");
     refuse_with(opts.npy_output, "--npy");
+  }
+  if (raw.chunked || raw.slab_rows) {
+    const std::string what = raw.slab_rows ? "--slab-rows" : "--chunked";
+    if (opts.op != operation::compress) throw usage_error(what + " applies to compression only");
+    if (opts.raw)
+      throw usage_error(what + " applies to frames: a --raw stream is one stream of the array");
+  }
+  if (raw.chunked) {
+    const std::string given = lowercase(*raw.chunked);
+    if (given == "auto" || given == "automatic")
+      opts.chunked = chunking::automatic;
+    else if (given == "always")
+      opts.chunked = chunking::always;
+    else if (given == "never")
+      opts.chunked = chunking::never;
+    else
+      throw usage_error("unknown value '" + *raw.chunked + "' for --chunked (use auto, always or never)");
+  }
+  if (raw.slab_rows) {
+    if (!is_unsigned_number(*raw.slab_rows) || raw.slab_rows->size() > 19 ||
+        std::stoull(*raw.slab_rows) == 0)
+      throw usage_error("option --slab-rows needs a number of rows, at least 1, got '" +
+                        *raw.slab_rows + "'");
+    if (opts.chunked == chunking::never)
+      throw usage_error("--slab-rows and --chunked never contradict each other");
+    opts.slab_rows = std::stoull(*raw.slab_rows);
   }
   if (opts.op == operation::decompress && opts.strict)
     throw usage_error("--strict applies to compression only");

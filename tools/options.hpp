@@ -28,6 +28,9 @@ enum class command { none, compress, decompress, info };
 // What to do with each operand.
 enum class operation { compress, decompress, list };
 
+// When compress writes a chunked frame (version 4) rather than one of versions 1-3 (--chunked).
+enum class chunking { automatic, always, never };
+
 struct options {
   command cmd = command::none;  // the subcommand named, if any
   operation op = operation::compress;
@@ -42,6 +45,8 @@ struct options {
   // --mode, --high-ratio; not given: ndzip to compress and for --raw, the frame's otherwise.
   std::optional<ndzip::codec_mode> mode;
   ndzip::folding folding = ndzip::folding::automatic;  // --folding, frames only
+  chunking chunked = chunking::automatic;              // --chunked
+  std::optional<std::uint64_t> slab_rows;              // --slab-rows: a chunked frame of these
   bool force = false;                  // -f/--force
   bool to_stdout = false;              // -c/--stdout
   bool remove_input = false;           // --rm (the input is kept by default, -k)

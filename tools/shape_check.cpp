@@ -79,6 +79,7 @@ std::optional<double> sample_ratio(const std::string& backend, const array_desc&
   const auto sample = sample_of(shape);
   if (!sample) return std::nullopt;
   const std::size_t bytes = sample->shape.byte_size();
+  if (bytes > values.size) return std::nullopt;
   const byte_buffer stream = compress_array(backend, *sample, byte_span(values.data, bytes));
   return static_cast<double>(stream.size()) / static_cast<double>(bytes);
 }
@@ -103,6 +104,8 @@ std::optional<shape_doubt> doubt_shape(const std::string& backend, const array_d
   }
   return doubt;
 }
+
+std::size_t shape_check_bytes() { return largest_sample_bytes; }
 
 std::string describe(const shape_doubt& doubt) {
   char text[200];

@@ -21,9 +21,15 @@ struct shape_doubt {
 // The guess that compresses the sample smallest, if it beats `array` by 5 % of its stream and 3 %
 // of the sample's bytes;
 // nothing if there is none. Runs on `backend` inside a
-// backend_session; `values` are array.shape.byte_size() bytes.
+// backend_session; `values` are the first bytes of the array's values, at least
+// min(shape_check_bytes(), array.shape.byte_size()) of them (a guess whose sample is longer than
+// `values` is not tried).
 std::optional<shape_doubt> doubt_shape(const std::string& backend, const array_desc& array,
                                        byte_span values);
+
+// The most bytes from the start of the values that doubt_shape reads: it may be given no more
+// than min(this, the array's bytes).
+std::size_t shape_check_bytes();
 
 // "-n 4320x2161 compresses a sample to 78.7 %, -n 2161x4320 to 67.6 %".
 std::string describe(const shape_doubt& doubt);

@@ -12,7 +12,9 @@
 //   ndzip::decompress_chunked_frame(exec, Kokkos::subview(frame, std::make_pair(0, bytes)), out);
 //
 // Each call builds the codecs it needs (one per distinct slab grid: at most two) and completes
-// before it returns.
+// before it returns. Both are a chunked_frame_writer and a chunked_frame_reader
+// (ndzip/chunked_frame_stream.hpp, included here) over one frame in memory; those code a frame
+// a slab at a time, for arrays larger than memory and for pipes.
 
 #include <Kokkos_Core.hpp>
 #include <algorithm>
@@ -94,6 +96,12 @@ class slab_codecs {
 
 }  // namespace detail
 
+// Defined in ndzip/chunked_frame_stream.hpp (included at the end of this header).
+template <class T, int Dims, class ExecSpace = Kokkos::DefaultExecutionSpace>
+class chunked_frame_writer;
+template <class T, int Dims, class ExecSpace = Kokkos::DefaultExecutionSpace>
+class chunked_frame_reader;
+
 // The most bytes compress_chunked_frame writes for `values` in slabs of `slab_rows` rows (0:
 // default_slab_rows) in `mode`.
 template <class ValuesView>
@@ -130,9 +138,8 @@ std::size_t compress_chunked_frame(const ExecSpace& exec, const ValuesView& valu
   detail::check_frame_output(grid.size(), detail::view_label(values), frame.size());
   detail::check_frame_disjoint<T>(values, grid, frame);
   const std::uint64_t rows = detail::slab_rows_for<T>(grid, slab_rows, mode);
-  const auto header =
-      encode_chunked_header(element_type_of<T>(), Dims, detail::frame_extents(grid), rows);
-  const chunked_frame_info info = read_chunked_header(header.data(), header.size());
+  chunked_frame_writer<T, Dims, ExecSpace> writer(exec, grid, rows, mode);
+  const auto& header = writer.header();
   if (chunked_header_bytes > frame.size())
     throw capacity_error("ndzip: a chunked frame needs " + std::to_string(chunked_header_bytes) +
                          " bytes for its header alone, but the output holds only " +
@@ -140,44 +147,23 @@ std::size_t compress_chunked_frame(const ExecSpace& exec, const ValuesView& valu
 
   std::byte* const out = reinterpret_cast<std::byte*>(frame.data());
   std::copy(header.begin(), header.end(), out);
-  std::vector<std::uint64_t> offsets;
-  std::uint64_t at = chunked_header_bytes;
-  const auto room = [&](std::uint64_t bytes, const char* what) {
-    if (at + bytes > frame.size())
+  const auto room = [&](std::uint64_t bytes, const std::string& what) {
+    if (writer.bytes_written() + bytes > frame.size())
       throw capacity_error("ndzip: the chunked frame needs more than the " +
                            std::to_string(frame.size()) + " bytes of the output at " + what +
                            " (chunked_frame_size_bound is " +
                            std::to_string(chunked_frame_size_bound(values, rows, mode)) + ")");
   };
-  detail::slab_codecs<T, ExecSpace> codecs(exec);
-  detail::for_each_slab(values, grid, info, [&](std::uint64_t s, const auto& slab,
-                                                const extent<Dims>& slab_grid) {
-    room(slab_head_bytes, ("slab " + std::to_string(s)).c_str());
-    std::byte* const record = out + at;
-    const int coded_rank = detail::coded_rank<T>(slab_grid, folding::automatic);
-    const std::size_t stream_bytes = detail::with_coded_view(
-        slab, slab_grid, coded_rank, [&](const auto& coded_values, const auto& coded_grid) {
-          return detail::compress_into_frame<typename FrameView::memory_space>(
-              codecs.get(coded_grid, mode), coded_values, record + slab_head_bytes,
-              frame.size() - static_cast<std::size_t>(at) - slab_head_bytes);
-        });
-    exec.fence();  // the head's checksum reads the stream on the host
-    const auto head = encode_slab_head(info, s, mode, coded_rank, record + slab_head_bytes,
-                                       stream_bytes);
-    std::copy(head.begin(), head.end(), record);
-    slab_info written;
-    written.stream_bytes = stream_bytes;
-    const std::uint64_t padded = written.record_bytes();
-    room(padded, ("slab " + std::to_string(s) + "'s padding").c_str());
-    std::memset(record + slab_head_bytes + stream_bytes, 0,
-                static_cast<std::size_t>(padded - slab_head_bytes - stream_bytes));
-    offsets.push_back(at);
-    at += padded;
+  detail::for_each_slab(values, grid, writer.info(), [&](std::uint64_t s, const auto& slab,
+                                                         const extent<Dims>&) {
+    room(slab_head_bytes, "slab " + std::to_string(s));
+    const auto at = static_cast<std::size_t>(writer.bytes_written());
+    writer.encode_slab(slab, Kokkos::subview(frame, std::make_pair(at, frame.size())));
   });
-  const std::vector<std::byte> end = encode_chunked_end(offsets, at);
+  const std::vector<std::byte> end = writer.finish();
   room(end.size(), "its index");
-  std::copy(end.begin(), end.end(), out + at);
-  return static_cast<std::size_t>(at + end.size());
+  std::copy(end.begin(), end.end(), out + writer.bytes_written());
+  return static_cast<std::size_t>(writer.bytes_written() + end.size());
 }
 
 // Decompresses the chunked frame `frame` (a contiguous rank-1 View of bytes in host-accessible
@@ -207,25 +193,18 @@ void decompress_chunked_frame(const ExecSpace& exec, const FrameView& frame,
                             detail::view_label(values));
   detail::check_frame_disjoint<T>(values, grid, frame);
 
-  detail::slab_codecs<T, ExecSpace> codecs(exec);
+  chunked_frame_reader<T, Dims, ExecSpace> reader(exec, data, frame.size());
   detail::for_each_slab(values, grid, info, [&](std::uint64_t s, const auto& slab,
-                                                const extent<Dims>& slab_grid) {
-    const std::uint64_t at = layout.offsets[s];
-    const slab_info& head = layout.slabs[s];
-    verify_slab(head, data + at, static_cast<std::size_t>(head.record_bytes()));
-    const std::size_t consumed = detail::with_coded_view(
-        slab, slab_grid, head.coded_dimensions,
-        [&](const auto& coded_values, const auto& coded_grid) {
-          return detail::decompress_from_frame<typename FrameView::memory_space>(
-              codecs.get(coded_grid, head.mode), data + at + slab_head_bytes, static_cast<std::size_t>(head.stream_bytes),
-              coded_values);
-        });
-    if (consumed != head.stream_bytes)
-      throw frame_error("ndzip: chunked frame, slab " + std::to_string(s) + ": its stream ends " +
-                        "after " + std::to_string(consumed) + " of its " +
-                        std::to_string(head.stream_bytes) + " bytes");
+                                                const extent<Dims>&) {
+    const auto at = static_cast<std::size_t>(layout.offsets[s]);
+    const auto record_end = at + static_cast<std::size_t>(layout.slabs[s].record_bytes());
+    reader.decode_slab(Kokkos::subview(frame, std::make_pair(at, record_end)), slab);
   });
+  const std::size_t index = frame.size() - reader.end_bytes();
+  reader.finish(data + index, reader.end_bytes());
   exec.fence();
 }
 
 }  // namespace ndzip
+
+#include "ndzip/chunked_frame_stream.hpp"  // the writer and reader declared above

@@ -108,6 +108,16 @@ NDZIP_EXPORT std::vector<std::uint64_t> read_chunked_index(const chunked_frame_i
                                                            const std::byte* data,
                                                            std::size_t size);
 
+// The same checks on the frame's end alone, for a reader that holds no more of it: `size` bytes
+// at `end` (8 S + 32: the index, then the trailer) that lie at `index_offset` in the frame,
+// where a reader in order found them (the end of the last slab) or a reader of a file of known
+// size looks for them (its size less 8 S + 32). Refuses `size` other than 8 S + 32 as
+// truncated. Returns the offsets the index holds; a reader in order compares them with where
+// it found the slabs.
+NDZIP_EXPORT std::vector<std::uint64_t> read_chunked_end(const chunked_frame_info& frame,
+                                                         const std::byte* end, std::size_t size,
+                                                         std::uint64_t index_offset);
+
 // A whole chunked frame read without decoding: its header, and each slab's offset and head.
 struct chunked_frame_layout {
   chunked_frame_info frame;
