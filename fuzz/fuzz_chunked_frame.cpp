@@ -28,30 +28,6 @@ using namespace ndzip_fuzz;
 
 namespace {
 
-// Where the checksums lie (docs/FORMAT.md, "The chunked frame, version 4"): the header's in its
-// bytes 56-63, each slab head's in its bytes 24-31, the trailer's in the frame's last 8 bytes.
-constexpr std::size_t header_checksum_offset = 56;
-constexpr std::size_t slab_checksum_offset = 24;
-constexpr std::size_t checksum_bytes = 8;
-
-template <class T, int Dims>
-using host_view =
-    Kokkos::View<std::conditional_t<Dims == 1, T*, std::conditional_t<Dims == 2, T**, T***>>,
-                 Kokkos::LayoutRight, Kokkos::HostSpace, Kokkos::MemoryTraits<Kokkos::Unmanaged>>;
-
-template <class T, int Dims>
-host_view<T, Dims> view_of(byte_buffer& values, const ndzip::array_shape& shape) {
-  T* const data = reinterpret_cast<T*>(values.data());
-  if constexpr (Dims == 1)
-    return host_view<T, Dims>(data, shape.extent(0));
-  else if constexpr (Dims == 2)
-    return host_view<T, Dims>(data, shape.extent(0), shape.extent(1));
-  else
-    return host_view<T, Dims>(data, shape.extent(0), shape.extent(1), shape.extent(2));
-}
-
-using frame_view = Kokkos::View<const std::byte*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged>;
-
 // Calls f(exec, host) with an instance of `backend` and `host` a View of shape `shape` over
 // `values`.
 template <class F>
@@ -169,75 +145,12 @@ void check_file(byte_span file) {
           "decoded values do not survive re-framing: " + back.error);
 }
 
-std::uint64_t u64_at(const byte_buffer& bytes, std::size_t at) {
-  std::uint64_t v = 0;
-  for (std::size_t i = 0; i < 8; ++i)
-    v |= std::uint64_t{std::to_integer<std::uint8_t>(bytes[at + i])} << (8 * i);
-  return v;
-}
-
-// `file` with each checksum that is wrong made right, if the checksums are all that
-// inspect_chunked_frame finds wrong with it; nothing if none is wrong or it has other defects.
-// The header and the trailer are compared with those the writer makes of their own fields
-// (encode_chunked_header, encode_chunked_end): any other difference is another defect.
-std::optional<byte_buffer> with_checksums_repaired(const byte_buffer& file) {
-  if (file.size() < ndzip::chunked_header_bytes) return std::nullopt;
-  byte_buffer repaired = file;
-  try {
-    std::array<std::uint64_t, 3> extents;
-    for (int a = 0; a < 3; ++a) extents[a] = u64_at(file, 8 + 8 * a);
-    const auto header = ndzip::encode_chunked_header(
-        static_cast<ndzip::element_type>(std::to_integer<std::uint8_t>(file[5])),
-        std::to_integer<int>(file[6]), extents, u64_at(file, 32));
-    if (!std::equal(header.begin(), header.begin() + header_checksum_offset, file.begin()))
-      return std::nullopt;
-    std::copy(header.begin() + header_checksum_offset, header.end(),
-              repaired.begin() + header_checksum_offset);
-
-    // The header holds at most 2^32 slabs, so this does not overflow; and the index read is no
-    // larger than the file.
-    const std::uint64_t count = ndzip::read_chunked_header(header.data(), header.size()).slab_count;
-    const std::uint64_t tail = 8 * count + ndzip::chunked_trailer_bytes;
-    if (file.size() < ndzip::chunked_header_bytes + tail) return std::nullopt;
-    const std::size_t index_offset = file.size() - static_cast<std::size_t>(tail);
-    std::vector<std::uint64_t> offsets(static_cast<std::size_t>(count));
-    for (std::size_t s = 0; s < offsets.size(); ++s)
-      offsets[s] = u64_at(file, index_offset + 8 * s);
-    const std::vector<std::byte> end = ndzip::encode_chunked_end(offsets, index_offset);
-    if (!std::equal(end.begin(), end.end() - checksum_bytes, file.begin() + index_offset))
-      return std::nullopt;
-    std::copy(end.end() - checksum_bytes, end.end(), repaired.end() - checksum_bytes);
-
-    const ndzip::chunked_frame_layout layout =
-        ndzip::inspect_chunked_frame(repaired.data(), repaired.size());
-    for (std::uint64_t s = 0; s < count; ++s) {
-      const ndzip::slab_info& slab = layout.slabs[s];
-      std::byte* const record = repaired.data() + layout.offsets[s];
-      const auto head =
-          ndzip::encode_slab_head(layout.frame, s, slab.mode, slab.coded_dimensions,
-                                  record + ndzip::slab_head_bytes, slab.stream_bytes);
-      // The reader took every field but the checksum from bytes 0-23, so the writer's head of
-      // those fields must repeat them: only the checksum is replaced.
-      if (!std::equal(head.begin(), head.begin() + slab_checksum_offset, record))
-        violated("encode_slab_head writes another head than inspect_chunked_frame read for slab " +
-                 std::to_string(s));
-      std::copy(head.begin() + slab_checksum_offset, head.end(), record + slab_checksum_offset);
-    }
-  } catch (const std::invalid_argument&) {  // fields the writer refuses: not only checksums
-    return std::nullopt;
-  } catch (const ndzip::frame_error&) {  // defects beyond the header's and trailer's checksums
-    return std::nullopt;
-  }
-  if (repaired == file) return std::nullopt;
-  return repaired;
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const byte_buffer file = aligned_copy({reinterpret_cast<const std::byte*>(data), size});
   check_file(file);
-  if (const std::optional<byte_buffer> repaired = with_checksums_repaired(file))
+  if (const std::optional<byte_buffer> repaired = with_chunked_checksums_repaired(file))
     check_file(*repaired);
   return 0;
 }

@@ -4,8 +4,8 @@
 # Usage: scripts/run-fuzz.sh [SECONDS_PER_TARGET] [TARGET...]
 #        scripts/run-fuzz.sh --keep [TARGET...]
 #   SECONDS_PER_TARGET  fuzzing time per target (default 60, the CI run)
-#   TARGET              decode_stream, frame, roundtrip, hdf5_chunk, decode_high_ratio, chunked_frame (default: all, one
-#                       after another)
+#   TARGET              decode_stream, frame, roundtrip, hdf5_chunk, decode_high_ratio,
+#                       chunked_frame, region (default: all, one after another)
 #   --keep              merge the grown corpus into the kept one, fuzz/corpus/TARGET, with
 #                       libFuzzer's -merge=1 (only inputs that add coverage stay); commit it
 # Installs Clang and a Clang-built Kokkos (install-deps.sh --fuzz), builds into build-fuzz/,
@@ -26,7 +26,8 @@ else
   shift || true
 fi
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(decode_stream frame roundtrip hdf5_chunk decode_high_ratio chunked_frame)
+default_targets=(decode_stream frame roundtrip hdf5_chunk decode_high_ratio chunked_frame region)
+[ ${#targets[@]} -gt 0 ] || targets=("${default_targets[@]}")
 case "$seconds" in '' | *[!0-9]*) echo "run-fuzz: SECONDS_PER_TARGET must be a number" >&2; exit 2 ;; esac
 
 # The largest input: small inputs run fast, and a stream or frame of several hypercubes fits in
