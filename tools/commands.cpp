@@ -14,6 +14,7 @@
 #include <vector>
 
 #include <ndzip/chunked_frame_format.hpp>
+#include <ndzip/dynamic.hpp>
 #include <ndzip/error.hpp>
 #include <ndzip/frame_format.hpp>
 
@@ -25,6 +26,7 @@
 #include "inputs.hpp"
 #include "npy_format.hpp"
 #include "progress.hpp"
+#include "region.hpp"
 #include "shape_check.hpp"
 
 namespace ndzip_cli {
@@ -437,8 +439,157 @@ void decompress_chunked(run_context& ctx, const std::string& in, const std::stri
                  static_cast<double>(array_bytes) / codec_seconds / 1e9, seconds_since(start));
 }
 
+// The whole chunked frame on an input that is not a regular file (`bytes`: its first bytes,
+// read already), read in order and bounded as decompress_chunked reads it: the header, each
+// slab's head and then the record it announces (a length its slab's grid can have), the index
+// and trailer, and one byte more to see that nothing follows. The slabs' checksums and the
+// index are checked where the frame is decoded.
+byte_buffer read_chunked_whole(input_file& file, const std::string& name, byte_buffer bytes,
+                               const progress_fn& progress) {
+  file.read_up_to(bytes, ndzip::chunked_header_bytes);
+  const ndzip::chunked_frame_info info = chunked_header_of(name, bytes);
+  for (std::uint64_t s = 0; s < info.slab_count; ++s) {
+    const std::size_t at = bytes.size();
+    file.read_up_to(bytes, at + ndzip::slab_head_bytes, progress);
+    const ndzip::slab_info slab = naming(
+        name, [&] { return ndzip::read_slab_head(info, s, bytes.data() + at, bytes.size() - at); });
+    file.read_up_to(bytes, at + static_cast<std::size_t>(slab.record_bytes()), progress);
+    if (bytes.size() - at < slab.record_bytes())  // the message of a truncated record
+      naming(name, [&] { ndzip::verify_slab(slab, bytes.data() + at, bytes.size() - at); });
+  }
+  const std::size_t end = bytes.size();
+  const std::size_t end_bytes =
+      static_cast<std::size_t>(8 * info.slab_count + ndzip::chunked_trailer_bytes);
+  file.read_up_to(bytes, end + end_bytes + 1, progress);
+  if (bytes.size() > end + end_bytes)
+    throw std::runtime_error(name + ": not a valid chunked ndzip frame: trailing data after its "
+                             "trailer");
+  return bytes;
+}
+
+// -d --region: the box of the array that the frame `in` holds, decoded from what it touches
+// alone (in a chunked frame, the slabs its rows lie in, each checked by its checksum; a frame of
+// versions 1 to 3 is checked whole by its checksum) and written in C order, as raw values or a
+// .npy file of the box's shape. A regular file is mapped read-only, so that only the pages that
+// are decoded (and the header, index and slab heads) are read from it; any other input is read
+// whole first, with the bounds of -d. The output is created only once the box is decoded.
+void decompress_region_one(run_context& ctx, const std::string& in) {
+  const options& opts = ctx.opts();
+  const std::string out = ctx.output_of(in);
+  const std::string name = input_name(in);
+  check_distinct_files(in, out);
+  check_output_target(out, opts.force);
+  const auto start = std::chrono::steady_clock::now();
+  progress_bar bar(ctx.show_progress(), display_name(in, false));
+  const auto advance = [&bar](std::size_t n) { bar.advance(n); };
+
+  input_file file(in);
+  std::unique_ptr<mapped_bytes> mapped;
+  byte_buffer whole;
+  byte_span frame;
+  if (file.regular_size().value_or(0) > 0) {
+    mapped = file.map();
+    mapped->advise_random();  // until the header says how the frame is read
+    frame = mapped->bytes();
+  } else {
+    bar.step("reading", std::nullopt);
+    byte_buffer head;
+    file.read_up_to(head, ndzip::frame_header_bytes);
+    whole = is_chunked_frame(head) ? read_chunked_whole(file, name, std::move(head), advance)
+                                   : read_frame(file, std::move(head), advance).bytes;
+    frame = whole;
+  }
+
+  // The array, from the header alone; -t, -n and --mode must match it, as for -d.
+  array_desc array;
+  std::optional<ndzip::chunked_frame_info> chunked;
+  if (is_chunked_frame(frame)) {
+    chunked = chunked_header_of(name, frame);
+    array = array_desc(ndzip::array_shape(chunked->type, chunked->dimensions,
+                                          chunked->extents.data()),
+                       ndzip::codec_mode::ndzip);
+    check_request_matches({opts.type, opts.extents, std::nullopt}, name, array);
+  } else {
+    const ndzip::frame_info header = naming(name, [&] { return read_frame_header(frame); });
+    naming(name, [&] { ndzip::check_frame_size(header, frame.size); });
+    array = frame_array(header);
+    check_request_matches(opts.request(), name, array);
+  }
+  const region_box box = resolve_region(opts.region, opts.region_text.value_or(""), array.shape,
+                                        name);
+  // The slabs the box's rows lie in.
+  const std::uint64_t first_slab = chunked ? box.start[0] / chunked->slab_rows : 0;
+  const std::uint64_t last_slab =
+      chunked ? (box.start[0] + box.shape.extent(0) - 1) / chunked->slab_rows : 0;
+  if (chunked && (opts.mode || mapped)) {
+    // The index and the slab heads (on a mapped file, a page each: read-ahead off), then the
+    // records of the slabs the box touches read ahead, and nothing else.
+    const ndzip::chunked_frame_layout layout =
+        naming(name, [&] { return ndzip::inspect_chunked_frame(frame.data, frame.size); });
+    for (std::uint64_t s = first_slab; s <= last_slab && opts.mode; ++s)
+      if (layout.slabs[s].mode != *opts.mode)
+        throw std::runtime_error(std::string("--mode ") + ndzip::codec_mode_name(*opts.mode) +
+                                 " does not match " + name + ", whose slab " + std::to_string(s) +
+                                 " is coded in the " +
+                                 ndzip::codec_mode_name(layout.slabs[s].mode) + " mode");
+    if (mapped)
+      mapped->will_need(layout.offsets[first_slab], layout.offsets[last_slab] +
+                                                        layout.slabs[last_slab].record_bytes() -
+                                                        layout.offsets[first_slab]);
+  } else if (mapped) {
+    mapped->advise_sequential();  // the checksum covers the whole stream
+  }
+
+  ctx.start_backend();
+  bar.step("decompressing " + human_bytes(box.shape.byte_size()), std::nullopt);
+  const auto codec_start = std::chrono::steady_clock::now();
+  byte_buffer values(box.shape.byte_size());  // uninitialised
+  try {
+    ndzip::decompress_frame_region(opts.backend, frame.data, frame.size, box.shape, box.start,
+                                   values.data());
+  } catch (const ndzip::error& e) {
+    throw std::runtime_error(name + ": " + codec_message(e));
+  } catch (const std::invalid_argument& e) {
+    throw std::runtime_error("cannot decompress " + name + ": " + codec_message(e));
+  }
+  const double codec_seconds = seconds_since(codec_start);
+  const std::size_t in_bytes = frame.size;
+  whole = byte_buffer();
+  mapped.reset();
+
+  const std::vector<std::byte> npy_header = opts.npy_output || ends_with(out, npy_suffix)
+                                                ? npy::encode_header(box.shape)
+                                                : std::vector<std::byte>();
+  const std::size_t out_bytes = npy_header.size() + values.size();
+  bar.step("writing", out_bytes);
+  write_output(out, {byte_span(npy_header.data(), npy_header.size()), values}, opts.force,
+               advance);
+  bar.erase();
+
+  ctx.in_total += in_bytes;
+  ctx.out_total += out_bytes;
+  ++ctx.done;
+  if (ctx.summarize())
+    std::fprintf(stderr, "%s : %s => %s (%s of the %s array, %s)\n",
+                 display_name(in, false).c_str(), human_bytes(in_bytes).c_str(),
+                 human_bytes(out_bytes).c_str(), box_text(box).c_str(),
+                 array.shape.to_string().c_str(), display_name(out, true).c_str());
+  if (opts.verbosity >= 2) {
+    const std::string read =
+        chunked ? (first_slab == last_slab
+                       ? "slab " + std::to_string(first_slab)
+                       : "slabs " + std::to_string(first_slab) + "-" + std::to_string(last_slab)) +
+                      " of " + slabs_text(*chunked) + " decoded"
+                : "the whole frame checked, the box decoded";
+    std::fprintf(stderr, "  a %s box on %s, %s: in %.3f s, %.3f s in all\n",
+                 box.shape.extents_string().c_str(), opts.backend.c_str(), read.c_str(),
+                 codec_seconds, seconds_since(start));
+  }
+}
+
 void decompress_one(run_context& ctx, const std::string& in) {
   const options& opts = ctx.opts();
+  if (opts.region_text) return decompress_region_one(ctx, in);
   const std::string out = ctx.output_of(in);
   const std::string name = input_name(in);
   check_distinct_files(in, out);

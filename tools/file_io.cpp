@@ -3,12 +3,14 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -305,6 +307,40 @@ void input_file::read_at(std::uint64_t offset, std::size_t size, byte_buffer& da
     used += static_cast<std::size_t>(n);
   }
   data.resize(used);
+}
+
+mapped_bytes::~mapped_bytes() { ::munmap(m_base, m_length); }
+
+void mapped_bytes::advise_sequential() const { ::madvise(m_base, m_length, MADV_SEQUENTIAL); }
+void mapped_bytes::advise_random() const { ::madvise(m_base, m_length, MADV_RANDOM); }
+
+void mapped_bytes::will_need(std::uint64_t offset, std::uint64_t size) const {
+  if (offset >= m_size) return;
+  size = std::min<std::uint64_t>(size, m_size - offset);
+  const long page_size = ::sysconf(_SC_PAGESIZE);
+  const std::size_t page = page_size > 0 ? static_cast<std::size_t>(page_size) : 4096;
+  const std::size_t from = (m_offset + static_cast<std::size_t>(offset)) / page * page;
+  const std::size_t to = m_offset + static_cast<std::size_t>(offset + size);
+  ::madvise(static_cast<std::byte*>(m_base) + from, to - from, MADV_WILLNEED);
+}
+
+std::unique_ptr<mapped_bytes> input_file::map() const {
+  if (!m_regular_size || *m_regular_size == 0)
+    throw std::logic_error("ndzip_cli: input_file::map on an input that is not a regular file "
+                           "of at least one byte");
+  const long page_size = ::sysconf(_SC_PAGESIZE);
+  const std::uint64_t page = page_size > 0 ? static_cast<std::uint64_t>(page_size) : 4096;
+  const std::uint64_t from = m_start / page * page;  // mmap's offset is a multiple of pages
+  const std::uint64_t offset = m_start - from, length = offset + *m_regular_size;
+  if (length > std::numeric_limits<std::size_t>::max() ||
+      from > static_cast<std::uint64_t>(std::numeric_limits<off_t>::max()))
+    throw std::runtime_error(m_name + " is too large to map into memory");
+  void* const base = ::mmap(nullptr, static_cast<std::size_t>(length), PROT_READ, MAP_PRIVATE,
+                            m_fd, static_cast<off_t>(from));
+  if (base == MAP_FAILED) system_error("cannot map " + m_name + " into memory", errno);
+  return std::make_unique<mapped_bytes>(base, static_cast<std::size_t>(length),
+                                        static_cast<std::size_t>(offset),
+                                        static_cast<std::size_t>(*m_regular_size));
 }
 
 void input_file::advise_sequential() {

@@ -26,6 +26,33 @@ std::string output_name(const std::string& path);
 // Whether the file name `path` ends in `suffix` (".ndz", ".npy").
 bool ends_with(const std::string& path, std::string_view suffix);
 
+// A regular file's bytes mapped read-only (mmap), unmapped when this is destroyed: the system
+// reads each page from the file only when it is first touched, so that a reader of part of the
+// file reads that part (and the system's read-ahead around it).
+class mapped_bytes {
+ public:
+  mapped_bytes(void* base, std::size_t length, std::size_t offset, std::size_t size)
+      : m_base(base), m_length(length), m_offset(offset), m_size(size) {}
+  ~mapped_bytes();
+  mapped_bytes(const mapped_bytes&) = delete;
+  mapped_bytes& operator=(const mapped_bytes&) = delete;
+
+  byte_span bytes() const {
+    return byte_span(static_cast<const std::byte*>(m_base) + m_offset, m_size);
+  }
+  // How the bytes will be read (madvise), that the system reads ahead accordingly: in order, all
+  // of them; here and there (no read-ahead around what is touched, which is 8 MiB where a disk's
+  // read_ahead_kb says so); and soon, the `size` bytes from `offset` on (read ahead now). Only
+  // advice: a failure is ignored.
+  void advise_sequential() const;
+  void advise_random() const;
+  void will_need(std::uint64_t offset, std::uint64_t size) const;
+
+ private:
+  void* m_base;
+  std::size_t m_length, m_offset, m_size;
+};
+
 // An open input: a file, a pipe, a device, or standard input for "-". Nothing is read unless
 // asked for, and never more than asked for, so that an endless input (/dev/zero, a pipe) costs
 // no more than what the caller expects to find in it.
@@ -54,6 +81,11 @@ class input_file {
   // where reading started when it was opened) into `data`, or fewer where the file ends; the
   // position of read_up_to is not moved.
   void read_at(std::uint64_t offset, std::size_t size, byte_buffer& data);
+
+  // A regular file only, of at least one byte: its regular_size() bytes from where reading
+  // started, mapped read-only; the position of read_up_to is not moved. (A file cut shorter
+  // while it is mapped ends the process with SIGBUS where its lost pages are touched.)
+  std::unique_ptr<mapped_bytes> map() const;
 
   // Advises the system that the input is read once, from start to end (posix_fadvise): larger
   // read-ahead; nothing for a pipe.

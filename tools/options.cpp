@@ -130,7 +130,7 @@ std::string wrapped(const std::string& text, std::size_t width = 54) {
 // Values are optional: an empty one ("-o ''") is given, and refused where it means nothing.
 struct raw_options {
   std::optional<std::string> type, extents, backend, output, threads, mode, folding, chunked,
-      slab_rows;
+      slab_rows, region;
   int quiet = 0, verbose = 0;
   bool keep = false, high_ratio = false;
 };
@@ -231,6 +231,16 @@ void add_options(CLI::App& app, option_set set, options& opts, raw_options& raw)
       app.add_flag("--npy", opts.npy_output,
                    "Decompress into a .npy file (NumPy format 1.0: the header, then the "
                    "values), which numpy.load reads; the default for an output named *.npy.");
+    if (decompress)
+      add_value(app, "--region", raw.region,
+                "Decompress only the box START:STOP[,START:STOP...] of a frame's array: one "
+                "range per axis, slowest first as -n, STOP excluded (':' the whole axis, K the "
+                "index K alone, START: or :STOP to an end; axes left out are whole; no negative "
+                "indices or steps). Out: the box's values in C order, raw or, for an output "
+                "named *.npy or --npy, a .npy file of the box's shape. A file is mapped, and "
+                "only the slabs of a chunked frame that the box touches are read and checked; "
+                "a pipe is read whole first.")
+          ->type_name("BOX");
     app.add_flag(
         "--no-progress", [&opts](std::int64_t) { opts.progress = false; },
         "Never show the progress bar (it shows on a terminal for inputs that take over "
@@ -269,6 +279,9 @@ constexpr std::string_view footer_paragraphs =
     "slabs are held whatever the array's size; a smaller array, --chunked never and --raw hold "
     "the whole array and its whole stream at once. -l lists a chunked frame's slabs from its "
     "index and slab heads without decoding them.\n"
+    "Part of an array: ndzip -d --region 10 -o slice.npy field.ndz writes the slice 10 of "
+    "the slowest axis of a 3-D field, a .npy file of shape (1, N1, N2); only the slabs it "
+    "touches are read and checked.\n"
     "Exit status: 0 success, 1 data or I/O error (of any input), 2 usage error.";
 
 std::string footer() {
@@ -342,6 +355,7 @@ void check_combination(options& opts, const raw_options& raw) {
     refuse_with(opts.remove_input, "--rm");
     refuse_with(opts.strict, "--strict");
     refuse_with(opts.npy_output, "--npy");
+    refuse_with(raw.region.has_value(), "--region");
   }
   if (raw.chunked || raw.slab_rows) {
     const std::string what = raw.slab_rows ? "--slab-rows" : "--chunked";
@@ -375,6 +389,17 @@ void check_combination(options& opts, const raw_options& raw) {
     throw usage_error("--folding applies to compression only (a frame records its folding)");
   if (opts.raw && raw.folding)
     throw usage_error("--folding applies to frames: a --raw stream codes the array as -n gives it");
+  if (raw.region) {
+    if (opts.op != operation::decompress)
+      throw usage_error("--region applies to decompression only (ndzip -d --region BOX FILE.ndz)");
+    if (opts.raw)
+      throw usage_error("--region reads frames (of versions 1 to 4), not a --raw stream");
+    if (opts.remove_input)
+      throw usage_error("--rm with --region: the output holds only part of the array, so the "
+                        "input is kept");
+    opts.region = parse_region(*raw.region);
+    opts.region_text = raw.region;
+  }
   if (opts.op == operation::compress && opts.npy_output)
     throw usage_error(
         "--npy applies to decompression only (a .npy input is recognised by its header)");
@@ -421,6 +446,56 @@ std::vector<std::uint64_t> parse_extents(const std::string& text) {
     throw usage_error("option -n needs 1 to 3 extents, slowest dimension first, got " +
                       std::to_string(extents.size()));
   return extents;
+}
+
+std::vector<region_axis> parse_region(const std::string& text) {
+  const std::string spelling =
+      "option --region needs START:STOP for each axis, slowest first, separated by commas "
+      "(':' the whole axis, K the index K alone, START: or :STOP to an end), as 10:20,0:50 or "
+      "7,:,0:60";
+  if (text.empty()) throw usage_error(spelling + ", got an empty region");
+  // "'1-2'", or "'1-2' in '0:5,1-2'".
+  const auto where = [&](std::string_view part) {
+    return "'" + std::string(part) + "'" + (part == text ? "" : " in '" + text + "'");
+  };
+  // An index: digits, below 10^18 (so that K+1 and every sum stays in range).
+  const auto index = [&](std::string_view part, std::string_view s) {
+    if (s.size() > 1 && s[0] == '-' && is_unsigned_number(s.substr(1)))
+      throw usage_error("option --region: negative indices are not supported (" + where(part) +
+                        "); indices count from 0 at the start of each axis");
+    if (!is_unsigned_number(s))
+      throw usage_error(spelling + ", got " + where(part));
+    if (s.size() > 18)
+      throw usage_error("option --region: the index '" + std::string(s) + "' in '" + text +
+                        "' is too large");
+    return static_cast<std::uint64_t>(std::stoull(std::string(s)));
+  };
+  std::vector<region_axis> axes;
+  std::string_view rest = text;
+  while (true) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view part = rest.substr(0, comma);
+    const std::size_t colon = part.find(':');
+    region_axis axis;
+    if (colon == std::string_view::npos) {
+      axis.start = index(part, part);
+      axis.stop = axis.start + 1;
+    } else {
+      const std::string_view first = part.substr(0, colon), last = part.substr(colon + 1);
+      if (last.find(':') != std::string_view::npos)
+        throw usage_error("option --region: steps are not supported (" + where(part) +
+                          "): one START:STOP per axis");
+      if (!first.empty()) axis.start = index(part, first);
+      if (!last.empty()) axis.stop = index(part, last);
+    }
+    axes.push_back(axis);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  if (axes.size() > static_cast<std::size_t>(ndzip::array_shape::max_rank))
+    throw usage_error("option --region names " + std::to_string(axes.size()) + " axes in '" +
+                      text + "'; ndzip arrays have 1 to 3");
+  return axes;
 }
 
 array_desc options::array() const {
@@ -482,6 +557,7 @@ options parse_command_line(int argc, const char* const* argv) {
       "Usage: ndzip [OPTIONS] -t float|double [-n N0xN1xN2] FILE...  (FILE -> FILE.ndz)\n"
       "       ndzip [OPTIONS] FILE.npy...                            (-> FILE.npy.ndz)\n"
       "       ndzip -d [OPTIONS] FILE.ndz...                         (FILE.ndz -> FILE)\n"
+      "       ndzip -d --region START:STOP[,...] [OPTIONS] FILE.ndz  (a box of it)\n"
       "       ndzip -l [-v] FILE.ndz...\n"
       "       ndzip COMMAND ...  (compress, decompress, info; ndzip COMMAND --help)\n"
       "       ndzip --help | --version | --list-backends";
@@ -504,6 +580,7 @@ options parse_command_line(int argc, const char* const* argv) {
        "or for a name ending in .npy).",
        "Usage: ndzip decompress [OPTIONS] IN OUT\n"
        "       ndzip decompress [OPTIONS] FILE.ndz...\n"
+       "       ndzip decompress --region START:STOP[,...] [OPTIONS] IN OUT | FILE.ndz...\n"
        "       ndzip decompress ... -o OUT FILE.ndz | -c FILE.ndz"},
       {command::info, option_set::info,
        "Describe and check framed files as -d does (decoding them): type, extents, sizes, "

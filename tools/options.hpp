@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "array_desc.hpp"
+#include "region.hpp"
 
 namespace ndzip_cli {
 
@@ -59,6 +60,9 @@ struct options {
   std::vector<std::string> files;      // operands; "-" is standard input/output
 
   bool npy_output = false;             // --npy: a .npy file out (also for an OUT named *.npy)
+  // --region: decompress only this box (as spelled, and parsed; fewer axes: the rest whole).
+  std::optional<std::string> region_text;
+  std::vector<region_axis> region;
 
   // -t, -n and --mode, as given.
   array_request request() const { return {type, extents, mode}; }
@@ -78,5 +82,10 @@ command command_from_name(std::string_view name);
 // The extents of "2161x4320" or "2161X4320" (what -n holds once "-n 2161 4320" is joined),
 // slowest first.
 std::vector<std::uint64_t> parse_extents(const std::string& text);
+
+// The axes of --region "START:STOP,START:STOP" (each also ":", "START:", ":STOP" or "K"),
+// slowest first; throws usage_error for another spelling (negative indices and steps included)
+// or more than 3 axes.
+std::vector<region_axis> parse_region(const std::string& text);
 
 }  // namespace ndzip_cli
