@@ -21,19 +21,6 @@ using namespace ndzip_test;
 
 namespace {
 
-template <class Exec, class View>
-frame_bytes chunked_frame_of(const Exec& exec, const View& values, std::uint64_t rows,
-                             ndzip::codec_mode mode = ndzip::codec_mode::ndzip) {
-  host_frame_view frame("frame", ndzip::chunked_frame_size_bound(values, rows, mode));
-  const std::size_t size = ndzip::compress_chunked_frame(exec, values, frame, rows, mode);
-  REQUIRE(size <= frame.size());
-  return frame_bytes(frame.data(), frame.data() + size);
-}
-
-const_frame_view view_of(const frame_bytes& frame) {
-  return const_frame_view(frame.data(), frame.size());
-}
-
 std::uint64_t get_u64(const frame_bytes& frame, std::size_t offset) {
   std::uint64_t v = 0;
   for (std::size_t i = 0; i < 8; ++i)

@@ -20,14 +20,6 @@ using namespace ndzip_test;
 
 namespace {
 
-template <class Exec, class View>
-frame_bytes whole_frame_of(const Exec& exec, const View& values, std::uint64_t rows,
-                           ndzip::codec_mode mode = ndzip::codec_mode::ndzip) {
-  host_frame_view frame("frame", ndzip::chunked_frame_size_bound(values, rows, mode));
-  const std::size_t size = ndzip::compress_chunked_frame(exec, values, frame, rows, mode);
-  return frame_bytes(frame.data(), frame.data() + size);
-}
-
 // Rows first to last - 1 of `v` (the slowest dimension), all of the others.
 template <class View>
 auto rows_of(const View& v, std::uint64_t first, std::uint64_t last) {
@@ -105,7 +97,7 @@ struct three_slabs {
   std::vector<std::uint32_t> input = generate_for<f32_2d>("smooth", 8, grid);
   grid_view<float, 2> values = host_view_of<float, 2>(input, grid);
   Kokkos::DefaultHostExecutionSpace exec;
-  frame_bytes frame = whole_frame_of(exec, values, 64);
+  frame_bytes frame = chunked_frame_of(exec, values, 64);
   ndzip::chunked_frame_info info = ndzip::read_chunked_header(frame.data(), frame.size());
   std::vector<std::uint64_t> offsets = ndzip::read_chunked_index(info, frame.data(), frame.size());
   std::size_t index = frame.size() - 8 * 3 - ndzip::chunked_trailer_bytes;
@@ -140,7 +132,7 @@ TEST_CASE_TEMPLATE("chunked frame stream: the writer's bytes are compress_chunke
     for (const std::uint64_t rows : slab_rows) {
       if (rows > n0) continue;
       CAPTURE(rows);
-      const frame_bytes expected = whole_frame_of(exec, values, rows);
+      const frame_bytes expected = chunked_frame_of(exec, values, rows);
       const frame_bytes streamed = streamed_frame_of<T, D>(exec, values, rows);
       CHECK(streamed == expected);
       auto out = make_view<grid_view<T, D, Kokkos::LayoutRight, space>>("out", grid);
@@ -162,7 +154,7 @@ TEST_CASE_TEMPLATE("chunked frame stream: high-ratio slabs, and a thin array fol
   const auto mode = ndzip::codec_mode::high_ratio;
   const std::uint64_t rows = ndzip::hypercube_side(D);
   const frame_bytes streamed = streamed_frame_of<T, D>(exec, values, rows, mode);
-  CHECK(streamed == whole_frame_of(exec, values, rows, mode));
+  CHECK(streamed == chunked_frame_of(exec, values, rows, mode));
   auto out = make_view<grid_view<T, D>>("out", grid);
   read_in_order<T, D>(exec, streamed, out);
   CHECK(mismatch(bits_of<Bits>(out), input) == "");
@@ -173,7 +165,7 @@ TEST_CASE_TEMPLATE("chunked frame stream: high-ratio slabs, and a thin array fol
     const auto thin_input = generate_for<C>("smooth", C::is_double ? 24 : 8, thin_grid);
     const auto thin_values = host_view_of<T, D>(thin_input, thin_grid);
     const frame_bytes thin = streamed_frame_of<T, D>(exec, thin_values, 2);
-    CHECK(thin == whole_frame_of(exec, thin_values, 2));
+    CHECK(thin == chunked_frame_of(exec, thin_values, 2));
     const auto info = ndzip::read_chunked_header(thin.data(), thin.size());
     const auto head = ndzip::read_slab_head(info, 0, thin.data() + 64, thin.size() - 64);
     CHECK(head.coded_dimensions == 2);

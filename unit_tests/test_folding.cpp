@@ -26,15 +26,6 @@ ndzip::array_shape f32(std::initializer_list<std::uint64_t> extents) {
   return ndzip::array_shape(ndzip::element_type::float32, extents);
 }
 
-template <class Exec, class View>
-frame_bytes frame_of(const Exec& exec, const View& values, ndzip::codec_mode mode,
-                     ndzip::folding fold) {
-  host_frame_view frame("frame", ndzip::frame_size_bound(values, mode));
-  const std::size_t size = ndzip::compress_frame(exec, values, frame, mode, fold);
-  REQUIRE(size <= frame.size());
-  return frame_bytes(frame.data(), frame.data() + size);
-}
-
 }  // namespace
 
 TEST_CASE("folding: the rule on the chunk shapes users get by default") {

@@ -33,19 +33,6 @@ auto values_on(const Exec&, const std::vector<Bits>& input, const ndzip::extent<
                                              host_view_of<T, D>(input, grid));
 }
 
-// The frame compress_frame writes for `values`.
-template <class Exec, class View>
-frame_bytes frame_of(const Exec& exec, const View& values) {
-  host_frame_view frame("frame", ndzip::frame_size_bound(values));
-  const std::size_t size = ndzip::compress_frame(exec, values, frame);
-  REQUIRE(size <= frame.size());
-  return frame_bytes(frame.data(), frame.data() + size);
-}
-
-const_frame_view view_of(const frame_bytes& frame) {
-  return const_frame_view(frame.data(), frame.size());
-}
-
 std::vector<unsigned char> stream_of(const frame_bytes& frame) {
   std::vector<unsigned char> stream;
   for (std::size_t i = ndzip::frame_header_bytes; i < frame.size(); ++i)

@@ -258,20 +258,6 @@ TEST_CASE("region: a damaged block is found where the box decodes it, and only t
   CHECK_THROWS_AS(codec.decompress_region(truncated, {5, 5}, out), ndzip::stream_error);
 }
 
-namespace {
-
-template <class Exec, class View>
-frame_bytes frame_of(const Exec& exec, const View& values, bool chunked, std::uint64_t rows,
-                     ndzip::codec_mode mode) {
-  host_frame_view frame("frame", chunked ? ndzip::chunked_frame_size_bound(values, rows, mode)
-                                         : ndzip::frame_size_bound(values, mode));
-  const std::size_t size = chunked
-                               ? ndzip::compress_chunked_frame(exec, values, frame, rows, mode)
-                               : ndzip::compress_frame(exec, values, frame, mode);
-  return frame_bytes(frame.data(), frame.data() + size);
-}
-
-}  // namespace
 
 TEST_CASE_TEMPLATE("region: every box of a frame of any version equals the same box of a full "
                    "decode",
@@ -300,7 +286,8 @@ TEST_CASE_TEMPLATE("region: every box of a frame of any version equals the same 
           const std::uint64_t rows = kind.second;
           CAPTURE(chunked);
           CAPTURE(rows);
-          const frame_bytes frame = frame_of(exec, values, chunked, rows, mode);
+          const frame_bytes frame =
+              chunked ? chunked_frame_of(exec, values, rows, mode) : frame_of(exec, values, mode);
           for (const auto& box : boxes_of<D>(grid, ndzip::hypercube_side(D))) {
             CAPTURE(text_of(box));
             auto out = make_view<grid_view<T, D, Kokkos::LayoutRight, space>>("region", box.count);
@@ -320,7 +307,7 @@ TEST_CASE("region: a chunked frame's damaged slab refuses the boxes that touch i
   const ndzip::extent<2> grid(200, 70);
   const auto input = generate_for<f32_2d>("smooth", 8, grid);
   const auto values = host_view_of<float, 2>(input, grid);
-  frame_bytes frame = frame_of(Exec{}, values, true, 64, ndzip::codec_mode::ndzip);
+  frame_bytes frame = chunked_frame_of(Exec{}, values, 64);
   const auto layout = ndzip::inspect_chunked_frame(frame.data(), frame.size());
   REQUIRE(layout.offsets.size() == 4);
   // A byte inside slab 1's stream (rows 64-127).
@@ -344,8 +331,9 @@ TEST_CASE("region: a frame refuses a View of another type or rank, and boxes out
   const auto input = generate_for<f32_2d>("smooth", 8, grid);
   for (const bool chunked : {false, true}) {
     CAPTURE(chunked);
+    const auto values = host_view_of<float, 2>(input, grid);
     const frame_bytes frame =
-        frame_of(Exec{}, host_view_of<float, 2>(input, grid), chunked, 0, ndzip::codec_mode::ndzip);
+        chunked ? chunked_frame_of(Exec{}, values, 0) : frame_of(Exec{}, values);
     const const_frame_view view(frame.data(), frame.size());
     Kokkos::View<double**, Kokkos::HostSpace> doubles("doubles", 2, 2);
     CHECK(frame_error_of([&] { ndzip::decompress_frame_region(Exec{}, view, {0, 0}, doubles); })
