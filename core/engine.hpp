@@ -167,9 +167,12 @@ class engine {
     const std::size_t consumed = run_decompress(stream, stream_size,
                                                 reinterpret_cast<T*>(decoded));
     copy_region<T, Dims, ExecSpace> copy{stream_layout<T, Dims>(grid), box, {}, {}, grid,
-                                         decoded, nullptr, reinterpret_cast<bits_type*>(values)};
+                                         decoded, stream, nullptr,
+                                         reinterpret_cast<bits_type*>(values)};
     for (int a = 0; a < Dims; ++a) copy.covered[a] = grid[a];
     launch_region_copy(copy);
+    const call_guard<ExecSpace> guard(nullptr);
+    m_exec.fence();
     return consumed;
   }
   virtual void run_decompress_batch(const item_type* items, decompress_outcome* outcomes) = 0;
@@ -186,14 +189,10 @@ class engine {
     return m_region_buffer.data();
   }
 
-  // Runs a region's copy (core/region_decoder.hpp) and waits for it: the call is synchronous.
-  void launch_region_copy(const copy_region<T, Dims, ExecSpace>& copy) {
+  // Queues a region's copy (core/region_copy.hpp) on the instance.
+  void launch_region_copy(copy_region<T, Dims, ExecSpace>& copy) {
     const call_guard<ExecSpace> guard(nullptr);
-    Kokkos::parallel_for("ndzip::copy_region",
-                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::size_t>>(
-                             m_exec, 0, copy.rows()),
-                         copy);
-    m_exec.fence();
+    Kokkos::parallel_for("ndzip::copy_region", copy.policy(m_exec), copy);
   }
 
   const ExecSpace m_exec;

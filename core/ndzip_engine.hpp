@@ -144,38 +144,43 @@ class ndzip_engine final : public engine<T, Dims, ExecSpace> {
   }
 
   // Only the hypercubes the box touches are decoded, into the region buffer; the box is then
-  // copied out of it and the stream's border (core/region_decoder.hpp).
+  // copied out of it and the stream's border (core/region_copy.hpp), behind the decoder on the
+  // instance, which is fenced once, to read the outcome.
   std::size_t run_decompress_region(const std::byte* stream, std::size_t stream_size,
                                     const region_box<Dims>& box, T* values) override {
     const stream_layout<T, Dims> layout(m_grids[0]);
     const region_cubes<T, Dims> cubes(layout, box);
     const region_teams<T, Dims> teams(layout, cubes);
     bits_type* buffer = this->region_buffer(cubes.total * profile<T, Dims>::hypercube_size);
+    if (m_region_outcome.data() == nullptr) {
+      const call_guard<ExecSpace> guard(nullptr);
+      m_region_outcome = decltype(m_region_outcome)(
+          Kokkos::view_alloc(m_exec, Kokkos::WithoutInitializing, "ndzip::region_outcome"));
+    }
     {
       const call_guard<ExecSpace> guard(nullptr);
       const std::size_t team_count = cubes.total > 0 ? cubes.total : 1;
       std::uint64_t* status = m_decode_status.data();
       const decode_region_cubes<T, Dims, ExecSpace, LaneOps> decode{
           layout, stream, stream_size, buffer, teams,
-          outcome_gatherer{status, status + 1, status + 2, m_outcome.data(), team_count}};
+          outcome_gatherer{status, status + 1, status + 2, m_region_outcome.data(), team_count}};
       kernels::template launch<backend::kernel_role::decode>("ndzip::decode_region", m_exec,
                                                              team_count, decode);
-      if (m_outcome_host.data() != m_outcome.data())
-        Kokkos::deep_copy(m_exec, m_outcome_host, m_outcome);
-      m_exec.fence();
     }
-    // The blocks it decoded and the stream's length are checked; the border is read only now.
-    const std::size_t consumed = this->check_outcome(m_outcome_host(), 0);
-    copy_region<T, Dims, ExecSpace> copy{layout, box, {}, {}, cubes.buffer_grid(), buffer,
-                                         nullptr, reinterpret_cast<bits_type*>(values)};
+    copy_region<T, Dims, ExecSpace> copy{layout,  box,    {}, {}, cubes.buffer_grid(), buffer,
+                                         stream, m_region_outcome.data(),
+                                         reinterpret_cast<bits_type*>(values)};
     for (int a = 0; a < Dims; ++a) {
       copy.covered[a] = layout.hypercubes_per_axis[a] * profile<T, Dims>::side_length;
       copy.decoded_origin[a] = cubes.first[a] * profile<T, Dims>::side_length;
     }
-    copy.border = reinterpret_cast<const bits_type*>(stream + layout.header_bytes()) +
-                  (consumed - layout.header_bytes()) / sizeof(bits_type) - layout.border_size;
     this->launch_region_copy(copy);
-    return consumed;
+    {
+      const call_guard<ExecSpace> guard(nullptr);
+      Kokkos::deep_copy(m_exec, m_outcome_host, m_region_outcome);
+      m_exec.fence();
+    }
+    return this->check_outcome(m_outcome_host(), 0);
   }
 
   // Tickets are taken in start order across the batch, so within each grid too, and each grid's
@@ -368,6 +373,9 @@ class ndzip_engine final : public engine<T, Dims, ExecSpace> {
   typename Kokkos::View<std::uint64_t, result_memory_space>::HostMirror m_stream_bytes_host;
   Kokkos::View<decompress_outcome, result_memory_space> m_outcome;
   typename Kokkos::View<decompress_outcome, result_memory_space>::HostMirror m_outcome_host;
+  // A region's decoding writes its outcome where the copy behind it reads it: in the space's
+  // own memory (core/region_copy.hpp), allocated by the first region.
+  Kokkos::View<decompress_outcome, memory_space> m_region_outcome;
   // A batch: every grid's layout, first team and first hypercube, and the teams of all.
   Kokkos::View<batch_array<T, Dims>*, memory_space> m_arrays;
   std::uint64_t m_batch_teams = 0;

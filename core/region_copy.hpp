@@ -6,9 +6,11 @@
 // border elements are read straight from the stream, in runs along the last axis.
 
 #include <cstddef>
+#include <cstdint>
 
 #include <Kokkos_Core.hpp>
 
+#include "ndzip/decompress_outcome.hpp"
 #include "ndzip/extent.hpp"
 #include "ndzip/format.hpp"
 
@@ -49,32 +51,46 @@ KOKKOS_INLINE_FUNCTION std::size_t border_position(const stream_layout<T, Dims>&
   return layout.border_size;
 }
 
-// Copies a box out of decoded values into `out` (the box's shape, C order), a thread per row of
-// the box along the last axis. Elements inside the hypercubes come from `decoded`, a C-order grid
+// Copies a box out of decoded values into `out` (the box's shape, C order): a team per segment
+// of up to `segment` elements of a row of the box along the last axis, its threads taking one
+// element each (a thread per row left a GPU with one thread for a 1-D box, 150x slower than the
+// whole array's decode, H200). Elements inside the hypercubes come from `decoded`, a C-order grid
 // of `decoded_grid` whose first element is the grid's `decoded_origin`; the others (past
-// `covered` along some axis) from the raw border at `border`. With the whole grid decoded (the
-// high-ratio mode), `covered` is the grid and no border is read.
+// `covered` along some axis) from the stream's raw border, found from the bytes of `stream` that
+// the decoder's `outcome` says it checked. The copy runs behind the decoder on its instance,
+// with no wait between them: where the decoder found a failure (or no border element lies in
+// the box), no border is read. With the whole grid decoded (the high-ratio mode), `covered` is
+// the grid and `outcome` null.
 template <class T, int Dims, class ExecSpace>
 struct copy_region {
   using bits_type = typename profile<T, Dims>::bits_type;
+  using policy_type = Kokkos::TeamPolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
+  using member_type = typename policy_type::member_type;
+  static constexpr std::size_t segment = 4096;
+
   stream_layout<T, Dims> layout;
   region_box<Dims> box;
   std::size_t covered[Dims];
   std::size_t decoded_origin[Dims];
   extent<Dims> decoded_grid;
   const bits_type* decoded;
-  const bits_type* border;
+  const std::byte* stream;
+  const decompress_outcome* outcome;
   bits_type* out;
+  std::size_t segments_per_row = 1;
 
-  // The number of rows of the box.
-  std::size_t rows() const {
-    std::size_t r = 1;
-    for (int a = 0; a + 1 < Dims; ++a) r *= box.count[a];
-    return r;
+  // The copy's teams, on `exec`.
+  policy_type policy(const ExecSpace& exec) {
+    std::size_t rows = 1;
+    for (int a = 0; a + 1 < Dims; ++a) rows *= box.count[a];
+    segments_per_row = (box.count[Dims - 1] + segment - 1) / segment;
+    return policy_type(exec, static_cast<std::int64_t>(rows * segments_per_row), Kokkos::AUTO);
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(std::size_t row) const {
+  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
     constexpr int last = Dims - 1;
+    const std::size_t team = static_cast<std::size_t>(member.league_rank());
+    const std::size_t row = team / segments_per_row;
     std::size_t c[Dims];
     std::size_t rest = row;
     bool inside = true;  // whether the row's outer coordinates lie in the hypercubes
@@ -83,23 +99,30 @@ struct copy_region {
       rest /= box.count[a];
     }
     for (int a = 0; a < last; ++a) inside = inside && c[a] < covered[a];
-    const std::size_t x0 = box.start[last], x1 = x0 + box.count[last];
-    bits_type* const target = out + row * box.count[last];
-    std::size_t x = x0;
-    if (inside) {
-      const std::size_t end = x1 < covered[last] ? x1 : covered[last];
-      if (x < end) {
-        std::size_t at = 0;
-        for (int a = 0; a < last; ++a) at = at * decoded_grid[a] + (c[a] - decoded_origin[a]);
-        at = at * decoded_grid[last] + (x - decoded_origin[last]);
-        for (; x < end; ++x) target[x - x0] = decoded[at++];
-      }
+    const std::size_t row_start = box.start[last], row_end = row_start + box.count[last];
+    const std::size_t x0 = row_start + team % segments_per_row * segment;
+    const std::size_t x1 = x0 + segment < row_end ? x0 + segment : row_end;
+    bits_type* const target = out + row * box.count[last] + (x0 - row_start);
+    // [x0, split) from the decoded hypercubes, [split, x1) from the border.
+    std::size_t split = x0;
+    if (inside) split = x1 < covered[last] ? x1 : (x0 > covered[last] ? x0 : covered[last]);
+    if (split > x0) {
+      std::size_t at = 0;
+      for (int a = 0; a < last; ++a) at = at * decoded_grid[a] + (c[a] - decoded_origin[a]);
+      at = at * decoded_grid[last] + (x0 - decoded_origin[last]);
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(member, static_cast<int>(split - x0)),
+                           [&](int k) { target[k] = decoded[at + k]; });
     }
-    if (x < x1) {
-      // The rest of the row is border, contiguous in the stream's border.
-      c[last] = x;
-      std::size_t at = border_position(layout, c);
-      for (; x < x1; ++x) target[x - x0] = border[at++];
+    if (split < x1 && outcome != nullptr &&
+        outcome->failure == decompress_outcome::no_failure) {
+      // The rest of the segment is border, contiguous in the stream's border, which ends the
+      // stream of outcome->stream_bytes checked bytes.
+      const auto* border = reinterpret_cast<const bits_type*>(stream + outcome->stream_bytes) -
+                           layout.border_size;
+      c[last] = split;
+      const std::size_t at = border_position(layout, c);
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(member, static_cast<int>(x1 - split)),
+                           [&](int k) { target[split - x0 + k] = border[at + k]; });
     }
   }
 };
