@@ -3,11 +3,13 @@
 // A box of an array whose frame codes it folded (ndzip/folding.hpp: its slowest dimensions
 // merged into one): the box of the coded grid around it, decoded into a buffer, and the kernel
 // that gathers the array's box out of that buffer (ndzip/frame_region.hpp). Along the array's
-// last axis a row of the box is contiguous in the coded grid too, so the gather copies rows.
+// last axis a row of the box is contiguous in the coded grid too, so the gather copies rows, a
+// team each.
 
 #include <Kokkos_Core.hpp>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 
 #include "ndzip/extent.hpp"
 
@@ -56,13 +58,14 @@ struct folded_region {
         Rank > 1 ? coded_count[Rank - 1] : KOKKOS_INVALID_INDEX);
   }
 
-  // A thread per row of the box: the row's place in the buffer, then its elements.
-  template <class T>
+  // A team per row of the box: the row's place in the buffer, then its elements, a thread each.
+  template <class T, class Member>
   struct gather_rows {
     folded_region region;
     const T* coded;
     T* out;
-    KOKKOS_INLINE_FUNCTION void operator()(std::size_t row) const {
+    KOKKOS_INLINE_FUNCTION void operator()(const Member& member) const {
+      const std::size_t row = static_cast<std::size_t>(member.league_rank());
       std::size_t c[Dims];
       std::size_t rest = row;
       c[Dims - 1] = region.start[Dims - 1];
@@ -76,18 +79,19 @@ struct folded_region {
       for (int k = 1; k < Rank; ++k)
         at = at * region.coded_count[k] + (c[merged - 1 + k] - region.coded_start[k]);
       const std::size_t n = region.count[Dims - 1];
-      for (std::size_t x = 0; x < n; ++x) out[row * n + x] = coded[at + x];
+      Kokkos::parallel_for(Kokkos::TeamVectorRange(member, static_cast<int>(n)),
+                           [&](int x) { out[row * n + x] = coded[at + x]; });
     }
   };
 
   template <class ExecSpace, class T>
   void gather(const ExecSpace& exec, const T* coded, T* out) const {
+    using policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::IndexType<std::int64_t>>;
     std::size_t rows = 1;
     for (int a = 0; a + 1 < Dims; ++a) rows *= count[a];
     Kokkos::parallel_for("ndzip::gather_folded_region",
-                         Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<std::size_t>>(exec, 0,
-                                                                                       rows),
-                         gather_rows<T>{*this, coded, out});
+                         policy(exec, static_cast<std::int64_t>(rows), Kokkos::AUTO),
+                         gather_rows<T, typename policy::member_type>{*this, coded, out});
   }
 };
 
