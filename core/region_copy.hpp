@@ -51,16 +51,17 @@ KOKKOS_INLINE_FUNCTION std::size_t border_position(const stream_layout<T, Dims>&
   return layout.border_size;
 }
 
-// Copies a box out of decoded values into `out` (the box's shape, C order): a team per segment
-// of up to `segment` elements of a row of the box along the last axis, its threads taking one
-// element each (a thread per row left a GPU with one thread for a 1-D box, 150x slower than the
-// whole array's decode, H200). Elements inside the hypercubes come from `decoded`, a C-order grid
-// of `decoded_grid` whose first element is the grid's `decoded_origin`; the others (past
-// `covered` along some axis) from the stream's raw border, found from the bytes of `stream` that
-// the decoder's `outcome` says it checked. The copy runs behind the decoder on its instance,
-// with no wait between them: where the decoder found a failure (or no border element lies in
-// the box), no border is read. With the whole grid decoded (the high-ratio mode), `covered` is
-// the grid and `outcome` null.
+// Copies a box out of decoded values into `out` (the box's shape, C order). Teams take pieces
+// of the box's rows along the last axis: a segment of up to `segment` elements of one long row,
+// its threads an element each, or up to `segment` elements of short rows, its threads a row each
+// (a thread per row of any length left a GPU one thread for a 1-D box, and a team per row of one
+// element 262144 teams for a slice across the fastest axis: 150x and 9x a whole array's decode,
+// H200). Elements inside the hypercubes come from `decoded`, a C-order grid of `decoded_grid`
+// whose first element is the grid's `decoded_origin`; the others (past `covered` along some
+// axis) from the stream's raw border, found from the bytes of `stream` that the decoder's
+// `outcome` says it checked. The copy runs behind the decoder on its instance, with no wait
+// between them: where the decoder found a failure, no border is read. With the whole grid
+// decoded (the high-ratio mode), `covered` is the grid and `outcome` null.
 template <class T, int Dims, class ExecSpace>
 struct copy_region {
   using bits_type = typename profile<T, Dims>::bits_type;
@@ -77,20 +78,50 @@ struct copy_region {
   const std::byte* stream;
   const decompress_outcome* outcome;
   bits_type* out;
+  // Set by policy(): a team's share, segments of a long row or whole short rows.
   std::size_t segments_per_row = 1;
+  std::size_t rows_per_team = 1;
+  std::size_t rows = 1;
 
   // The copy's teams, on `exec`.
   policy_type policy(const ExecSpace& exec) {
-    std::size_t rows = 1;
+    rows = 1;
     for (int a = 0; a + 1 < Dims; ++a) rows *= box.count[a];
-    segments_per_row = (box.count[Dims - 1] + segment - 1) / segment;
-    return policy_type(exec, static_cast<std::int64_t>(rows * segments_per_row), Kokkos::AUTO);
+    const std::size_t row = box.count[Dims - 1];
+    segments_per_row = (row + segment - 1) / segment;
+    rows_per_team = row >= segment ? 1 : segment / row;
+    const std::size_t teams =
+        rows_per_team > 1 ? (rows + rows_per_team - 1) / rows_per_team : rows * segments_per_row;
+    return policy_type(exec, static_cast<std::int64_t>(teams), Kokkos::AUTO);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
-    constexpr int last = Dims - 1;
     const std::size_t team = static_cast<std::size_t>(member.league_rank());
-    const std::size_t row = team / segments_per_row;
+    const std::size_t row_start = box.start[Dims - 1], row_end = row_start + box.count[Dims - 1];
+    if (rows_per_team == 1) {
+      const std::size_t x0 = row_start + team % segments_per_row * segment;
+      copy_piece(team / segments_per_row, x0, x0 + segment < row_end ? x0 + segment : row_end,
+                 [&](std::size_t n, const auto& f) {
+                   Kokkos::parallel_for(Kokkos::TeamVectorRange(member, static_cast<int>(n)),
+                                        [&](int k) { f(static_cast<std::size_t>(k)); });
+                 });
+    } else {
+      const std::size_t first = team * rows_per_team;
+      const std::size_t count = rows - first < rows_per_team ? rows - first : rows_per_team;
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(member, static_cast<int>(count)), [&](int r) {
+        copy_piece(first + static_cast<std::size_t>(r), row_start, row_end,
+                   [&](std::size_t n, const auto& f) {
+                     for (std::size_t k = 0; k < n; ++k) f(k);
+                   });
+      });
+    }
+  }
+
+  // Elements [x0, x1) of box row `row`, each copied by for_elements(n, f): f(k) for k < n.
+  template <class ForElements>
+  KOKKOS_INLINE_FUNCTION void copy_piece(std::size_t row, std::size_t x0, std::size_t x1,
+                                         const ForElements& for_elements) const {
+    constexpr int last = Dims - 1;
     std::size_t c[Dims];
     std::size_t rest = row;
     bool inside = true;  // whether the row's outer coordinates lie in the hypercubes
@@ -99,10 +130,7 @@ struct copy_region {
       rest /= box.count[a];
     }
     for (int a = 0; a < last; ++a) inside = inside && c[a] < covered[a];
-    const std::size_t row_start = box.start[last], row_end = row_start + box.count[last];
-    const std::size_t x0 = row_start + team % segments_per_row * segment;
-    const std::size_t x1 = x0 + segment < row_end ? x0 + segment : row_end;
-    bits_type* const target = out + row * box.count[last] + (x0 - row_start);
+    bits_type* const target = out + row * box.count[last] + (x0 - box.start[last]);
     // [x0, split) from the decoded hypercubes, [split, x1) from the border.
     std::size_t split = x0;
     if (inside) split = x1 < covered[last] ? x1 : (x0 > covered[last] ? x0 : covered[last]);
@@ -110,19 +138,17 @@ struct copy_region {
       std::size_t at = 0;
       for (int a = 0; a < last; ++a) at = at * decoded_grid[a] + (c[a] - decoded_origin[a]);
       at = at * decoded_grid[last] + (x0 - decoded_origin[last]);
-      Kokkos::parallel_for(Kokkos::TeamVectorRange(member, static_cast<int>(split - x0)),
-                           [&](int k) { target[k] = decoded[at + k]; });
+      for_elements(split - x0, [&](std::size_t k) { target[k] = decoded[at + k]; });
     }
     if (split < x1 && outcome != nullptr &&
         outcome->failure == decompress_outcome::no_failure) {
-      // The rest of the segment is border, contiguous in the stream's border, which ends the
+      // The rest of the piece is border, contiguous in the stream's border, which ends the
       // stream of outcome->stream_bytes checked bytes.
       const auto* border = reinterpret_cast<const bits_type*>(stream + outcome->stream_bytes) -
                            layout.border_size;
       c[last] = split;
       const std::size_t at = border_position(layout, c);
-      Kokkos::parallel_for(Kokkos::TeamVectorRange(member, static_cast<int>(x1 - split)),
-                           [&](int k) { target[split - x0 + k] = border[at + k]; });
+      for_elements(x1 - split, [&](std::size_t k) { target[split - x0 + k] = border[at + k]; });
     }
   }
 };
