@@ -105,7 +105,7 @@ NDZIP_HOST_FORCEINLINE void pack_hypercube(const Member& member, Bits* cube, Bit
 }
 
 // Lane groups expand this many consecutive chunks of a hypercube before they transpose any
-// (unpack_hypercube), so that their column loads are in flight together: one chunk at a time, a
+// (unpack_columns), so that their column loads are in flight together: one chunk at a time, a
 // lane group waited on every load (H200, 512^3 float: 38 % of the decoder's stalls). Their
 // elements, a run of unpack_run_length consecutive positions, are then in the group's registers.
 template <class LaneOps>
@@ -114,7 +114,7 @@ template <class Profile, class LaneOps>
 inline constexpr int unpack_run_length = unpack_batch<LaneOps> * Profile::chunk_size;
 
 // The carry of a 1-D line into each run of unpack_run_length elements (lane groups): the sum of
-// the runs before it, whose totals are their last elements once unpack_hypercube has taken the
+// the runs before it, whose totals are their last elements once unpack_columns has taken the
 // prefix sums within each run; to run_carry, for the whole team. One team thread scans with its
 // lanes (see scan_column_counts).
 template <class Profile, class LaneOps, class Member, class Bits>
@@ -132,11 +132,27 @@ KOKKOS_INLINE_FUNCTION void line_run_carries(const Member& member, const Bits* c
   member.team_barrier();
 }
 
-// Unpacks a block of `length` words into folded-back Lorenzo residuals in `cube`. Returns false,
-// to the whole team and before reading any column, if the heads announce a different number of
-// columns than the block holds. The block may be untrusted memory that changes while it is
-// read (a buffer shared with another process): its heads are read once, into `heads` (team
-// scratch), and only that copy is checked and used, so every column read stays in the block.
+// Reads the heads of a block of `length` words into `heads` (team scratch) and the column offset
+// of each chunk into `chunk_offsets`; returns, to the whole team, whether the heads announce
+// exactly the block's words, before any column is read. The block may be untrusted memory that
+// changes while it is read (a buffer shared with another process): its heads are read once, into
+// `heads`, and only that copy is checked and used (by unpack_columns), so every column read
+// stays in the block. Alone, this is the stream validation of the device-callable decoder
+// (core/hypercube_decoding.hpp).
+template <class Profile, class LaneOps, class Member, class Bits>
+NDZIP_HOST_FORCEINLINE bool read_block_heads(const Member& member, const Bits* block,
+                                             std::uint64_t length, Bits* heads,
+                                             int* chunk_offsets) {
+  constexpr int chunks = Profile::chunks_per_hypercube;
+  Kokkos::parallel_for(Kokkos::TeamVectorRange(member, chunks),
+                       [&](int k) NDZIP_INLINE_LAMBDA { heads[k] = block[k]; });
+  member.team_barrier();
+  const int columns = scan_column_counts<Profile, LaneOps>(member, heads, chunk_offsets);
+  return static_cast<std::uint64_t>(columns) + chunks == length;
+}
+
+// Unpacks the columns of a block whose heads read_block_heads has read and checked into
+// folded-back Lorenzo residuals in `cube`.
 // Lane groups also take the residuals' inclusive prefix sums along the last axis (the inverse
 // Lorenzo transform's step along it) in registers, right after the transposition: within each
 // row in 2-D and 3-D; in 1-D within each run of unpack_run_length elements, with the line's
@@ -146,10 +162,9 @@ KOKKOS_INLINE_FUNCTION void line_run_carries(const Member& member, const Bits* c
 // as pack_hypercube: left out of line, the host decoder ran its baseline code in every clone
 // (corpus, one core: 3.0 -> 1.2 GB/s when this function grew the lane groups' sums).
 template <class Profile, class LaneOps, class Member, class Bits>
-NDZIP_HOST_FORCEINLINE bool unpack_hypercube(const Member& member, const Bits* block,
-                                             std::uint64_t length, Bits* cube, Bits* heads,
-                                             int* chunk_offsets,
-                                             [[maybe_unused]] Bits* run_carry) {
+NDZIP_HOST_FORCEINLINE void unpack_columns(const Member& member, const Bits* block, Bits* cube,
+                                           const Bits* heads, const int* chunk_offsets,
+                                           [[maybe_unused]] Bits* run_carry) {
   constexpr int w = Profile::chunk_size;
   constexpr int chunks = Profile::chunks_per_hypercube;
   constexpr int lanes = LaneOps::group_lanes;
@@ -158,12 +173,6 @@ NDZIP_HOST_FORCEINLINE bool unpack_hypercube(const Member& member, const Bits* b
   constexpr bool scan = lanes > 1;
   constexpr int row = hypercube_row_length<Profile>;
   using lanes_type = typename LaneOps::lanes;
-
-  Kokkos::parallel_for(Kokkos::TeamVectorRange(member, chunks),
-                       [&](int k) NDZIP_INLINE_LAMBDA { heads[k] = block[k]; });
-  member.team_barrier();
-  const int columns = scan_column_counts<Profile, LaneOps>(member, heads, chunk_offsets);
-  if (static_cast<std::uint64_t>(columns) + chunks != length) return false;
   constexpr int batch = unpack_batch<LaneOps>;
   static_assert(chunks % batch == 0);
   LaneOps::for_each_group(
@@ -204,7 +213,6 @@ NDZIP_HOST_FORCEINLINE bool unpack_hypercube(const Member& member, const Bits* b
   member.team_barrier();
   if constexpr (scan && Profile::dimensions == 1)
     line_run_carries<Profile, LaneOps>(member, cube, run_carry);
-  return true;
 }
 
 }  // namespace ndzip::core

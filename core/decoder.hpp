@@ -16,11 +16,11 @@
 #include <Kokkos_Core.hpp>
 
 #include "backends/host_inline.hpp"
+#include "core/block_decoding.hpp"
 #include "core/border.hpp"
 #include "core/chunk_packing.hpp"
 #include "core/encoder.hpp"
 #include "core/hypercube_access.hpp"
-#include "core/lorenzo.hpp"
 #include "core/stream_status.hpp"
 #include "ndzip/decompress_outcome.hpp"
 #include "ndzip/format.hpp"
@@ -30,9 +30,11 @@ namespace ndzip::core {
 // Which hypercube a decoder's team decodes, and where its values go. The whole grid's decoder
 // (whole_grid_teams): team t decodes hypercube t, or copies border slice t - n, into the grid
 // itself. A region's decoder (core/region_decoder.hpp) maps its teams to the hypercubes a box
-// touches and places them in a buffer of those hypercubes alone; its border is copied apart.
+// touches and places them in a buffer of those hypercubes alone; its border is copied apart. The
+// device-callable decoder's validation (core/hypercube_decoding.hpp) only checks every block.
 struct whole_grid_teams {
   static constexpr bool copies_border = true;
+  static constexpr bool decodes_blocks = true;
   KOKKOS_INLINE_FUNCTION std::size_t hypercube_of(std::size_t team) const { return team; }
   template <class T, int Dims>
   NDZIP_HOST_FORCEINLINE grid_placement<profile<T, Dims>> placement(
@@ -43,14 +45,15 @@ struct whole_grid_teams {
   }
 };
 
-// Team `team` of the decoder for one grid's stream: decodes hypercube teams.hypercube_of(team)
-// into grid.values() where teams.placement() puts it, or (with Teams::copies_border) border
-// slice `team - hypercube_count`, and reports to `gatherer` (an outcome_gatherer, or what finds
-// one when the team is done). `grid` gives the grid's layout(), stream(), stream_size() and
-// values() where they are used: a single grid's kernel holds them in its parameters, a batch's
-// team reads them from its grid's descriptor and item, so that no register holds them through
-// the decoding. The decoder launches one team at least, so that the outcome is written for a
-// grid without hypercubes or border too.
+// Team `team` of the decoder for one grid's stream: checks hypercube teams.hypercube_of(team)'s
+// block and (with Teams::decodes_blocks) decodes it into grid.values() where teams.placement()
+// puts it, or (with Teams::copies_border) copies border slice `team - hypercube_count`, and
+// reports to `gatherer` (an outcome_gatherer, or what finds one when the team is done). `grid`
+// gives the grid's layout(), stream(), stream_size() and values() where they are used: a single
+// grid's kernel holds them in its parameters, a batch's team reads them from its grid's
+// descriptor and item, so that no register holds them through the decoding. The decoder
+// launches one team at least, so that the outcome is written for a grid without hypercubes or
+// border too.
 template <class T, int Dims, class ExecSpace, class LaneOps, class Grid, class Teams,
           class Gatherer>
 KOKKOS_INLINE_FUNCTION void decode_team(
@@ -99,25 +102,17 @@ KOKKOS_INLINE_FUNCTION void decode_team(
       return finish(no_stream_failure);
     }
     const std::uint64_t begin = scratch.entries[1], end = scratch.entries[2];
-    if (end < begin + profile_type::chunks_per_hypercube)
-      return finish(failure_key(index, stream_failure::block_shorter_than_heads));
-    if (end - begin > static_cast<std::uint64_t>(profile_type::max_block_words))
-      return finish(failure_key(index, stream_failure::block_longer_than_possible));
-    if (end > area) return finish(failure_key(index, stream_failure::entry_beyond_last));
-    if (!unpack_hypercube<profile_type, lane_ops>(member, block_area + begin, end - begin,
-                                                  scratch.cube, scratch.heads,
-                                                  scratch.chunk_offsets, scratch.run_carry))
+    const std::uint64_t entries = block_entries_failure<profile_type>(index, begin, end, area);
+    if (entries != no_stream_failure) return finish(entries);
+    const bits_type* block = block_area + begin;
+    if (!read_block_heads<profile_type, lane_ops>(member, block, end - begin, scratch.heads,
+                                                  scratch.chunk_offsets))
       return finish(failure_key(index, stream_failure::heads_do_not_match_block));
-    if constexpr (lane_ops::group_lanes > 1 || Dims == 3)
-      inverse_lorenzo<profile_type, lane_ops>(member, scratch.cube);
-    const grid_placement<profile_type> placement = teams.placement(layout, index);
-    if constexpr (lane_ops::group_lanes == 1)
-      store_hypercube_sums<profile_type, lane_ops>(scratch.cube, placement, grid.values());
-    else if constexpr (profile_type::dimensions == 1)
-      store_hypercube<profile_type, lane_ops, unpack_run_length<profile_type, lane_ops>>(
-          member, scratch.cube, placement, grid.values(), scratch.run_carry);
-    else
-      store_hypercube<profile_type, lane_ops>(member, scratch.cube, placement, grid.values());
+    if constexpr (Teams::decodes_blocks) {
+      unpack_block<profile_type, lane_ops>(member, block, scratch);
+      store_decoded_block<profile_type, lane_ops>(member, scratch, teams.placement(layout, index),
+                                                  grid.values());
+    }
     finish(no_stream_failure);
   });
 }

@@ -45,7 +45,7 @@ struct kernel_types {
   using member_type = typename team_policy::member_type;
 
   // Team scratch: the hypercube's words, the 1-D line's carry into each run of prefix sums
-  // (lane-group decoders: unpack_hypercube), the chunk heads of a block (the decoder reads them
+  // (lane-group decoders: unpack_columns), the chunk heads of a block (the decoder reads them
   // from the untrusted stream once, so that what was checked is what is used), the column offset
   // of every chunk in its block, and the decoder's offset-table entries.
   static constexpr std::size_t cube_scratch_bytes = profile_type::hypercube_size * sizeof(bits_type);

@@ -220,10 +220,7 @@ class engine {
   }
 
   void check_stream_pointer(const std::byte* stream) const {
-    if (reinterpret_cast<std::uintptr_t>(stream) % stream_alignment() != 0)
-      throw std::invalid_argument("ndzip: the stream buffer must be aligned to " +
-                                  std::to_string(stream_alignment()) + " bytes in the " +
-                                  codec_mode_name(m_mode) + " mode");
+    check_stream_alignment<T>(stream, m_mode);
   }
   void check_compression_buffers(const T* values, const std::byte* stream,
                                  std::size_t capacity) const {

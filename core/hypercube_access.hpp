@@ -74,6 +74,17 @@ struct grid_placement {
   }
 };
 
+// The placement of a hypercube in a grid of its own extent, where every hypercube-local position
+// is its own offset: a store through it writes the hypercube in local C order (the
+// device-callable decoder's values in team scratch, core/hypercube_decoding.hpp).
+template <class Profile>
+KOKKOS_INLINE_FUNCTION grid_placement<Profile> own_placement() {
+  extent<Profile::dimensions> own;
+  std::size_t origin[Profile::dimensions] = {};
+  for (int a = 0; a < Profile::dimensions; ++a) own[a] = Profile::side_length;
+  return grid_placement<Profile>(own, origin);
+}
+
 // Calls f(local, at) for every element of a hypercube, over a lane group's lanes: its
 // hypercube-local position and its grid offset. Lane groups take 32 consecutive positions per
 // item (in 3-D two rows side by side: one row per item left half the lanes idle, and the 3-D
@@ -157,7 +168,7 @@ NDZIP_HOST_FORCEINLINE void load_hypercube_row_differences(const Bits* values,
 
 // Stores a hypercube from `cube`, rotating bit 0 back to the sign position (lane groups). With
 // CarryRun > 0, each element first adds run_carry[local / CarryRun] (1-D decoding: the line's
-// carry into each run of prefix sums, see unpack_hypercube).
+// carry into each run of prefix sums, see unpack_columns).
 template <class Profile, class LaneOps, int CarryRun = 0, class Member, class Bits>
 KOKKOS_INLINE_FUNCTION void store_hypercube(const Member& member, const Bits* cube,
                                             const grid_placement<Profile>& placement, Bits* values,

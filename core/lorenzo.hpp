@@ -226,7 +226,7 @@ NDZIP_HOST_FORCEINLINE void store_hypercube_sums(const Bits* cube,
 
 // Inverse Lorenzo transform: an inclusive prefix sum along every axis (in any order: they
 // commute). Here the outer axes; lane groups take the last axis' sums while unpacking
-// (unpack_hypercube), host threads while storing (store_hypercube_sums, in 2-D axis 0's too).
+// (unpack_columns), host threads while storing (store_hypercube_sums, in 2-D axis 0's too).
 template <class Profile, class LaneOps, class Member, class Bits, int... OuterAxes>
 KOKKOS_INLINE_FUNCTION void inverse_lorenzo(const Member& member, Bits* cube,
                                             std::integer_sequence<int, OuterAxes...>) {

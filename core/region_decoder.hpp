@@ -56,6 +56,7 @@ struct region_cubes {
 template <class T, int Dims>
 struct region_teams {
   static constexpr bool copies_border = false;
+  static constexpr bool decodes_blocks = true;
   static constexpr std::size_t side = profile<T, Dims>::side_length;
   std::size_t first[Dims];        // the first touched hypercube along each axis
   std::size_t count[Dims];        // touched hypercubes along each axis

@@ -5,7 +5,9 @@
 // of the decompress_outcome (ndzip/decompress_outcome.hpp), so the host sees the lowest-numbered
 // failing hypercube whatever order the teams ran in.
 
+#include <cstddef>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include <Kokkos_Core.hpp>
@@ -50,6 +52,17 @@ void check_stream_size(const extent<Dims>& grid, std::size_t stream_bytes, codec
   if (stream_bytes < smallest)
     throw stream_error(
         shorter_than_smallest_message(stream_bytes, smallest, to_string(grid), mode));
+}
+
+// Throws std::invalid_argument unless `stream` starts where a stream of `mode` may (the
+// engines' check, and the device-callable decoder's).
+template <class T>
+void check_stream_alignment(const std::byte* stream, codec_mode mode) {
+  const std::size_t alignment = stream_alignment_of<T>(mode);
+  if (reinterpret_cast<std::uintptr_t>(stream) % alignment != 0)
+    throw std::invalid_argument("ndzip: the stream buffer must be aligned to " +
+                                std::to_string(alignment) + " bytes in the " +
+                                codec_mode_name(mode) + " mode");
 }
 
 inline constexpr std::uint64_t no_stream_failure = decompress_outcome::no_failure;

@@ -7,7 +7,9 @@
 #  1. scripts/install.sh into a temporary prefix;
 #  2. the downstream example (examples/downstream, as installed under share/) configured with
 #     only the printed CMAKE_PREFIX_PATH, built and run: it must report a bit-exact round trip
-#     on the Kokkos default space;
+#     on the Kokkos default space; so is examples/compressed_statistics, which compiles the
+#     device-callable decoder (its internals installed under include/ndzip/kernels) into its
+#     kernels: its statistics from the stream must agree with the decompressed field's;
 #  3. the installed `ndzip --version` reports the project version, with unndzip and the manual
 #     pages beside it;
 #  4. the library is the kind asked for; a shared one exports the API (namespace ndzip) and
@@ -145,6 +147,17 @@ check_install() {
   OMP_NUM_THREADS=2 OMP_PROC_BIND=false "$dir/example/ndzip-downstream-example" 64 | tee "$dir/run.log"
   grep -q "bit-exact" "$dir/run.log" || fail "$name: the example did not report a bit-exact round trip"
   grep -q " on $space:" "$dir/run.log" || fail "$name: the example did not run on $space"
+  local statistics="$dir/prefix/share/ndzip-kokkos/examples/compressed_statistics"
+  cmake -S "$statistics" -B "$dir/statistics" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+    -DCMAKE_PREFIX_PATH="$prefix_path" -DCMAKE_DISABLE_FIND_PACKAGE_MPI=ON \
+    >"$dir/statistics-configure.log" 2>&1 ||
+    { cat "$dir/statistics-configure.log"; fail "$name: compressed_statistics does not configure"; }
+  cmake --build "$dir/statistics" >"$dir/statistics-build.log" 2>&1 ||
+    { cat "$dir/statistics-build.log"; fail "$name: compressed_statistics does not build"; }
+  OMP_NUM_THREADS=2 OMP_PROC_BIND=false "$dir/statistics/ndzip-compressed-statistics" 48 |
+    tee "$dir/statistics.log"
+  grep -q "statistics agree" "$dir/statistics.log" ||
+    fail "$name: compressed_statistics' statistics from the stream disagree with the field's"
 
   "$dir/prefix/bin/ndzip" --version | grep -qx "ndzip $version" ||
     fail "$name: 'ndzip --version' does not say 'ndzip $version': $("$dir/prefix/bin/ndzip" --version)"

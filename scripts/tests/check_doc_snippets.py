@@ -194,7 +194,9 @@ def check_cpp(selected, args, work):
 project(doc_snippets LANGUAGES CXX)
 find_package(Kokkos REQUIRED)
 set(CMAKE_CXX_STANDARD 17)
-include_directories({args.source_dir}/include {args.binary_dir}/include)
+# The source folder too: the device-callable decoder's internals (core/, backends/), which an
+# install puts under include/ndzip/kernels.
+include_directories({args.source_dir}/include {args.binary_dir}/include {args.source_dir})
 add_executable(run_snippets main.cpp {" ".join(s for _, s, _ in runs)})
 target_link_libraries(run_snippets PRIVATE {args.ndzip_lib} Kokkos::kokkos)
 if(NOT "{' '.join(plain_sources)}" STREQUAL "")
