@@ -117,8 +117,10 @@ KOKKOS_INLINE_FUNCTION void decode_team(
   });
 }
 
-// The decoder for one grid's stream.
-template <class T, int Dims, class ExecSpace, class LaneOps>
+// The decoder for one grid's stream, its teams as `Teams` maps them: the whole grid's, a
+// region's (core/region_decoder.hpp), or the validation's that decodes nothing
+// (core/hypercube_decoding.hpp, whose kernel has no values).
+template <class T, int Dims, class ExecSpace, class LaneOps, class Teams = whole_grid_teams>
 struct decode_hypercubes {
   using base = kernel_types<T, Dims, ExecSpace, LaneOps>;
   using bits_type = typename base::bits_type;
@@ -129,6 +131,7 @@ struct decode_hypercubes {
   std::size_t stream_bytes;
   bits_type* grid_values;
   outcome_gatherer gatherer;
+  Teams teams{};
 
   // The grid, as decode_team reads it.
   KOKKOS_INLINE_FUNCTION const stream_layout<T, Dims>& layout() const { return grid_layout; }
@@ -137,8 +140,8 @@ struct decode_hypercubes {
   KOKKOS_INLINE_FUNCTION bits_type* values() const { return grid_values; }
 
   KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
-    decode_team<T, Dims, ExecSpace, LaneOps>(member, *this, whole_grid_teams{},
-                                             member.league_rank(), gatherer);
+    decode_team<T, Dims, ExecSpace, LaneOps>(member, *this, teams, member.league_rank(),
+                                             gatherer);
   }
 };
 

@@ -37,27 +37,6 @@ struct validation_teams {
   KOKKOS_INLINE_FUNCTION std::size_t hypercube_of(std::size_t team) const { return team; }
 };
 
-// The validation kernel: decode_team over validation_teams, a team per hypercube (one at least).
-template <class T, int Dims, class ExecSpace, class LaneOps>
-struct validate_blocks {
-  using member_type = typename kernel_types<T, Dims, ExecSpace, LaneOps>::member_type;
-
-  stream_layout<T, Dims> grid_layout;
-  const std::byte* grid_stream;
-  std::size_t stream_bytes;
-  outcome_gatherer gatherer;
-
-  // The grid, as decode_team reads it.
-  KOKKOS_INLINE_FUNCTION const stream_layout<T, Dims>& layout() const { return grid_layout; }
-  KOKKOS_INLINE_FUNCTION const std::byte* stream() const { return grid_stream; }
-  KOKKOS_INLINE_FUNCTION std::size_t stream_size() const { return stream_bytes; }
-
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
-    decode_team<T, Dims, ExecSpace, LaneOps>(member, *this, validation_teams{},
-                                             member.league_rank(), gatherer);
-  }
-};
-
 // Checks the stream of `grid` at `stream` (`stream_size` bytes in ExecSpace's memory) on `exec`
 // as a decompression does: its alignment and length (std::invalid_argument, ndzip::stream_error),
 // then in one kernel the offset table's last entry against the length and every block's entries
@@ -80,8 +59,9 @@ std::size_t validate_stream(const ExecSpace& exec, const std::byte* stream,
       Kokkos::view_alloc(exec, "ndzip::validation_status"));
   const Kokkos::View<decompress_outcome, memory_space> outcome(
       Kokkos::view_alloc(exec, Kokkos::WithoutInitializing, "ndzip::validation_outcome"));
-  const validate_blocks<T, Dims, ExecSpace, LaneOps> validate{
-      layout, stream, stream_size,
+  // decode_team over validation_teams, a team per hypercube (one at least): no values.
+  const decode_hypercubes<T, Dims, ExecSpace, LaneOps, validation_teams> validate{
+      layout, stream, stream_size, nullptr,
       outcome_gatherer{status.data(), status.data() + 1, status.data() + 2, outcome.data(),
                        teams}};
   kernels::template launch<backend::kernel_role::decode>("ndzip::validate_stream", exec, teams,

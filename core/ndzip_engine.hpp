@@ -161,9 +161,10 @@ class ndzip_engine final : public engine<T, Dims, ExecSpace> {
       const call_guard<ExecSpace> guard(nullptr);
       const std::size_t team_count = cubes.total > 0 ? cubes.total : 1;
       std::uint64_t* status = m_decode_status.data();
-      const decode_region_cubes<T, Dims, ExecSpace, LaneOps> decode{
-          layout, stream, stream_size, buffer, teams,
-          outcome_gatherer{status, status + 1, status + 2, m_region_outcome.data(), team_count}};
+      const decode_hypercubes<T, Dims, ExecSpace, LaneOps, region_teams<T, Dims>> decode{
+          layout, stream, stream_size, buffer,
+          outcome_gatherer{status, status + 1, status + 2, m_region_outcome.data(), team_count},
+          teams};
       kernels::template launch<backend::kernel_role::decode>("ndzip::decode_region", m_exec,
                                                              team_count, decode);
     }

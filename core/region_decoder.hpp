@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
 // Decoding part of a grid: a box of it, into an array of the box's shape. Only the hypercubes the
-// box touches are decoded, by the whole grid's decoder teams (core/decoder.hpp) mapped onto them
-// (region_teams), into a buffer that holds those hypercubes alone; then one kernel copies the box
+// box touches are decoded, by the whole grid's decoder (core/decoder.hpp) with its teams mapped
+// onto them (region_teams), into a buffer that holds those hypercubes alone; then one kernel copies the box
 // out of that buffer and out of the stream's border (core/region_copy.hpp), which is stored raw
 // and so read only where the box lies in it. The decoder checks what it reads as the whole
 // grid's does: the last offset-table entry, and every block it decodes; blocks outside the box
@@ -96,32 +96,6 @@ struct region_teams {
     layout.hypercube_origin(index, origin);
     for (int a = 0; a < Dims; ++a) origin[a] -= first[a] * side;
     return grid_placement<profile<T, Dims>>(buffer, origin);
-  }
-};
-
-// The decoder of a region's hypercubes: decode_team over region_teams.
-template <class T, int Dims, class ExecSpace, class LaneOps>
-struct decode_region_cubes {
-  using base = kernel_types<T, Dims, ExecSpace, LaneOps>;
-  using bits_type = typename base::bits_type;
-  using member_type = typename base::member_type;
-
-  stream_layout<T, Dims> grid_layout;
-  const std::byte* grid_stream;
-  std::size_t stream_bytes;
-  bits_type* buffer;
-  region_teams<T, Dims> teams;
-  outcome_gatherer gatherer;
-
-  // The grid, as decode_team reads it: its values are the buffer's.
-  KOKKOS_INLINE_FUNCTION const stream_layout<T, Dims>& layout() const { return grid_layout; }
-  KOKKOS_INLINE_FUNCTION const std::byte* stream() const { return grid_stream; }
-  KOKKOS_INLINE_FUNCTION std::size_t stream_size() const { return stream_bytes; }
-  KOKKOS_INLINE_FUNCTION bits_type* values() const { return buffer; }
-
-  KOKKOS_INLINE_FUNCTION void operator()(const member_type& member) const {
-    decode_team<T, Dims, ExecSpace, LaneOps>(member, *this, teams, member.league_rank(),
-                                             gatherer);
   }
 };
 
