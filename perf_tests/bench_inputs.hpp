@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 #pragma once
-// The inputs of the benchmark binaries (ndzip-bench, ndzip-mpi-bench): the synthetic fields the
+// The inputs of the benchmark binaries (ndzip-bench, ndzip-mpi-bench, ndzip-region-bench,
+// ndzip-fused-bench): the synthetic fields the
 // original ndzip-gpu was measured on, generated on the backend, and the datasets of a manifest
 // in the original ndzip benchmark's CSV form.
 //
@@ -9,6 +10,8 @@
 // 2^27 and 3-D double 256^3.
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -29,6 +32,26 @@ inline const std::vector<shape> synthetic_shapes = {
     {false, {512, 512, 512}},       {false, {8192, 8192}},   {false, {std::size_t{1} << 27}},
     {true, {std::size_t{1} << 27}}, {true, {256, 256, 256}},
 };
+
+// f(T{}, grid) for each synthetic shape, its extents divided by `scale` (a 1-D one's by its
+// cube, so that every field shrinks alike), at least 1: T float or double, grid an extent<D>.
+template <class F>
+void for_each_synthetic_shape(std::size_t scale, F&& f) {
+  for (const shape& s : synthetic_shapes) {
+    std::vector<std::size_t> e = s.extents;
+    const std::size_t divisor = e.size() == 1 ? scale * scale * scale : scale;
+    for (auto& x : e) x = std::max<std::size_t>(1, x / divisor);
+    const auto dispatch = [&](auto type) {
+      if (e.size() == 1) f(type, ndzip::extent<1>(e[0]));
+      if (e.size() == 2) f(type, ndzip::extent<2>(e[0], e[1]));
+      if (e.size() == 3) f(type, ndzip::extent<3>(e[0], e[1], e[2]));
+    };
+    if (s.is_double)
+      dispatch(double{});
+    else
+      dispatch(float{});
+  }
+}
 
 // SplitMix64 output k for a fixed seed: the noise source.
 KOKKOS_INLINE_FUNCTION std::uint64_t noise(std::uint64_t k) {

@@ -22,6 +22,7 @@
 #include <ndzip/ndzip.hpp>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "bench_inputs.hpp"
@@ -169,20 +170,10 @@ void run_field(const Exec& exec, const options& opts, const ndzip::extent<Dims>&
 
 template <class Exec>
 void run_all(const Exec& exec, const options& opts, std::vector<row>& rows) {
-  for (const auto& shape : ndzip::perf::inputs::synthetic_shapes) {
-    std::vector<std::size_t> e = shape.extents;
-    for (auto& x : e) x = std::max<std::size_t>(1, x / (e.size() == 1 ? opts.scale * opts.scale * opts.scale : opts.scale));
-    const auto dispatch = [&](auto type) {
-      using T = decltype(type);
-      if (e.size() == 1) run_field<T, 1>(exec, opts, ndzip::extent<1>(e[0]), rows);
-      if (e.size() == 2) run_field<T, 2>(exec, opts, ndzip::extent<2>(e[0], e[1]), rows);
-      if (e.size() == 3) run_field<T, 3>(exec, opts, ndzip::extent<3>(e[0], e[1], e[2]), rows);
-    };
-    if (shape.is_double)
-      dispatch(double{});
-    else
-      dispatch(float{});
-  }
+  ndzip::perf::inputs::for_each_synthetic_shape(opts.scale, [&](auto type, const auto& grid) {
+    constexpr int Dims = std::decay_t<decltype(grid)>::dimensions;
+    run_field<decltype(type), Dims>(exec, opts, grid, rows);
+  });
 }
 
 }  // namespace
