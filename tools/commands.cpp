@@ -105,6 +105,34 @@ class run_context {
   std::optional<backend_session> m_session;
 };
 
+// Counts an input compressed from `in_bytes` into `out_bytes` at `out`, with its summary line
+// where summaries are on.
+void report_compressed(run_context& ctx, const std::string& in, const std::string& out,
+                       std::uint64_t in_bytes, std::uint64_t out_bytes) {
+  ctx.in_total += in_bytes;
+  ctx.out_total += out_bytes;
+  ++ctx.done;
+  if (ctx.summarize())
+    std::fprintf(stderr, "%s : %.2f%% (%s => %s, %s)\n", display_name(in, false).c_str(),
+                 100.0 * static_cast<double>(out_bytes) / static_cast<double>(in_bytes),
+                 human_bytes(in_bytes).c_str(), human_bytes(out_bytes).c_str(),
+                 display_name(out, true).c_str());
+}
+
+// Counts an input decompressed likewise; `what` says what was written (the array's shape, or a
+// region of it).
+void report_decompressed(run_context& ctx, const std::string& in, const std::string& out,
+                         std::uint64_t in_bytes, std::uint64_t out_bytes,
+                         const std::string& what) {
+  ctx.in_total += in_bytes;
+  ctx.out_total += out_bytes;
+  ++ctx.done;
+  if (ctx.summarize())
+    std::fprintf(stderr, "%s : %s => %s (%s, %s)\n", display_name(in, false).c_str(),
+                 human_bytes(in_bytes).c_str(), human_bytes(out_bytes).c_str(), what.c_str(),
+                 display_name(out, true).c_str());
+}
+
 // Where the stream of the coded grid (folded where that helps) stores most values raw (outside
 // whole hypercubes), says so once a run, with a shape that would compress: arrays that small
 // are what a user who splits a field into files or chunks gets.
@@ -259,14 +287,7 @@ void compress_chunked(run_context& ctx, const std::string& in, const std::string
   bar.erase();
 
   const std::size_t in_bytes = array.shape.byte_size();
-  ctx.in_total += in_bytes;
-  ctx.out_total += out_bytes;
-  ++ctx.done;
-  if (ctx.summarize())
-    std::fprintf(stderr, "%s : %.2f%% (%s => %s, %s)\n", display_name(in, false).c_str(),
-                 100.0 * static_cast<double>(out_bytes) / static_cast<double>(in_bytes),
-                 human_bytes(in_bytes).c_str(), human_bytes(out_bytes).c_str(),
-                 display_name(out, true).c_str());
+  report_compressed(ctx, in, out, in_bytes, out_bytes);
   if (opts.verbosity >= 2)
     std::fprintf(stderr,
                  "  %s on %s, a chunked frame of %s: compressed in %.3f s (%.2f GB/s), %.3f s "
@@ -338,14 +359,7 @@ void compress_one(run_context& ctx, const std::string& in) {
   if (opts.remove_input) remove_input(in, out, kept);
   bar.erase();
 
-  ctx.in_total += in_bytes;
-  ctx.out_total += out_bytes;
-  ++ctx.done;
-  if (ctx.summarize())
-    std::fprintf(stderr, "%s : %.2f%% (%s => %s, %s)\n", display_name(in, false).c_str(),
-                 100.0 * static_cast<double>(out_bytes) / static_cast<double>(in_bytes),
-                 human_bytes(in_bytes).c_str(), human_bytes(out_bytes).c_str(),
-                 display_name(out, true).c_str());
+  report_compressed(ctx, in, out, in_bytes, out_bytes);
   if (opts.verbosity >= 2)
     std::fprintf(stderr, "  %s on %s: compressed in %.3f s (%.2f GB/s), %.3f s in all\n",
                  array.shape.to_string().c_str(), opts.backend.c_str(), codec_seconds,
@@ -424,13 +438,7 @@ void decompress_chunked(run_context& ctx, const std::string& in, const std::stri
   if (opts.remove_input) remove_input(in, out, kept);
   bar.erase();
 
-  ctx.in_total += in_bytes;
-  ctx.out_total += out_bytes;
-  ++ctx.done;
-  if (ctx.summarize())
-    std::fprintf(stderr, "%s : %s => %s (%s, %s)\n", display_name(in, false).c_str(),
-                 human_bytes(in_bytes).c_str(), human_bytes(out_bytes).c_str(),
-                 array.shape.to_string().c_str(), display_name(out, true).c_str());
+  report_decompressed(ctx, in, out, in_bytes, out_bytes, array.shape.to_string());
   if (opts.verbosity >= 2)
     std::fprintf(stderr,
                  "  on %s, a chunked frame of %s: decompressed in %.3f s (%.2f GB/s), %.3f s in "
@@ -566,14 +574,8 @@ void decompress_region_one(run_context& ctx, const std::string& in) {
                advance);
   bar.erase();
 
-  ctx.in_total += in_bytes;
-  ctx.out_total += out_bytes;
-  ++ctx.done;
-  if (ctx.summarize())
-    std::fprintf(stderr, "%s : %s => %s (%s of the %s array, %s)\n",
-                 display_name(in, false).c_str(), human_bytes(in_bytes).c_str(),
-                 human_bytes(out_bytes).c_str(), box_text(box).c_str(),
-                 array.shape.to_string().c_str(), display_name(out, true).c_str());
+  report_decompressed(ctx, in, out, in_bytes, out_bytes,
+                      box_text(box) + " of the " + array.shape.to_string() + " array");
   if (opts.verbosity >= 2) {
     const std::string read =
         chunked ? (first_slab == last_slab
@@ -638,13 +640,7 @@ void decompress_one(run_context& ctx, const std::string& in) {
   if (opts.remove_input) remove_input(in, out, kept);
   bar.erase();
 
-  ctx.in_total += in_bytes;
-  ctx.out_total += out_bytes;
-  ++ctx.done;
-  if (ctx.summarize())
-    std::fprintf(stderr, "%s : %s => %s (%s, %s)\n", display_name(in, false).c_str(),
-                 human_bytes(in_bytes).c_str(), human_bytes(out_bytes).c_str(),
-                 array.shape.to_string().c_str(), display_name(out, true).c_str());
+  report_decompressed(ctx, in, out, in_bytes, out_bytes, array.shape.to_string());
   if (opts.verbosity >= 2)
     std::fprintf(stderr, "  on %s: decompressed in %.3f s (%.2f GB/s), %.3f s in all\n",
                  opts.backend.c_str(), codec_seconds,
